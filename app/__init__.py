@@ -1,0 +1,1 @@
+"""Composition root: settings, database, the FastAPI app and the `deputy` CLI."""

@@ -1,0 +1,1 @@
+"""HTTP plumbing shared by every router: auth, dependencies, error envelope, limits."""

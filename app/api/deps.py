@@ -1,0 +1,89 @@
+"""Annotated dependency aliases: the app context and the caller's role."""
+
+from __future__ import annotations
+
+import hmac
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Annotated
+
+from fastapi import Depends, Request
+
+from app.context import AppContext
+from app.errors import DeputyError, Invalid
+from app.settings import parse_duration
+
+
+class Unauthorized(DeputyError):
+    status, code = 401, "unauthorized"
+
+
+class Forbidden(DeputyError):
+    status, code = 403, "forbidden"
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who is calling: the token's name (the actor in facts) and its role."""
+
+    name: str
+    role: str
+
+
+def get_ctx(request: Request) -> AppContext:
+    """The process-wide application context."""
+    return request.app.state.ctx
+
+
+Ctx = Annotated[AppContext, Depends(get_ctx)]
+
+
+def authenticate(request: Request, ctx: Ctx) -> Caller:
+    """Resolve the bearer token to a caller; 401 when missing or unknown."""
+    header = request.headers.get("authorization", "")
+    scheme, _, presented = header.partition(" ")
+    if scheme.lower() != "bearer" or not presented.strip():
+        raise Unauthorized("missing bearer token")
+    presented_b = presented.strip().encode()
+    found: Caller | None = None
+    # Compare against every token in constant time; never stop early.
+    for role, name, secret in ctx.settings.token_roles():
+        if hmac.compare_digest(presented_b, secret.encode()) and found is None:
+            found = Caller(name=name, role=role)
+    if found is None:
+        raise Unauthorized("unknown bearer token")
+    return found
+
+
+def require_viewer(caller: Annotated[Caller, Depends(authenticate)]) -> Caller:
+    """Any valid token may read."""
+    return caller
+
+
+def require_admin(caller: Annotated[Caller, Depends(authenticate)]) -> Caller:
+    """Only admin tokens may write."""
+    if caller.role != "admin":
+        raise Forbidden("this token may only read")
+    return caller
+
+
+Viewer = Annotated[Caller, Depends(require_viewer)]
+Admin = Annotated[Caller, Depends(require_admin)]
+
+
+def parse_instant(value: str | None, *, field: str, now: datetime) -> datetime | None:
+    """An ISO 8601 instant with offset, or a look-back like `24h` (meaning now − 24 h)."""
+    if value is None or value == "":
+        return None
+    try:
+        return now - parse_duration(value)
+    except ValueError:
+        pass
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError as exc:
+        raise Invalid(f"{field} must be an ISO 8601 datetime with offset or a duration like 24h", field=field) from exc
+    if parsed.tzinfo is None:
+        raise Invalid(f"{field} needs a UTC offset (e.g. 2026-03-18T10:00:00+08:00)", field=field)
+    return parsed
+

@@ -1,0 +1,135 @@
+"""The `deputy` command line: serve, migrate, facts, persons."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import Progress
+from rich.table import Table
+
+from app.settings import Settings
+
+cli = typer.Typer(help="Deputy: asks people things for a manager, follows up, and keeps a fact log.", no_args_is_help=True)
+persons_cli = typer.Typer(help="List or import persons.", invoke_without_command=True)
+cli.add_typer(persons_cli, name="persons")
+console = Console()
+
+
+def _ctx():
+    from app.context import AppContext
+
+    return AppContext.build(Settings())
+
+
+@cli.command()
+def serve(
+    host: Annotated[Optional[str], typer.Option(help="bind address (default DEPUTY_HOST)")] = None,
+    port: Annotated[Optional[int], typer.Option(help="port (default DEPUTY_PORT)")] = None,
+) -> None:
+    """Apply migrations and run the HTTP service."""
+    import uvicorn
+
+    from app import logging as app_logging
+    from app.main import create_app
+
+    settings = Settings()
+    app_logging.configure(settings.log_level)
+    uvicorn.run(create_app(settings), host=host or settings.host, port=port or settings.port, log_config=None)
+
+
+@cli.command()
+def migrate() -> None:
+    """Bring the database schema to the latest migration."""
+    from app import migrate as migrations
+
+    settings = Settings()
+    migrations.upgrade(settings.database_url)
+    console.print(f"[green]database is up to date[/green] ({settings.database_url.split('@')[-1]})")
+
+
+@cli.command()
+def facts(
+    since: Annotated[Optional[str], typer.Option(help="look-back like 24h, or ISO datetime")] = None,
+    person: Annotated[Optional[str], typer.Option(help="person id")] = None,
+    fact_type: Annotated[Optional[str], typer.Option("--type", help="fact type")] = None,
+    q: Annotated[Optional[str], typer.Option(help="text to find in the content")] = None,
+    limit: Annotated[int, typer.Option(min=1, max=500)] = 50,
+) -> None:
+    """Show facts newest first."""
+    from app.api.deps import parse_instant
+    from app.db import dumps
+    from app.errors import DeputyError
+    from fact import service
+
+    ctx = _ctx()
+    try:
+        with ctx.reader() as uow:
+            try:
+                filters = service.FactFilter(fact_type=fact_type, person_id=person, since=parse_instant(since, field="since", now=uow.now), q=q)
+            except DeputyError as exc:
+                raise typer.BadParameter(exc.message) from exc
+            rows, _ = service.list_(uow, filters=filters, limit=limit)
+            table = Table("fact_id", "time", "type", "source", "persons", "content", title=f"{len(rows)} facts")
+            for f in rows:
+                table.add_row(f.fact_id, f.timestamp.astimezone(uow.tz).isoformat(timespec="seconds"), f.fact_type, f.source, ",".join(f.person_refs), dumps(f.content)[:120])
+    finally:
+        ctx.close()
+    console.print(table)
+
+
+@persons_cli.callback()
+def persons(typer_ctx: typer.Context) -> None:
+    """List persons (or use a subcommand)."""
+    if typer_ctx.invoked_subcommand is not None:
+        return
+    from person import service
+
+    ctx = _ctx()
+    try:
+        with ctx.reader() as uow:
+            rows, _ = service.list_(uow, limit=500)
+            table = Table("person_id", "name", "role", "manager", "timezone", "channels", "active", title=f"{len(rows)} persons")
+            for p in rows:
+                channels = ",".join(f"{b.channel}{'' if b.reachable else '(unreachable)'}" for b in service.bindings_of(uow, person_id=p.person_id))
+                table.add_row(p.person_id, p.display_name, p.role, p.manager_id or "", p.timezone, channels, "yes" if p.active else "no")
+    finally:
+        ctx.close()
+    console.print(table)
+
+
+@persons_cli.command("import")
+def import_persons(file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, readable=True)]) -> None:
+    """Create or update persons from a YAML or CSV file (idempotent on person_id)."""
+    from person import importer
+
+    ctx = _ctx()
+    try:
+        total = len(importer.read_rows(file))
+        with Progress(console=console) as progress:
+            task = progress.add_task(f"importing {file.name}", total=total)
+            results = importer.import_file(ctx, file, actor="cli", on_row=lambda _: progress.advance(task))
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from exc
+    finally:
+        ctx.close()
+    counts = {o: sum(1 for r in results if r.outcome == o) for o in ("created", "updated", "unchanged", "error")}
+    console.print(" · ".join(f"{k}: {v}" for k, v in counts.items()))
+    errors = [r for r in results if r.outcome == "error"]
+    if errors:
+        table = Table("row", "person_id", "error", title="rows not imported")
+        for r in errors:
+            table.add_row(str(r.row), r.person_id or "", r.message)
+        console.print(table)
+        raise typer.Exit(code=1)
+
+
+def main() -> None:
+    """Entry point of the `deputy` script."""
+    cli()
+
+
+if __name__ == "__main__":
+    main()

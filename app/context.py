@@ -1,0 +1,65 @@
+"""The running service's shared parts and the unit of work every use case runs in."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from sqlmodel import Session
+
+from app.clock import Clock, SystemClock
+from app.db import Database
+from app.settings import Settings
+
+
+@dataclass
+class UnitOfWork:
+    """One transaction plus the one instant and actor the use case runs under."""
+
+    session: Session
+    now: datetime
+    tz: ZoneInfo
+    actor: str
+    settings: Settings
+
+
+@dataclass
+class AppContext:
+    """Settings, database, clock and optional Redis: built once per process."""
+
+    settings: Settings
+    db: Database
+    clock: Clock = field(default_factory=SystemClock)
+    redis: Any = None
+
+    @classmethod
+    def build(cls, settings: Settings, *, clock: Clock | None = None) -> "AppContext":
+        """Create the context from settings (no connections are opened yet)."""
+        redis = None
+        if settings.redis_url:
+            import redis as redis_lib
+
+            redis = redis_lib.Redis.from_url(settings.redis_url, socket_timeout=2, socket_connect_timeout=2)
+        return cls(settings=settings, db=Database(settings.database_url), clock=clock or SystemClock(), redis=redis)
+
+    @contextmanager
+    def uow(self, *, actor: str = "system") -> Iterator[UnitOfWork]:
+        """A write transaction: commits when the block ends, rolls back on error."""
+        with self.db.write() as session:
+            yield UnitOfWork(session=session, now=self.clock.now(), tz=self.settings.tz, actor=actor, settings=self.settings)
+
+    @contextmanager
+    def reader(self) -> Iterator[UnitOfWork]:
+        """A read-only transaction with the same shape as a unit of work."""
+        with self.db.read() as session:
+            yield UnitOfWork(session=session, now=self.clock.now(), tz=self.settings.tz, actor="reader", settings=self.settings)
+
+    def close(self) -> None:
+        """Release connections."""
+        self.db.dispose()
+        if self.redis is not None:
+            self.redis.close()

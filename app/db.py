@@ -1,0 +1,111 @@
+"""Engines and units of work for SQLite (embedded default) and PostgreSQL (scale-out)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import DateTime, create_engine, event, text
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.types import TypeDecorator
+from sqlmodel import Session
+
+
+def dumps(value: Any) -> str:
+    """JSON as stored: UTF-8 text, so `q=提测` finds Chinese by substring."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+class UTCDateTime(TypeDecorator):
+    """A timestamp stored as UTC and always returned timezone-aware."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetimes are not stored: attach a timezone")
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def _sqlite_engine(url: str, *, begin: str) -> Engine:
+    engine = create_engine(url, json_serializer=dumps, connect_args={"timeout": 60, "check_same_thread": False})
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+        # Let SQLAlchemy's "begin" event issue BEGIN itself (pysqlite's own is deferred and late).
+        dbapi_conn.isolation_level = None
+        cur = dbapi_conn.cursor()
+        cur.execute("PRAGMA journal_mode=WAL")
+        cur.execute("PRAGMA busy_timeout=60000")
+        cur.execute("PRAGMA synchronous=NORMAL")
+        cur.execute("PRAGMA foreign_keys=ON")
+        cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Any) -> None:
+        conn.exec_driver_sql(begin)
+
+    return engine
+
+
+class Database:
+    """The service's database: a writer and a reader engine over one URL."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        parsed = make_url(url)
+        self.dialect = parsed.get_backend_name()
+        if self.dialect == "sqlite":
+            if parsed.database and parsed.database != ":memory:":
+                Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+            # One writer at a time: BEGIN IMMEDIATE takes the write lock at the start, so a
+            # check-then-write transaction can never be interleaved by another process.
+            self.engine = _sqlite_engine(url, begin="BEGIN IMMEDIATE")
+            self.read_engine = _sqlite_engine(url, begin="BEGIN")
+        else:
+            self.engine = create_engine(url, json_serializer=dumps, pool_pre_ping=True, pool_size=10)
+            self.read_engine = self.engine
+
+    @property
+    def is_sqlite(self) -> bool:
+        """True for the embedded SQLite backend."""
+        return self.dialect == "sqlite"
+
+    @contextmanager
+    def write(self) -> Iterator[Session]:
+        """One read-write transaction (a unit of work): commit on success, roll back on error."""
+        with Session(self.engine, expire_on_commit=False) as session:
+            with session.begin():
+                yield session
+
+    @contextmanager
+    def read(self) -> Iterator[Session]:
+        """One read-only transaction."""
+        with Session(self.read_engine, expire_on_commit=False) as session:
+            with session.begin():
+                yield session
+
+    def ping(self) -> bool:
+        """True when the database answers a trivial query."""
+        with self.read_engine.connect() as conn:
+            conn.execute(text("SELECT 1"))
+        return True
+
+    def dispose(self) -> None:
+        """Close every pooled connection."""
+        self.engine.dispose()
+        if self.read_engine is not self.engine:
+            self.read_engine.dispose()

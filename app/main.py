@@ -1,0 +1,43 @@
+"""The FastAPI application factory."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from app import migrate
+from app.api import errors
+from app.api.health import router as health_router
+from app.clock import Clock
+from app.context import AppContext
+from app.metrics import Metrics, MetricsMiddleware
+from app.settings import Settings
+from fact.views import router as facts_router
+from person.views import router as persons_router
+
+
+def create_app(settings: Settings | None = None, *, ctx: AppContext | None = None, clock: Clock | None = None, run_migrations: bool = True) -> FastAPI:
+    """Build the app; migrations are applied at startup unless told otherwise."""
+    owns_ctx = ctx is None
+    if ctx is None:
+        ctx = AppContext.build(settings or Settings(), clock=clock)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if run_migrations:
+            migrate.upgrade(ctx.settings.database_url)
+        yield
+        if owns_ctx:
+            ctx.close()
+
+    app = FastAPI(title="Deputy", version="0.1.0", lifespan=lifespan)
+    app.state.ctx = ctx
+    app.state.metrics = Metrics()
+    errors.install(app)
+    app.add_middleware(errors.BodyLimitMiddleware, max_bytes=ctx.settings.max_body_bytes)
+    app.add_middleware(MetricsMiddleware, metrics=app.state.metrics)
+    for router in (health_router, facts_router, persons_router):
+        app.include_router(router)
+    return app

@@ -1,0 +1,129 @@
+"""One Settings object for the whole service, read from DEPUTY_* variables or `.env`."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import timedelta
+from functools import cached_property
+from typing import Annotated, Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import BeforeValidator, Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+_DURATION = re.compile(r"^\s*(\d+)\s*([smhd]?)\s*$")
+_UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def parse_duration(value: Any) -> timedelta:
+    """Parse `90`, `90s`, `15m`, `4h`, `2d` or a timedelta into a timedelta."""
+    if isinstance(value, timedelta):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return timedelta(seconds=value)
+    match = _DURATION.match(str(value))
+    if not match:
+        raise ValueError(f"invalid duration {value!r}: use seconds or <n>s|m|h|d")
+    return timedelta(seconds=int(match.group(1)) * _UNIT_SECONDS[match.group(2)])
+
+
+Duration = Annotated[timedelta, BeforeValidator(parse_duration)]
+
+
+def _json_object(value: Any) -> Any:
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def _parse_tokens(value: Any) -> dict[str, SecretStr]:
+    """`name:token,name:token` → {token: name}-like mapping kept as name → secret."""
+    if isinstance(value, dict):
+        return {k: v if isinstance(v, SecretStr) else SecretStr(str(v)) for k, v in value.items()}
+    tokens: dict[str, SecretStr] = {}
+    for item in str(value or "").split(","):
+        item = item.strip()
+        if not item:
+            continue
+        name, sep, token = item.partition(":")
+        if not sep or not name.strip() or not token.strip():
+            raise ValueError("tokens must look like name:token,name:token")
+        tokens[name.strip()] = SecretStr(token.strip())
+    return tokens
+
+
+Tokens = Annotated[dict[str, SecretStr], NoDecode, BeforeValidator(_parse_tokens)]
+DurationTable = Annotated[dict[str, Duration], NoDecode, BeforeValidator(_json_object)]
+Schedule = Annotated[dict[str, list[Duration]], NoDecode, BeforeValidator(_json_object)]
+
+DEFAULT_SCHEDULE = {"P0": ["1h", "1h"], "P1": ["4h", "24h", "24h"], "P2": ["1d", "2d", "2d"], "P3": ["2d", "3d"]}
+DEFAULT_COOLDOWNS = {"task_overdue": "4h", "daily_brief": "20h", "default": "1h"}
+
+
+class Settings(BaseSettings):
+    """Every knob of the service; see README "Configuration"."""
+
+    model_config = SettingsConfigDict(env_prefix="DEPUTY_", env_file=".env", extra="ignore")
+
+    database_url: str = "sqlite:///./var/deputy.db"
+    redis_url: str | None = None
+    host: str = "127.0.0.1"
+    port: int = Field(8000, ge=1, le=65535)
+    timezone: str = "Asia/Shanghai"
+    log_level: str = "INFO"
+
+    admin_tokens: Tokens = Field(default_factory=dict)
+    viewer_tokens: Tokens = Field(default_factory=dict)
+    max_body_bytes: int = 1024 * 1024
+
+    feishu_app_id: str | None = None
+    feishu_app_secret: SecretStr | None = None
+    feishu_verification_token: SecretStr | None = None
+    feishu_encrypt_key: SecretStr | None = None
+    feishu_domain: str = "https://open.feishu.cn"
+    feishu_mode: Literal["webhook", "websocket", "off"] = "webhook"
+    telegram_bot_token: SecretStr | None = None
+    telegram_webhook_secret: SecretStr | None = None
+    telegram_api_base: str = "https://api.telegram.org"
+    telegram_mode: Literal["webhook", "polling", "off"] = "webhook"
+
+    follow_up_schedule: Schedule = Field(default_factory=lambda: _json_object(json.dumps(DEFAULT_SCHEDULE)))
+    concern_contact_limit: int = Field(2, ge=1)
+    concern_contact_window: Duration = timedelta(hours=24)
+    max_active_concerns: int = Field(30, ge=0)
+    max_active_concerns_per_person: int = Field(5, ge=0)
+    notification_cooldowns: DurationTable = Field(default_factory=lambda: dict(DEFAULT_COOLDOWNS))
+    scheduler_interval: Duration = timedelta(seconds=10)
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_timezone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError) as exc:
+            raise ValueError(f"unknown IANA timezone {value!r}") from exc
+        return value
+
+    @field_validator("follow_up_schedule")
+    @classmethod
+    def _schedule_per_priority(cls, value: dict[str, list[timedelta]]) -> dict[str, list[timedelta]]:
+        for priority in ("P0", "P1", "P2", "P3"):
+            if not value.get(priority):
+                raise ValueError(f"follow_up_schedule needs a non-empty list for {priority}")
+        return value
+
+    @field_validator("notification_cooldowns")
+    @classmethod
+    def _cooldown_default(cls, value: dict[str, timedelta]) -> dict[str, timedelta]:
+        value.setdefault("default", timedelta(hours=1))
+        return value
+
+    @cached_property
+    def tz(self) -> ZoneInfo:
+        """The deployment timezone (id dates, default person timezone)."""
+        return ZoneInfo(self.timezone)
+
+    def token_roles(self) -> list[tuple[str, str, str]]:
+        """(role, name, secret) for every configured token, admins first."""
+        return [("admin", n, s.get_secret_value()) for n, s in self.admin_tokens.items()] + [
+            ("viewer", n, s.get_secret_value()) for n, s in self.viewer_tokens.items()
+        ]

@@ -1,0 +1,127 @@
+"""Append to and query the fact log. There is deliberately no update or delete."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import String, cast, select
+from sqlalchemy.exc import IntegrityError
+
+from app.context import UnitOfWork
+from app.ids import allocate
+from app.pagination import InvalidCursor, decode_cursor, encode_cursor
+from fact.models import Fact, FactOut, FactPersonRef, FactSource, FactType
+
+MAX_LIMIT = 500
+
+
+@dataclass(frozen=True)
+class FactFilter:
+    """Query parameters of `GET /v1/facts`."""
+
+    fact_type: str | None = None
+    person_id: str | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+    causation_id: str | None = None
+    q: str | None = None
+
+
+def append(
+    uow: UnitOfWork,
+    *,
+    fact_type: FactType | str,
+    source: FactSource | str,
+    content: dict[str, Any],
+    person_refs: Iterable[str] = (),
+    causation_id: str | None = None,
+    dedup_key: str | None = None,
+    timestamp: datetime | None = None,
+) -> tuple[Fact, bool]:
+    """Append one fact in the caller's transaction; returns (fact, created).
+
+    With `dedup_key`, a fact already recorded under that key is returned instead
+    (created=False), also when a concurrent writer wins the race.
+    """
+    fact_type, source = FactType(fact_type).value, FactSource(source).value
+    refs = list(dict.fromkeys(person_refs))
+    if dedup_key is not None:
+        existing = get_by_dedup_key(uow, dedup_key=dedup_key)
+        if existing is not None:
+            return existing, False
+    try:
+        # The savepoint also rolls back the id counter, keeping each day's seq contiguous.
+        with uow.session.begin_nested():
+            fact = Fact(
+                fact_id=allocate(uow.session, "fact", now=uow.now, tz=uow.tz),
+                fact_type=fact_type,
+                source=source,
+                person_refs=refs,
+                content=content,
+                timestamp=timestamp or uow.now,
+                causation_id=causation_id,
+                dedup_key=dedup_key,
+            )
+            uow.session.add(fact)
+            uow.session.flush()
+            uow.session.add_all(FactPersonRef(fact_pk=fact.pk, person_id=p) for p in refs)
+            uow.session.flush()
+    except IntegrityError:
+        if dedup_key is None:
+            raise
+        existing = get_by_dedup_key(uow, dedup_key=dedup_key)
+        if existing is None:
+            raise
+        return existing, False
+    return fact, True
+
+
+def get(uow: UnitOfWork, *, fact_id: str) -> Fact | None:
+    """The fact with this id, or None."""
+    return uow.session.scalars(select(Fact).where(Fact.fact_id == fact_id)).first()
+
+
+def get_by_dedup_key(uow: UnitOfWork, *, dedup_key: str) -> Fact | None:
+    """The fact recorded under an idempotency key, or None."""
+    return uow.session.scalars(select(Fact).where(Fact.dedup_key == dedup_key)).first()
+
+
+def _escape_like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def list_(uow: UnitOfWork, *, filters: FactFilter, limit: int = 50, cursor: str | None = None) -> tuple[list[Fact], str | None]:
+    """Facts matching `filters`, newest first, and the cursor of the next page (or None)."""
+    limit = max(1, min(limit, MAX_LIMIT))
+    stmt = select(Fact)
+    if filters.person_id:
+        stmt = stmt.join(FactPersonRef, FactPersonRef.fact_pk == Fact.pk).where(FactPersonRef.person_id == filters.person_id)
+    if filters.fact_type:
+        stmt = stmt.where(Fact.fact_type == filters.fact_type)
+    if filters.since:
+        stmt = stmt.where(Fact.timestamp >= filters.since)
+    if filters.until:
+        stmt = stmt.where(Fact.timestamp < filters.until)
+    if filters.causation_id:
+        stmt = stmt.where(Fact.causation_id == filters.causation_id)
+    if filters.q:
+        stmt = stmt.where(cast(Fact.content, String).ilike(f"%{_escape_like(filters.q)}%", escape="\\"))
+    if cursor:
+        position = decode_cursor(cursor)
+        if not isinstance(position, int) or isinstance(position, bool):
+            raise InvalidCursor("cursor is not valid")
+        stmt = stmt.where(Fact.pk < position)
+    rows: Sequence[Fact] = uow.session.scalars(stmt.order_by(Fact.pk.desc()).limit(limit + 1)).all()
+    page = list(rows[:limit])
+    next_cursor = encode_cursor(page[-1].pk) if len(rows) > limit else None
+    return page, next_cursor
+
+
+def to_out(fact: Fact, *, uow: UnitOfWork) -> FactOut:
+    """The API shape of a fact, its timestamp in the deployment timezone."""
+    out = FactOut.model_validate(fact)
+    out.timestamp = fact.timestamp.astimezone(uow.tz)
+    return out

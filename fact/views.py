@@ -1,0 +1,52 @@
+"""`/v1/facts`: query the log (read-only by design)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+
+from app.api.deps import Ctx, Viewer, parse_instant
+from app.errors import NotFound
+from app.pagination import Page
+from fact import service
+from fact.models import FactOut, FactType
+
+router = APIRouter(prefix="/v1/facts", tags=["facts"])
+
+
+@router.get("", response_model=Page)
+def list_facts(
+    ctx: Ctx,
+    _: Viewer,
+    fact_type: FactType | None = None,
+    person_id: Annotated[str | None, Query(max_length=64)] = None,
+    since: Annotated[str | None, Query(max_length=64, description="ISO 8601 with offset, or a look-back like 24h")] = None,
+    until: Annotated[str | None, Query(max_length=64)] = None,
+    causation_id: Annotated[str | None, Query(max_length=64)] = None,
+    q: Annotated[str | None, Query(max_length=200, description="substring of the content")] = None,
+    limit: Annotated[int, Query(ge=1, le=service.MAX_LIMIT)] = 50,
+    cursor: Annotated[str | None, Query(max_length=200)] = None,
+) -> Page:
+    """Facts newest first, filtered, one page at a time."""
+    with ctx.reader() as uow:
+        filters = service.FactFilter(
+            fact_type=fact_type.value if fact_type else None,
+            person_id=person_id,
+            since=parse_instant(since, field="since", now=uow.now),
+            until=parse_instant(until, field="until", now=uow.now),
+            causation_id=causation_id,
+            q=q or None,
+        )
+        facts, next_cursor = service.list_(uow, filters=filters, limit=limit, cursor=cursor)
+        return Page(items=[service.to_out(f, uow=uow) for f in facts], next_cursor=next_cursor)
+
+
+@router.get("/{fact_id}", response_model=FactOut)
+def get_fact(fact_id: str, ctx: Ctx, _: Viewer) -> FactOut:
+    """One fact by id."""
+    with ctx.reader() as uow:
+        fact = service.get(uow, fact_id=fact_id)
+        if fact is None:
+            raise NotFound(f"fact {fact_id} does not exist", field="fact_id")
+        return service.to_out(fact, uow=uow)

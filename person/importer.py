@@ -1,0 +1,118 @@
+"""Read persons from YAML or CSV and upsert them idempotently, one transaction per row."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from app.context import AppContext
+from app.errors import DeputyError
+from person import service
+from person.models import PersonCreate
+
+CSV_LIST_SEPARATOR = "|"
+
+
+@dataclass
+class RowResult:
+    """Outcome of one input row: `created`, `updated`, `unchanged` or `error`."""
+
+    row: int
+    person_id: str | None
+    outcome: str
+    message: str = ""
+
+
+def _csv_row(raw: dict[str, str]) -> dict[str, Any]:
+    """Flat CSV columns → the nested person shape of `POST /v1/persons`."""
+    row = {k.strip(): (v or "").strip() for k, v in raw.items() if k}
+    person: dict[str, Any] = {k: row[k] for k in ("person_id", "display_name", "role", "manager_id", "timezone", "locale") if row.get(k)}
+    if row.get("aliases"):
+        person["aliases"] = [a.strip() for a in row["aliases"].split(CSV_LIST_SEPARATOR) if a.strip()]
+    bindings = []
+    if row.get("feishu_open_id"):
+        bindings.append({"channel": "feishu", "external_user_id": row["feishu_open_id"], "chat_id": row.get("feishu_chat_id") or None})
+    if row.get("telegram_user_id"):
+        bindings.append({"channel": "telegram", "external_user_id": row["telegram_user_id"], "chat_id": row.get("telegram_chat_id") or None})
+    if bindings:
+        person["channel_bindings"] = bindings
+    policy: dict[str, Any] = {}
+    if row.get("preferred_channel"):
+        policy["preferred_channel"] = row["preferred_channel"]
+    if row.get("max_proactive_contacts_per_day"):
+        cap = row["max_proactive_contacts_per_day"]
+        policy["max_proactive_contacts_per_day"] = int(cap) if cap.isdigit() else cap
+    if policy:
+        person["interaction_policy"] = policy
+    return person
+
+
+def read_rows(path: Path) -> list[dict[str, Any]]:
+    """Raw person dicts from a `.yaml`/`.yml` (a list, or {persons: [...]}) or `.csv` file."""
+    text = path.read_text(encoding="utf-8-sig")
+    if path.suffix.lower() in (".yaml", ".yml"):
+        data = yaml.safe_load(text) or []
+        if isinstance(data, dict):
+            data = data.get("persons", [])
+        if not isinstance(data, list):
+            raise ValueError("YAML must be a list of persons or {persons: [...]}")
+        return [r if isinstance(r, dict) else {"_invalid": r} for r in data]
+    if path.suffix.lower() == ".csv":
+        return [_csv_row(r) for r in csv.DictReader(io.StringIO(text))]
+    raise ValueError(f"unsupported file type {path.suffix!r}: use .yaml, .yml or .csv")
+
+
+def _managers_first(rows: list[dict[str, Any]]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Rows ordered so a manager defined in the same file is written before their reports."""
+    ids = {r.get("person_id"): i for i, r in enumerate(rows)}
+    done: set[int] = set()
+
+    def visit(i: int, path: set[int]) -> Iterator[tuple[int, dict[str, Any]]]:
+        if i in done or i in path:
+            return
+        manager = rows[i].get("manager_id")
+        if manager in ids and ids[manager] != i:
+            yield from visit(ids[manager], path | {i})
+        done.add(i)
+        yield i, rows[i]
+
+    for i in range(len(rows)):
+        yield from visit(i, set())
+
+
+def upsert_one(ctx: AppContext, raw: dict[str, Any], *, actor: str) -> tuple[str, str]:
+    """Create or update one person in its own transaction; returns (person_id, outcome)."""
+    data = PersonCreate.model_validate(raw)
+    with ctx.uow(actor=actor) as uow:
+        _, outcome = service.upsert(uow, data=data)
+        return data.person_id, outcome
+
+
+def import_file(ctx: AppContext, path: Path, *, actor: str = "cli", on_row: Callable[[RowResult], None] | None = None) -> list[RowResult]:
+    """Import every row of `path`; a bad row is reported and skipped, never half-written."""
+    rows = read_rows(path)
+    results: list[RowResult] = []
+    for index, raw in _managers_first(rows):
+        person_id = raw.get("person_id") if isinstance(raw.get("person_id"), str) else None
+        try:
+            if "_invalid" in raw:
+                raise ValueError("row is not a mapping")
+            pid, outcome = upsert_one(ctx, raw, actor=actor)
+            result = RowResult(row=index + 1, person_id=pid, outcome=outcome)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            field = ".".join(str(p) for p in first["loc"]) or "row"
+            result = RowResult(row=index + 1, person_id=person_id, outcome="error", message=f"{field}: {first['msg']}")
+        except (DeputyError, ValueError) as exc:
+            result = RowResult(row=index + 1, person_id=person_id, outcome="error", message=str(exc))
+        results.append(result)
+        if on_row:
+            on_row(result)
+    return sorted(results, key=lambda r: r.row)

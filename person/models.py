@@ -1,0 +1,212 @@
+"""Person, channel binding and interaction policy (SPEC §3.3): tables and validated shapes."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from functools import lru_cache
+from typing import Annotated, Any, Literal
+from zoneinfo import ZoneInfo, available_timezones
+
+from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field as PField, StrictBool, StrictInt, model_validator
+from sqlalchemy import JSON, Boolean, Column, ForeignKey, Integer, String, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+from app.db import UTCDateTime
+
+PERSON_ID_PATTERN = r"^p_[a-z0-9_]{1,48}$"
+Channel = Literal["feishu", "telegram"]
+Role = Literal["principal", "member"]
+Locale = Literal["zh", "en"]
+PersonId = Annotated[str, PField(pattern=PERSON_ID_PATTERN)]
+_HHMM = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
+
+
+@lru_cache(maxsize=1)
+def _zones() -> frozenset[str]:
+    return frozenset(available_timezones())
+
+
+def check_timezone(value: str) -> str:
+    """Accept IANA zone names only (`Asia/Shanghai`, `America/New_York`, `UTC`)."""
+    if value not in _zones():
+        raise ValueError(f"{value!r} is not an IANA timezone name")
+    ZoneInfo(value)
+    return value
+
+
+def _check_hhmm(value: str) -> str:
+    if not _HHMM.match(value):
+        raise ValueError(f"{value!r} is not a time of day HH:MM (00:00-23:59)")
+    return value
+
+
+Timezone = Annotated[str, AfterValidator(check_timezone)]
+HHMM = Annotated[str, AfterValidator(_check_hhmm)]
+Text = Annotated[str, PField(min_length=1, max_length=200)]
+
+
+class Strict(BaseModel):
+    """Input shapes reject unknown fields."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class QuietWindow(Strict):
+    """A daily quiet window in the person's timezone; may cross midnight (22:00-07:00)."""
+
+    start: HHMM
+    end: HHMM
+
+    @model_validator(mode="after")
+    def _not_empty(self) -> "QuietWindow":
+        if self.start == self.end:
+            raise ValueError("quiet window start and end must differ")
+        return self
+
+
+def _default_quiet_hours() -> list[QuietWindow]:
+    return [QuietWindow(start="23:00", end="08:00")]
+
+
+class InteractionPolicy(Strict):
+    """How and when the bot may contact a person on its own initiative."""
+
+    allow_proactive_ping: StrictBool = True
+    max_proactive_contacts_per_day: StrictInt = PField(5, ge=0, le=100)
+    preferred_channel: Channel | None = None
+    quiet_hours: list[QuietWindow] = PField(default_factory=_default_quiet_hours, max_length=24)
+    quiet_days: list[Annotated[StrictInt, PField(ge=1, le=7)]] = PField(default_factory=list, max_length=7)
+    paused_until: AwareDatetime | None = None
+
+    @model_validator(mode="after")
+    def _unique_days(self) -> "InteractionPolicy":
+        if len(set(self.quiet_days)) != len(self.quiet_days):
+            raise ValueError("quiet_days must not repeat a weekday")
+        self.quiet_days = sorted(self.quiet_days)
+        return self
+
+
+class InteractionPolicyPatch(Strict):
+    """Partial policy update: only the fields given change."""
+
+    allow_proactive_ping: StrictBool | None = None
+    max_proactive_contacts_per_day: StrictInt | None = PField(None, ge=0, le=100)
+    preferred_channel: Channel | None = None
+    quiet_hours: list[QuietWindow] | None = PField(None, max_length=24)
+    quiet_days: list[Annotated[StrictInt, PField(ge=1, le=7)]] | None = PField(None, max_length=7)
+    paused_until: AwareDatetime | None = None
+
+
+class ChannelBindingIn(Strict):
+    """Where a person can be reached on one platform."""
+
+    channel: Channel
+    external_user_id: Annotated[str, PField(min_length=1, max_length=128)]
+    chat_id: Annotated[str, PField(min_length=1, max_length=128)] | None = None
+    reachable: StrictBool = True
+
+
+def _unique_bindings(bindings: list[ChannelBindingIn]) -> list[ChannelBindingIn]:
+    seen = set()
+    for b in bindings:
+        key = (b.channel, b.external_user_id)
+        if key in seen:
+            raise ValueError(f"binding {b.channel}:{b.external_user_id} is listed twice")
+        seen.add(key)
+    return bindings
+
+
+Bindings = Annotated[list[ChannelBindingIn], AfterValidator(_unique_bindings), PField(max_length=20)]
+
+
+class PersonCreate(Strict):
+    """A whole person, as `POST /v1/persons` accepts it."""
+
+    person_id: PersonId
+    display_name: Text
+    aliases: list[Text] = PField(default_factory=list, max_length=50)
+    role: Role = "member"
+    manager_id: PersonId | None = None
+    timezone: Timezone | None = None
+    locale: Locale = "zh"
+    work_state: dict[str, Any] = PField(default_factory=dict)
+    channel_bindings: Bindings = PField(default_factory=list)
+    interaction_policy: InteractionPolicy = PField(default_factory=InteractionPolicy)
+
+
+class PersonUpdate(Strict):
+    """`PATCH /v1/persons/{id}`: only the fields given change."""
+
+    display_name: Text | None = None
+    aliases: list[Text] | None = PField(None, max_length=50)
+    role: Role | None = None
+    manager_id: PersonId | None = None
+    timezone: Timezone | None = None
+    locale: Locale | None = None
+    work_state: dict[str, Any] | None = None
+    active: StrictBool | None = None
+
+
+class ChannelBindingsIn(Strict):
+    """`PUT /v1/persons/{id}/channel_bindings` body."""
+
+    channel_bindings: Bindings
+
+
+class ChannelBindingOut(BaseModel):
+    channel: Channel
+    external_user_id: str
+    chat_id: str | None = None
+    reachable: bool = True
+
+
+class PersonOut(BaseModel):
+    """A person as the API returns it."""
+
+    person_id: str
+    display_name: str
+    aliases: list[str]
+    role: Role
+    manager_id: str | None
+    timezone: str
+    locale: Locale
+    work_state: dict[str, Any]
+    channel_bindings: list[ChannelBindingOut]
+    interaction_policy: InteractionPolicy
+    active: bool
+    created_at: datetime
+    updated_at: datetime
+
+
+class Person(SQLModel, table=True):
+    """A person record; deactivated persons keep their id and facts."""
+
+    __tablename__ = "persons"
+
+    person_id: str = Field(sa_column=Column(String(64), primary_key=True))
+    display_name: str = Field(sa_column=Column(String(200), nullable=False))
+    aliases: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    role: str = Field(sa_column=Column(String(16), nullable=False))
+    manager_id: str | None = Field(default=None, sa_column=Column(String(64), ForeignKey("persons.person_id"), index=True))
+    timezone: str = Field(sa_column=Column(String(64), nullable=False))
+    locale: str = Field(sa_column=Column(String(8), nullable=False))
+    work_state: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    interaction_policy: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    active: bool = Field(default=True, sa_column=Column(Boolean, nullable=False))
+    created_at: datetime = Field(sa_column=Column(UTCDateTime, nullable=False, index=True))
+    updated_at: datetime = Field(sa_column=Column(UTCDateTime, nullable=False))
+
+
+class ChannelBinding(SQLModel, table=True):
+    """One platform identity of a person; (channel, external_user_id) resolves a sender."""
+
+    __tablename__ = "channel_bindings"
+    __table_args__ = (UniqueConstraint("channel", "external_user_id", name="uq_channel_bindings_identity"),)
+
+    id: int | None = Field(default=None, sa_column=Column(Integer, primary_key=True, autoincrement=True))
+    person_id: str = Field(sa_column=Column(String(64), ForeignKey("persons.person_id"), nullable=False, index=True))
+    channel: str = Field(sa_column=Column(String(16), nullable=False))
+    external_user_id: str = Field(sa_column=Column(String(128), nullable=False))
+    chat_id: str | None = Field(default=None, sa_column=Column(String(128)))
+    reachable: bool = Field(default=True, sa_column=Column(Boolean, nullable=False))

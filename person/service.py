@@ -1,0 +1,286 @@
+"""Create, read and change persons; every change appends a `person_changed` fact in the same transaction."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import and_, delete, or_, select, tuple_
+
+from app.context import UnitOfWork
+from app.errors import Conflict, Invalid, NotFound
+from app.pagination import InvalidCursor, decode_cursor, encode_cursor
+from fact import service as fact_service
+from person.models import (
+    ChannelBinding,
+    ChannelBindingIn,
+    ChannelBindingOut,
+    InteractionPolicy,
+    InteractionPolicyPatch,
+    Person,
+    PersonCreate,
+    PersonOut,
+    PersonUpdate,
+)
+
+
+def get(uow: UnitOfWork, *, person_id: str) -> Person | None:
+    """The person with this id (active or not), or None."""
+    return uow.session.get(Person, person_id)
+
+
+def get_or_404(uow: UnitOfWork, *, person_id: str) -> Person:
+    """The person with this id, or NotFound."""
+    person = get(uow, person_id=person_id)
+    if person is None:
+        raise NotFound(f"person {person_id} does not exist", field="person_id")
+    return person
+
+
+def bindings_of(uow: UnitOfWork, *, person_id: str) -> list[ChannelBinding]:
+    """A person's channel bindings in a stable order."""
+    stmt = select(ChannelBinding).where(ChannelBinding.person_id == person_id).order_by(ChannelBinding.id)
+    return list(uow.session.scalars(stmt))
+
+
+def policy_of(person: Person) -> InteractionPolicy:
+    """The validated interaction policy of a person."""
+    return InteractionPolicy.model_validate(person.interaction_policy)
+
+
+def to_out(uow: UnitOfWork, person: Person) -> PersonOut:
+    """The API shape of a person, bindings and policy included."""
+    return PersonOut(
+        person_id=person.person_id,
+        display_name=person.display_name,
+        aliases=person.aliases,
+        role=person.role,
+        manager_id=person.manager_id,
+        timezone=person.timezone,
+        locale=person.locale,
+        work_state=person.work_state,
+        channel_bindings=[ChannelBindingOut.model_validate(b, from_attributes=True) for b in bindings_of(uow, person_id=person.person_id)],
+        interaction_policy=policy_of(person),
+        active=person.active,
+        created_at=person.created_at.astimezone(uow.tz),
+        updated_at=person.updated_at.astimezone(uow.tz),
+    )
+
+
+def _snapshot(uow: UnitOfWork, person: Person) -> dict[str, Any]:
+    return to_out(uow, person).model_dump(mode="json", exclude={"created_at", "updated_at"})
+
+
+def _record_change(uow: UnitOfWork, *, person: Person, change: str, before: dict | None, source: str) -> None:
+    after = _snapshot(uow, person)
+    fact_service.append(
+        uow,
+        fact_type="person_changed",
+        source=source,
+        person_refs=[person.person_id],
+        content={"change": change, "person_id": person.person_id, "actor": uow.actor, "before": before, "after": after},
+    )
+
+
+def _check_manager(uow: UnitOfWork, *, person_id: str, manager_id: str | None) -> None:
+    if manager_id is None:
+        return
+    if manager_id == person_id:
+        raise Invalid("a person cannot be their own manager", field="manager_id")
+    seen = {person_id}
+    current = get(uow, person_id=manager_id)
+    if current is None:
+        raise Invalid(f"manager {manager_id} does not exist", field="manager_id")
+    while current is not None and current.manager_id:
+        if current.manager_id in seen:
+            raise Invalid("manager chain would form a cycle", field="manager_id")
+        seen.add(current.person_id)
+        current = get(uow, person_id=current.manager_id)
+
+
+def _check_preferred(policy: InteractionPolicy, bindings: list[ChannelBindingIn] | list[ChannelBinding]) -> None:
+    channels = {b.channel for b in bindings}
+    if policy.preferred_channel is not None and policy.preferred_channel not in channels:
+        raise Invalid(
+            f"preferred_channel {policy.preferred_channel} is not one of the person's bound channels",
+            field="interaction_policy.preferred_channel",
+        )
+
+
+def _replace_bindings(uow: UnitOfWork, *, person_id: str, bindings: list[ChannelBindingIn]) -> None:
+    keys = [(b.channel, b.external_user_id) for b in bindings]
+    if keys:
+        taken = uow.session.scalars(
+            select(ChannelBinding).where(
+                tuple_(ChannelBinding.channel, ChannelBinding.external_user_id).in_(keys),
+                ChannelBinding.person_id != person_id,
+            )
+        ).first()
+        if taken is not None:
+            raise Conflict(
+                f"{taken.channel} user {taken.external_user_id} is already bound to {taken.person_id}",
+                field="channel_bindings",
+            )
+    uow.session.execute(delete(ChannelBinding).where(ChannelBinding.person_id == person_id))
+    uow.session.flush()
+    uow.session.add_all(ChannelBinding(person_id=person_id, **b.model_dump()) for b in bindings)
+    uow.session.flush()
+
+
+def create(uow: UnitOfWork, *, data: PersonCreate, source: str = "admin_api") -> Person:
+    """Create a person with bindings and policy; Conflict if the id exists."""
+    if get(uow, person_id=data.person_id) is not None:
+        raise Conflict(f"person {data.person_id} already exists", field="person_id")
+    _check_manager(uow, person_id=data.person_id, manager_id=data.manager_id)
+    _check_preferred(data.interaction_policy, data.channel_bindings)
+    person = Person(
+        person_id=data.person_id,
+        display_name=data.display_name,
+        aliases=data.aliases,
+        role=data.role,
+        manager_id=data.manager_id,
+        timezone=data.timezone or uow.settings.timezone,
+        locale=data.locale,
+        work_state=data.work_state,
+        interaction_policy=data.interaction_policy.model_dump(mode="json"),
+        active=True,
+        created_at=uow.now,
+        updated_at=uow.now,
+    )
+    uow.session.add(person)
+    uow.session.flush()
+    _replace_bindings(uow, person_id=person.person_id, bindings=data.channel_bindings)
+    _record_change(uow, person=person, change="created", before=None, source=source)
+    return person
+
+
+def update(uow: UnitOfWork, *, person_id: str, patch: PersonUpdate, source: str = "admin_api") -> Person:
+    """Apply the fields given in `patch`; no fact when nothing changed."""
+    person = get_or_404(uow, person_id=person_id)
+    changes = patch.model_dump(exclude_unset=True)
+    for name in ("display_name", "role", "timezone", "locale", "work_state", "aliases", "active"):
+        if name in changes and changes[name] is None:
+            raise Invalid(f"{name} cannot be null", field=name)
+    if "manager_id" in changes:
+        _check_manager(uow, person_id=person_id, manager_id=changes["manager_id"])
+    before = _snapshot(uow, person)
+    for name, value in changes.items():
+        setattr(person, name, value)
+    return _finish(uow, person=person, before=before, change="updated", source=source)
+
+
+def upsert(uow: UnitOfWork, *, data: PersonCreate, source: str = "admin_api") -> tuple[Person, str]:
+    """Create the person, or make an existing one match `data` whole; outcome created/updated/unchanged."""
+    person = get(uow, person_id=data.person_id)
+    if person is None:
+        return create(uow, data=data, source=source), "created"
+    _check_manager(uow, person_id=data.person_id, manager_id=data.manager_id)
+    _check_preferred(data.interaction_policy, data.channel_bindings)
+    before = _snapshot(uow, person)
+    for name in ("display_name", "aliases", "role", "manager_id", "locale", "work_state"):
+        setattr(person, name, getattr(data, name))
+    person.timezone = data.timezone or person.timezone
+    person.interaction_policy = data.interaction_policy.model_dump(mode="json")
+    _replace_bindings(uow, person_id=person.person_id, bindings=data.channel_bindings)
+    _finish(uow, person=person, before=before, change="updated", source=source)
+    return person, "unchanged" if _snapshot(uow, person) == before else "updated"
+
+
+def _finish(uow: UnitOfWork, *, person: Person, before: dict[str, Any], change: str, source: str) -> Person:
+    uow.session.flush()
+    if _snapshot(uow, person) == before:
+        return person
+    person.updated_at = uow.now
+    uow.session.flush()
+    _record_change(uow, person=person, change=change, before=before, source=source)
+    return person
+
+
+def deactivate(uow: UnitOfWork, *, person_id: str, source: str = "admin_api") -> Person:
+    """Mark a person inactive; their facts and bindings stay."""
+    person = get_or_404(uow, person_id=person_id)
+    before = _snapshot(uow, person)
+    person.active = False
+    return _finish(uow, person=person, before=before, change="deactivated", source=source)
+
+
+def replace_policy(uow: UnitOfWork, *, person_id: str, policy: InteractionPolicy, source: str = "admin_api") -> Person:
+    """Replace the whole interaction policy (omitted fields take their defaults)."""
+    person = get_or_404(uow, person_id=person_id)
+    _check_preferred(policy, bindings_of(uow, person_id=person_id))
+    before = _snapshot(uow, person)
+    person.interaction_policy = policy.model_dump(mode="json")
+    return _finish(uow, person=person, before=before, change="policy_changed", source=source)
+
+
+def patch_policy(uow: UnitOfWork, *, person_id: str, patch: InteractionPolicyPatch, source: str = "admin_api") -> Person:
+    """Change only the policy fields given."""
+    person = get_or_404(uow, person_id=person_id)
+    changes = patch.model_dump(mode="json", exclude_unset=True)
+    for name in ("allow_proactive_ping", "max_proactive_contacts_per_day", "quiet_hours", "quiet_days"):
+        if name in changes and changes[name] is None:
+            raise Invalid(f"interaction_policy.{name} cannot be null", field=f"interaction_policy.{name}")
+    merged = InteractionPolicy.model_validate({**person.interaction_policy, **changes})
+    return replace_policy(uow, person_id=person_id, policy=merged, source=source)
+
+
+def replace_bindings(uow: UnitOfWork, *, person_id: str, bindings: list[ChannelBindingIn], source: str = "admin_api") -> Person:
+    """Replace a person's channel bindings; the preferred channel must stay bound."""
+    person = get_or_404(uow, person_id=person_id)
+    _check_preferred(policy_of(person), bindings)
+    before = _snapshot(uow, person)
+    _replace_bindings(uow, person_id=person_id, bindings=bindings)
+    return _finish(uow, person=person, before=before, change="bindings_changed", source=source)
+
+
+def mark_unreachable(uow: UnitOfWork, *, person_id: str, channel: str, reason: str, source: str = "action_layer") -> bool:
+    """Mark a person's binding on `channel` unreachable (platform said so); True if it changed."""
+    person = get_or_404(uow, person_id=person_id)
+    before = _snapshot(uow, person)
+    changed = False
+    for binding in bindings_of(uow, person_id=person_id):
+        if binding.channel == channel and binding.reachable:
+            binding.reachable = False
+            changed = True
+    if changed:
+        uow.session.flush()
+        person.updated_at = uow.now
+        after = _snapshot(uow, person)
+        fact_service.append(
+            uow,
+            fact_type="person_changed",
+            source=source,
+            person_refs=[person_id],
+            content={"change": "binding_unreachable", "person_id": person_id, "actor": uow.actor, "channel": channel, "reason": reason, "before": before, "after": after},
+        )
+    return changed
+
+
+def list_(
+    uow: UnitOfWork, *, role: str | None = None, active: bool | None = None, q: str | None = None, limit: int = 50, cursor: str | None = None
+) -> tuple[list[Person], str | None]:
+    """Persons newest first, filtered; with the next page's cursor."""
+    limit = max(1, min(limit, 500))
+    stmt = select(Person)
+    if role:
+        stmt = stmt.where(Person.role == role)
+    if active is not None:
+        stmt = stmt.where(Person.active == active)
+    if q:
+        pattern = f"%{q}%"
+        stmt = stmt.where(or_(Person.person_id.ilike(pattern), Person.display_name.ilike(pattern)))
+    if cursor:
+        position = decode_cursor(cursor)
+        if not (isinstance(position, list) and len(position) == 2 and all(isinstance(p, str) for p in position)):
+            raise InvalidCursor("cursor is not valid")
+        try:
+            created = datetime.fromisoformat(position[0])
+        except ValueError as exc:
+            raise InvalidCursor("cursor is not valid") from exc
+        stmt = stmt.where(
+            or_(Person.created_at < created, and_(Person.created_at == created, Person.person_id < position[1]))
+        )
+    rows = list(uow.session.scalars(stmt.order_by(Person.created_at.desc(), Person.person_id.desc()).limit(limit + 1)))
+    page = rows[:limit]
+    next_cursor = encode_cursor([page[-1].created_at.isoformat(), page[-1].person_id]) if len(rows) > limit else None
+    return page, next_cursor
