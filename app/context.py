@@ -14,6 +14,15 @@ from sqlmodel import Session
 from app.clock import Clock, SystemClock
 from app.db import Database
 from app.settings import Settings
+from channels.base import ChannelRegistry
+
+
+def default_channels() -> ChannelRegistry:
+    """The channels every process has: `internal` with its operations registered."""
+    from action.operations import register_all
+    from channels.internal import InternalChannel
+
+    return ChannelRegistry([register_all(InternalChannel())])
 
 
 @dataclass
@@ -35,16 +44,17 @@ class AppContext:
     db: Database
     clock: Clock = field(default_factory=SystemClock)
     redis: Any = None
+    channels: ChannelRegistry = field(default_factory=lambda: default_channels())
 
     @classmethod
-    def build(cls, settings: Settings, *, clock: Clock | None = None) -> "AppContext":
+    def build(cls, settings: Settings, *, clock: Clock | None = None, channels: ChannelRegistry | None = None) -> "AppContext":
         """Create the context from settings (no connections are opened yet)."""
         redis = None
         if settings.redis_url:
             import redis as redis_lib
 
             redis = redis_lib.Redis.from_url(settings.redis_url, socket_timeout=2, socket_connect_timeout=2)
-        return cls(settings=settings, db=Database(settings.database_url), clock=clock or SystemClock(), redis=redis)
+        return cls(settings=settings, db=Database(settings.database_url), clock=clock or SystemClock(), redis=redis, channels=channels or default_channels())
 
     @contextmanager
     def uow(self, *, actor: str = "system") -> Iterator[UnitOfWork]:

@@ -7,6 +7,8 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
+from action.service import recover_interrupted
+from action.views import router as actions_router
 from app import migrate
 from app.api import errors
 from app.api.health import router as health_router
@@ -28,6 +30,8 @@ def create_app(settings: Settings | None = None, *, ctx: AppContext | None = Non
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if run_migrations:
             migrate.upgrade(ctx.settings.database_url)
+        # A pending action left by a crash is finalised as interrupted, never re-sent.
+        recover_interrupted(ctx, older_than=ctx.settings.action_pending_timeout)
         yield
         if owns_ctx:
             ctx.close()
@@ -38,6 +42,6 @@ def create_app(settings: Settings | None = None, *, ctx: AppContext | None = Non
     errors.install(app)
     app.add_middleware(errors.BodyLimitMiddleware, max_bytes=ctx.settings.max_body_bytes)
     app.add_middleware(MetricsMiddleware, metrics=app.state.metrics)
-    for router in (health_router, facts_router, persons_router):
+    for router in (health_router, facts_router, persons_router, actions_router):
         app.include_router(router)
     return app

@@ -93,6 +93,8 @@ class Settings(BaseSettings):
     max_active_concerns_per_person: int = Field(5, ge=0)
     notification_cooldowns: DurationTable = Field(default_factory=lambda: dict(DEFAULT_COOLDOWNS))
     scheduler_interval: Duration = timedelta(seconds=10)
+    # A pending action older than this cannot still be in flight (channel timeouts are far shorter).
+    action_pending_timeout: Duration = timedelta(seconds=120)
 
     @field_validator("timezone")
     @classmethod

@@ -1,0 +1,123 @@
+"""The Action record (SPEC §3.6), its ledger table and the request that asks for one."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, Field as PField, model_validator
+from sqlalchemy import JSON, BigInteger, Boolean, Column, Index, Integer, String
+from sqlmodel import Field, SQLModel
+
+from app.db import UTCDateTime
+
+DECISION_REF = re.compile(r"^(dec|con)_\d{8}_\d{3,}$")
+PREVIEW_LIMIT = 200
+
+
+class ActionType(StrEnum):
+    send_message = "send_message"
+    notify = "notify"
+    escalate = "escalate"
+    backflow = "backflow"
+    query = "query"
+    internal_update = "internal_update"
+
+
+class Result(StrEnum):
+    success = "success"
+    failed = "failed"
+    blocked = "blocked"
+    pending = "pending"
+
+
+PERSON_FACING = (ActionType.send_message, ActionType.notify, ActionType.escalate, ActionType.backflow)
+INTERNAL = (ActionType.query, ActionType.internal_update)
+# The Action fields of SPEC §3.6, which are also exactly the content of an action_result fact.
+RECORD_FIELDS = ("action_id", "action_type", "decision_ref", "target_person_id", "channel", "content_preview", "result", "result_detail", "timestamp")
+
+_PK = BigInteger().with_variant(Integer(), "sqlite")
+
+
+class ActionRow(SQLModel, table=True):
+    """The action ledger: the Action record plus what the limits count by."""
+
+    __tablename__ = "actions"
+    __table_args__ = (
+        Index("ix_actions_target_created", "target_person_id", "created_at"),
+        Index("ix_actions_concern_target", "concern_id", "target_person_id", "created_at"),
+        Index("ix_actions_result_created", "result", "created_at"),
+    )
+
+    pk: int | None = Field(default=None, sa_column=Column(_PK, primary_key=True, autoincrement=True))
+    action_id: str = Field(sa_column=Column(String(32), nullable=False, unique=True))
+    action_type: str = Field(sa_column=Column(String(20), nullable=False, index=True))
+    decision_ref: str = Field(sa_column=Column(String(32), nullable=False, index=True))
+    target_person_id: str | None = Field(default=None, sa_column=Column(String(64)))
+    channel: str = Field(sa_column=Column(String(16), nullable=False))
+    content_preview: str = Field(sa_column=Column(String(PREVIEW_LIMIT), nullable=False))
+    result: str = Field(sa_column=Column(String(10), nullable=False))
+    result_detail: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    timestamp: datetime = Field(sa_column=Column(UTCDateTime, nullable=False))
+    created_at: datetime = Field(sa_column=Column(UTCDateTime, nullable=False))
+    concern_id: str | None = Field(default=None, sa_column=Column(String(32)))
+    notification_type: str | None = Field(default=None, sa_column=Column(String(64)))
+    priority: str = Field(sa_column=Column(String(2), nullable=False))
+    proactive: bool = Field(sa_column=Column(Boolean, nullable=False))
+
+
+class ActionRequest(BaseModel):
+    """What a decision asks the action layer to do."""
+
+    action_type: ActionType
+    decision_ref: str
+    target_person_id: str | None = None
+    text: str = ""
+    priority: str = PField("P2", pattern=r"^P[0-3]$")
+    notification_type: str | None = None
+    reactive: bool = False
+    concern_id: str | None = None
+    follow_up: bool = False
+    origin_channel: str | None = None
+    operation: dict[str, Any] | None = None  # query / internal_update payload
+    record_fact: bool = True  # False only for the SPEC §4.4 exceptions
+
+    @model_validator(mode="after")
+    def _consistent(self) -> "ActionRequest":
+        if not DECISION_REF.match(self.decision_ref or ""):
+            raise ValueError("decision_ref must name the decision (dec_…) or concern (con_…) that caused the action")
+        if self.reactive and self.action_type != ActionType.notify:
+            raise ValueError("only notify actions can be reactive")
+        if self.action_type in PERSON_FACING and not self.target_person_id:
+            raise ValueError(f"{self.action_type.value} needs a target_person_id")
+        if self.action_type in PERSON_FACING and not self.text.strip():
+            raise ValueError(f"{self.action_type.value} needs a text")
+        if self.action_type in INTERNAL and not self.operation:
+            raise ValueError(f"{self.action_type.value} needs an operation")
+        if self.follow_up and not self.concern_id:
+            raise ValueError("a follow-up belongs to a concern")
+        if not self.record_fact and self.action_type not in INTERNAL:
+            raise ValueError("only query and internal_update may skip the action_result fact")
+        return self
+
+
+class ActionRecord(BaseModel):
+    """The Action record as the API and the action_result fact show it."""
+
+    action_id: str
+    action_type: str
+    decision_ref: str
+    target_person_id: str | None
+    channel: str
+    content_preview: str
+    result: str
+    result_detail: dict[str, Any]
+    timestamp: datetime
+
+
+def preview(text: str) -> str:
+    """A one-line summary of at most 200 characters."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= PREVIEW_LIMIT else flat[: PREVIEW_LIMIT - 1] + "…"

@@ -1,0 +1,23 @@
+"""Channel choice (SPEC §4.3), pure: preferred channel, then the concern's origin, then other reachable bindings."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+
+class BindingLike(Protocol):
+    channel: str
+    external_user_id: str
+    chat_id: str | None
+    reachable: bool
+
+
+def candidates(bindings: Sequence[BindingLike], *, preferred: str | None, origin: str | None) -> list[BindingLike]:
+    """Reachable bindings in the order they should be tried."""
+    reachable = [b for b in bindings if b.reachable]
+    order: list[BindingLike] = []
+    for channel in (preferred, origin):
+        order += [b for b in reachable if channel and b.channel == channel and b not in order]
+    order += [b for b in reachable if b not in order]
+    return order

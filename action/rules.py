@@ -1,0 +1,172 @@
+"""The four anti-harassment layers as pure functions over a snapshot (no I/O, no clock of their own).
+
+Evaluated in order L1 → L4; the first layer that refuses stops the action (SPEC §4.2).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from action.models import ActionType
+from person.models import InteractionPolicy
+from person.rules import local_day_bounds, quiet_until
+
+PROACTIVE_TYPES = frozenset({ActionType.send_message, ActionType.notify, ActionType.escalate, ActionType.backflow})
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A layer's answer: allowed, or blocked with a code, a reason and the earliest retry moment."""
+
+    allowed: bool
+    blocked_by: str | None = None
+    reason: str = ""
+    not_before: datetime | None = None
+
+
+ALLOW = Verdict(allowed=True)
+
+
+def _block(code: str, reason: str, not_before: datetime | None = None) -> Verdict:
+    return Verdict(allowed=False, blocked_by=code, reason=reason, not_before=not_before)
+
+
+@dataclass(frozen=True)
+class ConcernView:
+    """What L2/L3 need to know about the concern an action belongs to."""
+
+    concern_id: str
+    priority: str
+    follow_up_count: int
+    last_contact_at: datetime | None
+    contacts_in_window: tuple[datetime, ...] = ()  # this concern → this person, oldest first
+    active_global: int = 0  # active concerns other than this one
+    active_for_person: int = 0
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Configured limits (from Settings)."""
+
+    max_active_concerns: int = 30
+    max_active_concerns_per_person: int = 5
+    concern_contact_limit: int = 2
+    concern_contact_window: timedelta = timedelta(hours=24)
+    follow_up_schedule: dict[str, list[timedelta]] = field(default_factory=dict)
+    cooldowns: dict[str, timedelta] = field(default_factory=lambda: {"default": timedelta(hours=1)})
+
+    def cooldown_for(self, notification_type: str | None) -> timedelta:
+        """The cooldown of a notification type, or the default one."""
+        return self.cooldowns.get(notification_type or "default", self.cooldowns.get("default", timedelta(hours=1)))
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """Everything the layers read, taken in the same transaction that reserves the action."""
+
+    action_type: ActionType
+    now: datetime
+    priority: str
+    reactive: bool
+    policy: InteractionPolicy
+    tz: ZoneInfo
+    proactive_today: int  # successful or in-flight proactive actions in the person's local day
+    limits: Limits
+    concern: ConcernView | None = None
+    follow_up: bool = False
+    notification_type: str | None = None
+    last_same_notification_at: datetime | None = None
+
+
+def layer1_person_policy(s: Snapshot) -> Verdict:
+    """L1 Person.interaction_policy: proactive switch, pause, quiet time (P0 exempt), daily cap."""
+    p = s.policy
+    if not p.allow_proactive_ping:
+        return _block("L1:proactive_disabled", "the person does not allow proactive contact")
+    if p.paused_until is not None and s.now < p.paused_until:
+        return _block("L1:paused", f"the person paused proactive contact until {p.paused_until.astimezone(s.tz).isoformat()}", p.paused_until)
+    if s.priority != "P0":
+        allowed_at = quiet_until(p, s.tz, s.now)
+        if allowed_at != s.now:
+            local = s.now.astimezone(s.tz).strftime("%H:%M %a")
+            return _block("L1:quiet_hours", f"{local} is quiet time for the person ({s.tz.key})", allowed_at)
+    if s.proactive_today >= p.max_proactive_contacts_per_day:
+        _, next_day = local_day_bounds(s.now, s.tz)
+        return _block(
+            "L1:daily_cap",
+            f"{s.proactive_today} proactive contacts today already reach the cap of {p.max_proactive_contacts_per_day}",
+            next_day,
+        )
+    return ALLOW
+
+
+def layer2_concern_limits(s: Snapshot) -> Verdict:
+    """L2 concern business limits: active concerns globally and per person; follow-up interval."""
+    c, lim = s.concern, s.limits
+    assert c is not None
+    if c.active_global >= lim.max_active_concerns:
+        return _block("L2:global_concern_limit", f"{c.active_global} active concerns reach the global limit of {lim.max_active_concerns}")
+    if c.active_for_person >= lim.max_active_concerns_per_person:
+        return _block(
+            "L2:person_concern_limit",
+            f"{c.active_for_person} active concerns already wait on this person (limit {lim.max_active_concerns_per_person})",
+        )
+    if s.follow_up:
+        waits = lim.follow_up_schedule.get(c.priority, [])
+        # The last entry of a schedule is the wait before escalating, not a follow-up.
+        if c.follow_up_count >= len(waits) - 1:
+            return _block("L2:follow_up_interval", f"the {c.priority} follow-up schedule is exhausted: escalate instead")
+        if c.last_contact_at is not None:
+            due = c.last_contact_at + waits[c.follow_up_count]
+            if s.now < due:
+                return _block("L2:follow_up_interval", f"follow-up {c.follow_up_count + 1} is not due before {due.astimezone(s.tz).isoformat()}", due)
+    return ALLOW
+
+
+def layer3_contact_limit(s: Snapshot) -> Verdict:
+    """L3 channel contact limit: the same concern reaches the same person ≤ N times in any rolling window."""
+    c, lim = s.concern, s.limits
+    assert c is not None
+    window_start = s.now - lim.concern_contact_window
+    recent = [t for t in c.contacts_in_window if t > window_start]
+    if len(recent) >= lim.concern_contact_limit:
+        oldest_counted = sorted(recent)[-lim.concern_contact_limit]
+        return _block(
+            "L3:concern_contact_limit",
+            f"this concern already contacted the person {len(recent)} times in the last {lim.concern_contact_window}",
+            oldest_counted + lim.concern_contact_window,
+        )
+    return ALLOW
+
+
+def layer4_cooldown(s: Snapshot) -> Verdict:
+    """L4 notification cooldown: the same notification_type to the same person not again within its cooldown."""
+    cooldown = s.limits.cooldown_for(s.notification_type)
+    last = s.last_same_notification_at
+    if last is not None and s.now < last + cooldown:
+        kind = s.notification_type or "default"
+        return _block("L4:cooldown", f"a {kind} notification was sent at {last.astimezone(s.tz).isoformat()}; cooldown {cooldown}", last + cooldown)
+    return ALLOW
+
+
+def applicable_layers(s: Snapshot) -> list:
+    """The layers that apply to this action (SPEC §4.2 table; reactive replies skip L1 and L4)."""
+    layers = []
+    if s.action_type in PROACTIVE_TYPES and not s.reactive:
+        layers.append(layer1_person_policy)
+    if s.action_type == ActionType.send_message and s.concern is not None:
+        layers += [layer2_concern_limits, layer3_contact_limit]
+    if s.action_type == ActionType.notify and not s.reactive:
+        layers.append(layer4_cooldown)
+    return layers
+
+
+def evaluate(s: Snapshot) -> Verdict:
+    """Run the applicable layers in order; the first refusal wins."""
+    for layer in applicable_layers(s):
+        verdict = layer(s)
+        if not verdict.allowed:
+            return verdict
+    return ALLOW

@@ -1,0 +1,77 @@
+"""`/v1/notifications` (run a notify now) and `/v1/actions` (the action ledger)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+from pydantic import BaseModel, ConfigDict, Field
+
+from action import service
+from action.models import ActionRecord, ActionRequest, ActionType, Result
+from app.api.deps import Admin, Ctx, Viewer, parse_instant
+from app.errors import NotFound
+from app.pagination import Page
+from cognitive_core import service as decisions
+from cognitive_core.models import DecisionKind
+from person import service as persons
+from person.models import PERSON_ID_PATTERN
+
+router = APIRouter(tags=["actions"])
+
+
+class NotificationIn(BaseModel):
+    """A one-way notice to send now, through all four layers."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    target_person_id: str = Field(pattern=PERSON_ID_PATTERN)
+    text: str = Field(min_length=1, max_length=4000)
+    notification_type: str = Field("default", pattern=r"^[a-z][a-z0-9_]{0,63}$")
+    priority: str = Field("P2", pattern=r"^P[0-3]$")
+
+
+@router.post("/v1/notifications", response_model=ActionRecord)
+def send_notification(body: NotificationIn, ctx: Ctx, caller: Admin) -> ActionRecord:
+    """Notify a person now; 200 with the Action record whether it succeeded, was blocked or failed."""
+    with ctx.uow(actor=caller.name) as uow:
+        persons.get_or_404(uow, person_id=body.target_person_id)
+        decision_id = decisions.record(
+            uow, kind=DecisionKind.direct_action, rule="admin_api:notifications", source="admin_api", person_refs=[body.target_person_id],
+            requested=[{"action_type": "notify", "target_person_id": body.target_person_id, "notification_type": body.notification_type, "priority": body.priority}],
+        )
+    request = ActionRequest(
+        action_type=ActionType.notify, decision_ref=decision_id, target_person_id=body.target_person_id, text=body.text,
+        priority=body.priority, notification_type=body.notification_type,
+    )
+    return service.execute(ctx, request=request, actor=caller.name)
+
+
+@router.get("/v1/actions", response_model=Page)
+def list_actions(
+    ctx: Ctx,
+    _: Viewer,
+    person_id: Annotated[str | None, Query(max_length=64)] = None,
+    action_type: ActionType | None = None,
+    result: Result | None = None,
+    since: Annotated[str | None, Query(max_length=64, description="ISO 8601 with offset, or a look-back like 24h")] = None,
+    limit: Annotated[int, Query(ge=1, le=500)] = 50,
+    cursor: Annotated[str | None, Query(max_length=200)] = None,
+) -> Page:
+    """Action records newest first."""
+    with ctx.reader() as uow:
+        rows, next_cursor = service.list_(
+            uow, person_id=person_id, action_type=action_type.value if action_type else None, result=result.value if result else None,
+            since=parse_instant(since, field="since", now=uow.now), limit=limit, cursor=cursor,
+        )
+        return Page(items=[service.to_record(r, tz=uow.tz) for r in rows], next_cursor=next_cursor)
+
+
+@router.get("/v1/actions/{action_id}", response_model=ActionRecord)
+def get_action(action_id: str, ctx: Ctx, _: Viewer) -> ActionRecord:
+    """One action record."""
+    with ctx.reader() as uow:
+        row = service.get(uow, action_id=action_id)
+        if row is None:
+            raise NotFound(f"action {action_id} does not exist", field="action_id")
+        return service.to_record(row, tz=uow.tz)

@@ -1,0 +1,58 @@
+"""The one error taxonomy every channel adapter translates platform failures into."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class ChannelError(Exception):
+    """A send that did not succeed; `kind` is one of unreachable, rate_limited, invalid_request, transient."""
+
+    kind = "transient"
+
+    def __init__(self, message: str, *, code: str | int | None = None, retry_after: float | None = None,
+                 permanent: bool = False, possibly_delivered: bool = False, detail: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+        self.retry_after = retry_after
+        self.permanent = permanent
+        self.possibly_delivered = possibly_delivered
+        self.detail = detail or {}
+
+    def to_attempt(self) -> dict[str, Any]:
+        """How this failure is recorded in `result_detail.attempts`."""
+        record: dict[str, Any] = {"error": self.kind, "message": self.message}
+        if self.code is not None:
+            record["code"] = self.code
+        if self.retry_after is not None:
+            record["retry_after"] = self.retry_after
+        if self.permanent:
+            record["permanent"] = True
+        if self.possibly_delivered:
+            record["possibly_delivered"] = True
+        return record
+
+
+class Unreachable(ChannelError):
+    """The person cannot be reached there; `permanent` when the platform says so (blocked bot, no availability)."""
+
+    kind = "unreachable"
+
+
+class RateLimited(ChannelError):
+    """The platform asked us to slow down; `retry_after` seconds when it said how long."""
+
+    kind = "rate_limited"
+
+
+class InvalidRequest(ChannelError):
+    """The platform rejected the message itself (bad content, bad ids)."""
+
+    kind = "invalid_request"
+
+
+class Transient(ChannelError):
+    """Network error, timeout, 5xx or an unreadable answer; the message may or may not have arrived."""
+
+    kind = "transient"

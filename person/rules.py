@@ -1,0 +1,66 @@
+"""Pure time rules of a person's interaction policy: quiet hours, quiet days, local days."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, time, timedelta
+from zoneinfo import ZoneInfo
+
+from person.models import InteractionPolicy, QuietWindow
+
+_SEARCH_DAYS = 9
+
+
+def _hhmm(value: str) -> time:
+    hours, minutes = value.split(":")
+    return time(int(hours), int(minutes))
+
+
+def _at(day: date, clock: time, tz: ZoneInfo) -> datetime:
+    """The UTC instant of a local wall-clock time (zoneinfo resolves DST gaps and folds)."""
+    return datetime.combine(day, clock, tzinfo=tz).astimezone(UTC)
+
+
+def local_day_bounds(now: datetime, tz: ZoneInfo) -> tuple[datetime, datetime]:
+    """[start, end) in UTC of the person's local calendar day containing `now` (23 h or 25 h on DST days)."""
+    day = now.astimezone(tz).date()
+    return _at(day, time(0), tz), _at(day + timedelta(days=1), time(0), tz)
+
+
+def _in_window(clock: time, window: QuietWindow) -> bool:
+    start, end = _hhmm(window.start), _hhmm(window.end)
+    if start < end:
+        return start <= clock < end
+    return clock >= start or clock < end  # crosses midnight
+
+
+def is_quiet(policy: InteractionPolicy, tz: ZoneInfo, now: datetime) -> bool:
+    """True when `now` falls on a quiet day or inside a quiet window, in the person's timezone."""
+    local = now.astimezone(tz)
+    if local.isoweekday() in policy.quiet_days:
+        return True
+    clock = local.time().replace(tzinfo=None)
+    return any(_in_window(clock, w) for w in policy.quiet_hours)
+
+
+def _boundaries(policy: InteractionPolicy, tz: ZoneInfo, now: datetime) -> list[datetime]:
+    """Every instant after `now` (within the search horizon) where quietness may end."""
+    today = now.astimezone(tz).date()
+    points = []
+    for offset in range(-1, _SEARCH_DAYS):
+        day = today + timedelta(days=offset)
+        points.append(_at(day, time(0), tz))
+        points.extend(_at(day, _hhmm(w.end), tz) for w in policy.quiet_hours)
+    return sorted(p for p in set(points) if p > now)
+
+
+def quiet_until(policy: InteractionPolicy, tz: ZoneInfo, now: datetime) -> datetime | None:
+    """`now` if contact is allowed now, else the first later instant outside all quiet time.
+
+    None when every moment of the next week is quiet (e.g. all seven days are quiet days).
+    """
+    if not is_quiet(policy, tz, now):
+        return now
+    for candidate in _boundaries(policy, tz, now):
+        if not is_quiet(policy, tz, candidate):
+            return candidate
+    return None

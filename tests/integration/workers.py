@@ -1,0 +1,55 @@
+"""Functions run in separate OS processes by the concurrency and crash tests (spawn-safe, module level)."""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
+
+from action import service
+from action.models import ActionRequest
+from app.clock import FrozenClock
+from app.context import AppContext
+from app.settings import Settings
+from channels.base import ChannelHealth, OutboundMessage, SendReceipt
+from channels.memory import MemoryChannel
+
+
+def build_ctx(database_url: str, start_iso: str) -> AppContext:
+    """A context like the service's, with in-memory feishu/telegram channels and a frozen clock."""
+    ctx = AppContext.build(Settings(_env_file=None, database_url=database_url), clock=FrozenClock(datetime.fromisoformat(start_iso)))
+    ctx.channels.register(MemoryChannel("feishu"))
+    ctx.channels.register(MemoryChannel("telegram"))
+    return ctx
+
+
+def notify_burst(database_url: str, start_iso: str, indexes: list[int], barrier) -> list[str]:
+    """Fire one notify per index concurrently (threads) once every process is ready; return the results."""
+    ctx = build_ctx(database_url, start_iso)
+    requests = [
+        ActionRequest(action_type="notify", decision_ref="dec_20260318_001", target_person_id="p_zhangsan", text=f"notice {i}", notification_type=f"kind_{i}")
+        for i in indexes
+    ]
+    barrier.wait()
+    with ThreadPoolExecutor(max_workers=len(requests)) as pool:
+        results = list(pool.map(lambda r: service.execute(ctx, request=r).result, requests))
+    ctx.close()
+    return results
+
+
+class DyingChannel(MemoryChannel):
+    """A channel whose send kills the process: the crash between 'decided' and 'sent'."""
+
+    def send(self, message: OutboundMessage) -> SendReceipt:
+        os._exit(17)
+
+    def health(self) -> ChannelHealth:
+        return ChannelHealth(name=self.name, ok=True)
+
+
+def notify_and_die(database_url: str, start_iso: str) -> None:
+    """Reserve a notify and die inside the channel send."""
+    ctx = build_ctx(database_url, start_iso)
+    ctx.channels.register(DyingChannel("feishu"))
+    ctx.channels.register(DyingChannel("telegram"))
+    service.execute(ctx, request=ActionRequest(action_type="notify", decision_ref="dec_20260318_001", target_person_id="p_zhangsan", text="never confirmed"))

@@ -1,0 +1,37 @@
+"""Channel choice: preferred, then the concern's origin, then other reachable bindings."""
+
+from dataclasses import dataclass
+
+from action.routing import candidates
+
+
+@dataclass
+class B:
+    channel: str
+    external_user_id: str = "u"
+    chat_id: str | None = None
+    reachable: bool = True
+
+
+def names(bindings):
+    return [b.channel for b in bindings]
+
+
+def test_preferred_channel_comes_first():
+    assert names(candidates([B("feishu"), B("telegram")], preferred="telegram", origin=None)) == ["telegram", "feishu"]
+
+
+def test_origin_channel_comes_before_other_bindings():
+    assert names(candidates([B("telegram"), B("feishu")], preferred=None, origin="feishu")) == ["feishu", "telegram"]
+
+
+def test_preferred_beats_origin():
+    assert names(candidates([B("feishu"), B("telegram")], preferred="telegram", origin="feishu")) == ["telegram", "feishu"]
+
+
+def test_unreachable_bindings_are_never_tried():
+    assert names(candidates([B("feishu", reachable=False), B("telegram")], preferred="feishu", origin=None)) == ["telegram"]
+
+
+def test_no_reachable_binding_gives_no_route():
+    assert candidates([B("feishu", reachable=False)], preferred=None, origin=None) == []
