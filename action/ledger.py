@@ -1,17 +1,48 @@
-"""Reads of the action ledger and concern table that build the layers' snapshot (inside the reserving transaction)."""
+"""Reads and writes of the action ledger that the layers' snapshot needs (prebuilt statements: this is the hot path)."""
 
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import func, select, text
+from sqlalchemy import Row, bindparam, func, insert, select, text, update
 
 from action.models import ActionRow, ActionType, Result
 from action.rules import ConcernView, Limits
 from app.context import UnitOfWork
 from concern.models import ACTIVE_STATES, Concern
+from person.models import ChannelBinding, Person
 
 COUNTED = (Result.success.value, Result.pending.value)  # in-flight reservations count, so limits hold under concurrency
+A = ActionRow.__table__.c
+
+_TARGET = select(Person.__table__.c.active, Person.__table__.c.timezone, Person.__table__.c.locale, Person.__table__.c.interaction_policy).where(
+    Person.__table__.c.person_id == bindparam("person_id")
+)
+_BINDINGS = (
+    select(ChannelBinding.__table__.c.channel, ChannelBinding.__table__.c.external_user_id, ChannelBinding.__table__.c.chat_id, ChannelBinding.__table__.c.reachable)
+    .where(ChannelBinding.__table__.c.person_id == bindparam("person_id"))
+    .order_by(ChannelBinding.__table__.c.id)
+)
+_PROACTIVE = select(func.count()).where(
+    A.target_person_id == bindparam("person_id"), A.proactive.is_(True), A.result.in_(COUNTED),
+    A.created_at >= bindparam("start"), A.created_at < bindparam("end"),
+)
+_LAST_NOTICE = select(func.max(A.created_at)).where(
+    A.target_person_id == bindparam("person_id"), A.action_type == ActionType.notify.value, A.notification_type == bindparam("ntype"),
+    A.proactive.is_(True), A.result.in_(COUNTED), A.created_at > bindparam("since"),
+)
+_CONTACTS = select(A.created_at).where(
+    A.concern_id == bindparam("concern_id"), A.target_person_id == bindparam("person_id"),
+    A.action_type == ActionType.send_message.value, A.result.in_(COUNTED),
+).order_by(A.created_at)
+_INSERT = insert(ActionRow.__table__).returning(*ActionRow.__table__.c)
+_FINALIZE = (
+    update(ActionRow.__table__)
+    .where(A.action_id == bindparam("a_id"), A.result == Result.pending.value)
+    .values(result=bindparam("new_result"), channel=bindparam("new_channel"), result_detail=bindparam("new_detail"), timestamp=bindparam("new_timestamp"))
+    .returning(*ActionRow.__table__.c)
+)
 
 
 def lock_person(uow: UnitOfWork, *, person_id: str) -> None:
@@ -20,29 +51,24 @@ def lock_person(uow: UnitOfWork, *, person_id: str) -> None:
         uow.session.execute(text("SELECT pg_advisory_xact_lock(hashtext(:key))"), {"key": f"person:{person_id}"})
 
 
+def target(uow: UnitOfWork, *, person_id: str) -> Row | None:
+    """(active, timezone, locale, interaction_policy) of the target, or None."""
+    return uow.session.execute(_TARGET, {"person_id": person_id}).first()
+
+
+def bindings(uow: UnitOfWork, *, person_id: str) -> list[Row]:
+    """The target's bindings in a stable order."""
+    return list(uow.session.execute(_BINDINGS, {"person_id": person_id}))
+
+
 def count_proactive(uow: UnitOfWork, *, person_id: str, start: datetime, end: datetime) -> int:
     """Successful or in-flight proactive actions towards a person in [start, end)."""
-    stmt = select(func.count()).select_from(ActionRow).where(
-        ActionRow.target_person_id == person_id,
-        ActionRow.proactive.is_(True),
-        ActionRow.result.in_(COUNTED),
-        ActionRow.created_at >= start,
-        ActionRow.created_at < end,
-    )
-    return uow.session.scalar(stmt) or 0
+    return uow.session.execute(_PROACTIVE, {"person_id": person_id, "start": start, "end": end}).scalar_one()
 
 
 def last_notification_at(uow: UnitOfWork, *, person_id: str, notification_type: str, since: datetime) -> datetime | None:
     """When a proactive notify of this type last went (or is going) to the person, after `since`."""
-    stmt = select(func.max(ActionRow.created_at)).where(
-        ActionRow.target_person_id == person_id,
-        ActionRow.action_type == ActionType.notify.value,
-        ActionRow.notification_type == notification_type,
-        ActionRow.proactive.is_(True),
-        ActionRow.result.in_(COUNTED),
-        ActionRow.created_at > since,
-    )
-    return uow.session.scalar(stmt)  # max() keeps the column's UTC type
+    return uow.session.execute(_LAST_NOTICE, {"person_id": person_id, "ntype": notification_type, "since": since}).scalar_one()
 
 
 def concern_view(uow: UnitOfWork, *, concern_id: str, person_id: str, limits: Limits, now: datetime) -> ConcernView | None:
@@ -50,18 +76,7 @@ def concern_view(uow: UnitOfWork, *, concern_id: str, person_id: str, limits: Li
     concern = uow.session.get(Concern, concern_id)
     if concern is None:
         return None
-    contacts = list(
-        uow.session.scalars(
-            select(ActionRow.created_at)
-            .where(
-                ActionRow.concern_id == concern_id,
-                ActionRow.target_person_id == person_id,
-                ActionRow.action_type == ActionType.send_message.value,
-                ActionRow.result.in_(COUNTED),
-            )
-            .order_by(ActionRow.created_at)
-        )
-    )
+    contacts = list(uow.session.scalars(_CONTACTS, {"concern_id": concern_id, "person_id": person_id}))
     active = select(func.count()).select_from(Concern).where(Concern.state.in_(ACTIVE_STATES), Concern.concern_id != concern_id)
     return ConcernView(
         concern_id=concern_id,
@@ -72,3 +87,14 @@ def concern_view(uow: UnitOfWork, *, concern_id: str, person_id: str, limits: Li
         active_global=uow.session.scalar(active) or 0,
         active_for_person=uow.session.scalar(active.where(Concern.target_person_id == concern.target_person_id)) or 0,
     )
+
+
+def insert_action(uow: UnitOfWork, values: dict[str, Any]) -> Row:
+    """Insert an action row and return it."""
+    return uow.session.execute(_INSERT, values).one()
+
+
+def finalize_action(uow: UnitOfWork, *, action_id: str, result: str, channel: str, detail: dict[str, Any]) -> Row | None:
+    """Set the outcome of a pending action; None if it is no longer pending."""
+    params = {"a_id": action_id, "new_result": result, "new_channel": channel, "new_detail": detail, "new_timestamp": uow.now}
+    return uow.session.execute(_FINALIZE, params).first()

@@ -19,6 +19,7 @@ from channels.base import OutboundMessage
 from channels.errors import ChannelError, Transient
 from fact import service as facts
 from person import service as persons
+from person.models import InteractionPolicy
 from person.rules import local_day_bounds
 
 log = logging.getLogger("deputy.action")
@@ -37,7 +38,7 @@ def limits_from(ctx: AppContext) -> rules.Limits:
     )
 
 
-def to_record(row: ActionRow, *, tz: Any) -> ActionRecord:
+def to_record(row: Any, *, tz: Any) -> ActionRecord:
     """The SPEC §3.6 shape of a ledger row, its timestamp in the deployment timezone."""
     return ActionRecord(
         action_id=row.action_id, action_type=row.action_type, decision_ref=row.decision_ref, target_person_id=row.target_person_id,
@@ -46,7 +47,7 @@ def to_record(row: ActionRow, *, tz: Any) -> ActionRecord:
     )
 
 
-def _write_result_fact(uow: UnitOfWork, row: ActionRow) -> None:
+def _write_result_fact(uow: UnitOfWork, row: Any) -> None:
     content = to_record(row, tz=uow.tz).model_dump(mode="json")
     facts.append(
         uow, fact_type="action_result", source="action_layer", content=content,
@@ -54,16 +55,14 @@ def _write_result_fact(uow: UnitOfWork, row: ActionRow) -> None:
     )
 
 
-def _new_row(uow: UnitOfWork, request: ActionRequest, *, channel: str, result: Result, detail: dict[str, Any], write_fact: bool = True) -> ActionRow:
-    row = ActionRow(
-        action_id=allocate(uow.session, "act", now=uow.now, tz=uow.tz), action_type=request.action_type.value,
-        decision_ref=request.decision_ref, target_person_id=request.target_person_id, channel=channel,
-        content_preview=preview(request.text or str(request.operation or "")), result=result.value, result_detail=detail,
-        timestamp=uow.now, created_at=uow.now, concern_id=request.concern_id, notification_type=request.notification_type,
-        priority=request.priority, proactive=request.action_type in PERSON_FACING and not request.reactive,
-    )
-    uow.session.add(row)
-    uow.session.flush()
+def _new_row(uow: UnitOfWork, request: ActionRequest, *, channel: str, result: Result, detail: dict[str, Any], write_fact: bool = True) -> Any:
+    row = ledger.insert_action(uow, {
+        "action_id": allocate(uow.session, "act", now=uow.now, tz=uow.tz), "action_type": request.action_type.value,
+        "decision_ref": request.decision_ref, "target_person_id": request.target_person_id, "channel": channel,
+        "content_preview": preview(request.text or str(request.operation or "")), "result": result.value, "result_detail": detail,
+        "timestamp": uow.now, "created_at": uow.now, "concern_id": request.concern_id, "notification_type": request.notification_type,
+        "priority": request.priority, "proactive": request.action_type in PERSON_FACING and not request.reactive,
+    })
     if result != Result.pending and write_fact:
         _write_result_fact(uow, row)
     return row
@@ -82,27 +81,28 @@ def _reserve(ctx: AppContext, request: ActionRequest, actor: str) -> ActionRecor
     """Check the layers and, if allowed, reserve a pending row — one transaction under the person's lock."""
     with ctx.uow(actor=actor) as uow:
         ledger.lock_person(uow, person_id=request.target_person_id)
-        person = persons.get(uow, person_id=request.target_person_id)
+        person = ledger.target(uow, person_id=request.target_person_id)
         if person is None or not person.active:
             error = "target_not_found" if person is None else "target_inactive"
             row = _new_row(uow, request, channel="internal", result=Result.failed, detail={"error": error, "reason": f"person {request.target_person_id} cannot be contacted ({error})", "attempts": []})
             return to_record(row, tz=uow.tz)
-        policy, tz = persons.policy_of(person), ZoneInfo(person.timezone)
+        policy, tz = InteractionPolicy.model_validate(person.interaction_policy), ZoneInfo(person.timezone)
+        person_id = request.target_person_id
         limits = limits_from(ctx)
         start, end = local_day_bounds(uow.now, tz)
         concern = None
         if request.concern_id and request.action_type == ActionType.send_message:
-            concern = ledger.concern_view(uow, concern_id=request.concern_id, person_id=person.person_id, limits=limits, now=uow.now)
+            concern = ledger.concern_view(uow, concern_id=request.concern_id, person_id=person_id, limits=limits, now=uow.now)
         last_notice = None
         if request.action_type == ActionType.notify and not request.reactive:
             ntype = request.notification_type or "default"
-            last_notice = ledger.last_notification_at(uow, person_id=person.person_id, notification_type=ntype, since=uow.now - limits.cooldown_for(ntype))
+            last_notice = ledger.last_notification_at(uow, person_id=person_id, notification_type=ntype, since=uow.now - limits.cooldown_for(ntype))
         snapshot = rules.Snapshot(
             action_type=request.action_type, now=uow.now, priority=request.priority, reactive=request.reactive, policy=policy, tz=tz,
-            proactive_today=ledger.count_proactive(uow, person_id=person.person_id, start=start, end=end), limits=limits,
+            proactive_today=ledger.count_proactive(uow, person_id=person_id, start=start, end=end), limits=limits,
             concern=concern, follow_up=request.follow_up, notification_type=request.notification_type, last_same_notification_at=last_notice,
         )
-        route = routing.candidates(persons.bindings_of(uow, person_id=person.person_id), preferred=policy.preferred_channel, origin=request.origin_channel)
+        route = routing.candidates(ledger.bindings(uow, person_id=person_id), preferred=policy.preferred_channel, origin=request.origin_channel)
         first_channel = route[0].channel if route else (policy.preferred_channel or "internal")
         verdict = rules.evaluate(snapshot)
         if not verdict.allowed:
@@ -111,7 +111,7 @@ def _reserve(ctx: AppContext, request: ActionRequest, actor: str) -> ActionRecor
                 detail["not_before"] = verdict.not_before.astimezone(uow.tz).isoformat()
             return to_record(_new_row(uow, request, channel=first_channel, result=Result.blocked, detail=detail), tz=uow.tz)
         if not route:
-            row = _new_row(uow, request, channel=first_channel, result=Result.failed, detail={"error": "no_reachable_binding", "reason": f"{person.person_id} has no reachable channel binding", "attempts": []})
+            row = _new_row(uow, request, channel=first_channel, result=Result.failed, detail={"error": "no_reachable_binding", "reason": f"{person_id} has no reachable channel binding", "attempts": []})
             return to_record(row, tz=uow.tz)
         pending = _new_row(uow, request, channel=first_channel, result=Result.pending, detail={})
         return Reservation(pending.action_id, person.locale, [(b.channel, b.external_user_id, b.chat_id) for b in route])
@@ -148,17 +148,16 @@ def _send(ctx: AppContext, request: ActionRequest, reserved: Reservation) -> tup
 def _finalize(ctx: AppContext, *, action_id: str, result: Result, channel: str, detail: dict[str, Any], unreachable: list[str], actor: str) -> ActionRecord:
     """Write the outcome and its action_result fact in one transaction (only if still pending)."""
     with ctx.uow(actor=actor) as uow:
-        row = uow.session.scalars(select(ActionRow).where(ActionRow.action_id == action_id)).one()
-        for name in unreachable:
-            persons.mark_unreachable(uow, person_id=row.target_person_id, channel=name, reason=f"{name} reported the person permanently unreachable")
-        if row.result != Result.pending.value:
+        row = ledger.finalize_action(uow, action_id=action_id, result=result.value, channel=channel, detail=detail)
+        if row is None:
             # Recovery already finalised it as interrupted: keep that record, note the late truth.
+            row = uow.session.scalars(select(ActionRow).where(ActionRow.action_id == action_id)).one()
             facts.append(uow, fact_type="system", source="action_layer", person_refs=[row.target_person_id] if row.target_person_id else [],
                           causation_id=action_id, content={"event": "late_action_outcome", "action_id": action_id, "result": result.value, "result_detail": detail})
-            return to_record(row, tz=uow.tz)
-        row.result, row.channel, row.result_detail, row.timestamp = result.value, channel, detail, uow.now
-        uow.session.flush()
-        _write_result_fact(uow, row)
+        else:
+            _write_result_fact(uow, row)
+        for name in unreachable:
+            persons.mark_unreachable(uow, person_id=row.target_person_id, channel=name, reason=f"{name} reported the person permanently unreachable")
         return to_record(row, tz=uow.tz)
 
 

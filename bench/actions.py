@@ -1,0 +1,137 @@
+"""Benchmark: notify actions through all four layers with the in-memory channel.
+
+Prints actions/s and p50/p99 latency per backend and worker-process count.
+Usage: python bench/actions.py [--actions 2000] [--workers 1,4] [--backends sqlite,postgres]
+PostgreSQL comes from DEPUTY_BENCH_POSTGRES_URL or DEPUTY_TEST_POSTGRES_URL (a scratch database is created and dropped).
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from rich.console import Console  # noqa: E402
+from rich.table import Table  # noqa: E402
+from sqlalchemy import create_engine, text  # noqa: E402
+from sqlalchemy.engine import make_url  # noqa: E402
+
+PERSONS = 200
+TYPES = 50
+
+
+def _setup(url: str) -> None:
+    from app import migrate
+    from app.context import AppContext
+    from app.settings import Settings
+    from person import service as persons
+    from person.models import PersonCreate
+
+    migrate.upgrade(url)
+    ctx = AppContext.build(Settings(_env_file=None, database_url=url))
+    with ctx.uow(actor="bench") as uow:
+        for i in range(PERSONS):
+            persons.create(uow, data=PersonCreate.model_validate({
+                "person_id": f"p_bench_{i}", "display_name": f"bench {i}",
+                "channel_bindings": [{"channel": "feishu", "external_user_id": f"ou_{i}"}, {"channel": "telegram", "external_user_id": f"tg_{i}"}],
+                "interaction_policy": {"quiet_hours": [], "max_proactive_contacts_per_day": 100},
+            }))
+    ctx.close()
+
+
+def _worker(url: str, worker: int, count: int, barrier) -> tuple[list[float], dict[str, int], float, float]:
+    from action import service
+    from action.models import ActionRequest
+    from app.context import AppContext
+    from app.settings import Settings
+    from channels.memory import MemoryChannel
+
+    ctx = AppContext.build(Settings(_env_file=None, database_url=url))
+    ctx.channels.register(MemoryChannel("feishu"))
+    ctx.channels.register(MemoryChannel("telegram"))
+    latencies, results = [], Counter()
+    barrier.wait()
+    start = time.perf_counter()
+    for n in range(count):
+        i = worker * count + n
+        request = ActionRequest(
+            action_type="notify", decision_ref="dec_20261129_001", target_person_id=f"p_bench_{i % PERSONS}",
+            text=f"bench notice {i}", notification_type=f"type_{(i // PERSONS) % TYPES}",
+        )
+        t0 = time.perf_counter()
+        results[service.execute(ctx, request=request).result] += 1
+        latencies.append(time.perf_counter() - t0)
+    end = time.perf_counter()
+    ctx.close()
+    return latencies, dict(results), start, end
+
+
+def _run(url: str, workers: int, per_worker: int) -> dict:
+    spawn = multiprocessing.get_context("spawn")
+    barrier = spawn.Manager().Barrier(workers)
+    with spawn.Pool(workers) as pool:
+        out = pool.starmap(_worker, [(url, w, per_worker, barrier) for w in range(workers)])
+    latencies = sorted(l for o in out for l in o[0])
+    results = Counter()
+    for o in out:
+        results.update(o[1])
+    wall = max(o[3] for o in out) - min(o[2] for o in out)
+    return {
+        "actions": len(latencies), "per_s": len(latencies) / wall, "p50_ms": statistics.median(latencies) * 1000,
+        "p99_ms": latencies[int(len(latencies) * 0.99) - 1] * 1000, "results": dict(results),
+    }
+
+
+def _postgres_scratch(admin_url: str) -> tuple[str, callable]:
+    name = f"deputy_bench_{uuid.uuid4().hex[:8]}"
+    admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+
+    def drop() -> None:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+    return make_url(admin_url).set(database=name).render_as_string(hide_password=False), drop
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--actions", type=int, default=2000, help="actions per run (split across workers)")
+    parser.add_argument("--workers", default="1,4")
+    parser.add_argument("--backends", default="sqlite,postgres")
+    args = parser.parse_args()
+    table = Table("backend", "workers", "actions", "actions/s", "p50 ms", "p99 ms", "results", title="notify through L1–L4, in-memory channel")
+    pg_admin = os.environ.get("DEPUTY_BENCH_POSTGRES_URL") or os.environ.get("DEPUTY_TEST_POSTGRES_URL")
+    for backend in args.backends.split(","):
+        for workers in (int(w) for w in args.workers.split(",")):
+            if backend == "sqlite":
+                tmp = tempfile.mkdtemp(prefix="deputy-bench-")
+                url, cleanup = f"sqlite:///{tmp}/bench.db", (lambda: None)
+            elif pg_admin:
+                url, cleanup = _postgres_scratch(pg_admin)
+            else:
+                Console(stderr=True).print("[yellow]postgres skipped: set DEPUTY_BENCH_POSTGRES_URL[/yellow]")
+                break
+            try:
+                _setup(url)
+                r = _run(url, workers, args.actions // workers)
+            finally:
+                cleanup()
+            table.add_row(backend, str(workers), str(r["actions"]), f"{r['per_s']:.0f}", f"{r['p50_ms']:.2f}", f"{r['p99_ms']:.2f}",
+                          " ".join(f"{k}={v}" for k, v in sorted(r["results"].items())))
+    Console().print(table)
+
+
+if __name__ == "__main__":
+    main()
