@@ -17,12 +17,16 @@ from app.settings import Settings
 from channels.base import ChannelRegistry
 
 
-def default_channels() -> ChannelRegistry:
-    """The channels every process has: `internal` with its operations registered."""
+def default_channels(settings: Settings | None = None) -> ChannelRegistry:
+    """`internal` with its operations, plus dry-run stand-ins for channels listed in DEPUTY_DRY_RUN_CHANNELS."""
     from action.operations import register_all
+    from channels.dryrun import DryRunChannel
     from channels.internal import InternalChannel
 
-    return ChannelRegistry([register_all(InternalChannel())])
+    registry = ChannelRegistry([register_all(InternalChannel())])
+    for name in settings.dry_run_channels if settings else []:
+        registry.register(DryRunChannel(name))
+    return registry
 
 
 @dataclass
@@ -54,7 +58,7 @@ class AppContext:
             import redis as redis_lib
 
             redis = redis_lib.Redis.from_url(settings.redis_url, socket_timeout=2, socket_connect_timeout=2)
-        return cls(settings=settings, db=Database(settings.database_url), clock=clock or SystemClock(), redis=redis, channels=channels or default_channels())
+        return cls(settings=settings, db=Database(settings.database_url), clock=clock or SystemClock(), redis=redis, channels=channels or default_channels(settings))
 
     @contextmanager
     def uow(self, *, actor: str = "system") -> Iterator[UnitOfWork]:

@@ -21,11 +21,16 @@ def parse_duration(value: Any) -> timedelta:
     if isinstance(value, timedelta):
         return value
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return timedelta(seconds=value)
-    match = _DURATION.match(str(value))
-    if not match:
-        raise ValueError(f"invalid duration {value!r}: use seconds or <n>s|m|h|d")
-    return timedelta(seconds=int(match.group(1)) * _UNIT_SECONDS[match.group(2)])
+        seconds = value
+    else:
+        match = _DURATION.match(str(value))
+        if not match:
+            raise ValueError(f"invalid duration {value!r}: use seconds or <n>s|m|h|d")
+        seconds = int(match.group(1)) * _UNIT_SECONDS[match.group(2)]
+    try:
+        return timedelta(seconds=seconds)
+    except OverflowError as exc:  # beyond timedelta's range: a bad value, not a crash
+        raise ValueError(f"invalid duration {value!r}: too large") from exc
 
 
 Duration = Annotated[timedelta, BeforeValidator(parse_duration)]
@@ -85,6 +90,8 @@ class Settings(BaseSettings):
     telegram_webhook_secret: SecretStr | None = None
     telegram_api_base: str = "https://api.telegram.org"
     telegram_mode: Literal["webhook", "polling", "off"] = "webhook"
+    # Channels replaced by a logging stand-in (e.g. "feishu,telegram") to try Deputy without platform accounts.
+    dry_run_channels: Annotated[list[Literal["feishu", "telegram"]], NoDecode, BeforeValidator(lambda v: [x.strip() for x in v.split(",") if x.strip()] if isinstance(v, str) else v)] = Field(default_factory=list)
 
     follow_up_schedule: Schedule = Field(default_factory=lambda: _json_object(json.dumps(DEFAULT_SCHEDULE)))
     concern_contact_limit: int = Field(2, ge=1)

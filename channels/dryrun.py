@@ -1,0 +1,25 @@
+"""A dry-run channel: logs what would be sent instead of calling a platform (local trials, staging)."""
+
+from __future__ import annotations
+
+import logging
+
+from channels.base import Channel, ChannelHealth, OutboundMessage, SendReceipt
+
+log = logging.getLogger("deputy.channels.dryrun")
+
+
+class DryRunChannel(Channel):
+    """Stands in for `name` (feishu/telegram): every send is logged and reported delivered."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def send(self, message: OutboundMessage) -> SendReceipt:
+        """Log the message as JSON and confirm it."""
+        log.info("dry-run send", extra={"channel": self.name, "to": message.external_user_id, "chat_id": message.chat_id, "text": message.text, "action_id": message.idempotency_key})
+        return SendReceipt(message_id=f"dryrun_{message.idempotency_key}", detail={"dry_run": True})
+
+    def health(self) -> ChannelHealth:
+        """Healthy, and says it is a dry run."""
+        return ChannelHealth(name=self.name, ok=True, detail="dry run: nothing leaves this process")
