@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import String, cast, select
+from sqlalchemy import String, cast, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from app.context import UnitOfWork
@@ -16,6 +16,9 @@ from app.pagination import InvalidCursor, decode_cursor, encode_cursor
 from fact.models import Fact, FactOut, FactPersonRef, FactSource, FactType
 
 MAX_LIMIT = 500
+_INSERT_FACT = insert(Fact.__table__).returning(Fact.__table__.c.pk)
+_INSERT_REF = insert(FactPersonRef.__table__)
+_MAX_PK = 2**63 - 1
 
 
 @dataclass(frozen=True)
@@ -52,31 +55,31 @@ def append(
         existing = get_by_dedup_key(uow, dedup_key=dedup_key)
         if existing is not None:
             return existing, False
+    if dedup_key is None:
+        return _insert(uow, fact_type, source, content, refs, causation_id, None, timestamp), True
     try:
         # The savepoint also rolls back the id counter, keeping each day's seq contiguous.
         with uow.session.begin_nested():
-            fact = Fact(
-                fact_id=allocate(uow.session, "fact", now=uow.now, tz=uow.tz),
-                fact_type=fact_type,
-                source=source,
-                person_refs=refs,
-                content=content,
-                timestamp=timestamp or uow.now,
-                causation_id=causation_id,
-                dedup_key=dedup_key,
-            )
-            uow.session.add(fact)
-            uow.session.flush()
-            uow.session.add_all(FactPersonRef(fact_pk=fact.pk, person_id=p) for p in refs)
-            uow.session.flush()
+            fact = _insert(uow, fact_type, source, content, refs, causation_id, dedup_key, timestamp)
     except IntegrityError:
-        if dedup_key is None:
-            raise
         existing = get_by_dedup_key(uow, dedup_key=dedup_key)
         if existing is None:
             raise
         return existing, False
     return fact, True
+
+
+def _insert(uow: UnitOfWork, fact_type: str, source: str, content: dict[str, Any], refs: list[str],
+            causation_id: str | None, dedup_key: str | None, timestamp: datetime | None) -> Fact:
+    # Core inserts: the log is write-heavy and never updated, so the ORM unit of work buys nothing here.
+    values = {
+        "fact_id": allocate(uow.session, "fact", now=uow.now, tz=uow.tz), "fact_type": fact_type, "source": source,
+        "person_refs": refs, "content": content, "timestamp": timestamp or uow.now, "causation_id": causation_id, "dedup_key": dedup_key,
+    }
+    pk = uow.session.execute(_INSERT_FACT, values).scalar_one()
+    if refs:
+        uow.session.execute(_INSERT_REF, [{"fact_pk": pk, "person_id": p} for p in refs])
+    return Fact(pk=pk, **values)
 
 
 def get(uow: UnitOfWork, *, fact_id: str) -> Fact | None:
@@ -111,7 +114,8 @@ def list_(uow: UnitOfWork, *, filters: FactFilter, limit: int = 50, cursor: str 
         stmt = stmt.where(cast(Fact.content, String).ilike(f"%{_escape_like(filters.q)}%", escape="\\"))
     if cursor:
         position = decode_cursor(cursor)
-        if not isinstance(position, int) or isinstance(position, bool):
+        # A pk is a positive BIGINT: anything else (bools, floats, out-of-range ints) was not issued here.
+        if not isinstance(position, int) or isinstance(position, bool) or not 0 < position <= _MAX_PK:
             raise InvalidCursor("cursor is not valid")
         stmt = stmt.where(Fact.pk < position)
     rows: Sequence[Fact] = uow.session.scalars(stmt.order_by(Fact.pk.desc()).limit(limit + 1)).all()

@@ -77,6 +77,8 @@ def parse_instant(value: str | None, *, field: str, now: datetime) -> datetime |
         return None
     try:
         return now - parse_duration(value)
+    except OverflowError as exc:
+        raise Invalid(f"{field} looks back too far", field=field) from exc
     except ValueError:
         pass
     try:
