@@ -14,6 +14,7 @@ from action import ledger, routing, rules
 from action.models import INTERNAL, PERSON_FACING, ActionRecord, ActionRequest, ActionRow, ActionType, Result, preview
 from app.context import AppContext, UnitOfWork
 from app.ids import allocate
+from app.metrics import ACTIONS
 from app.pagination import InvalidCursor, decode_cursor, encode_cursor
 from channels.base import OutboundMessage
 from channels.errors import ChannelError, Transient
@@ -179,6 +180,12 @@ def _execute_internal(ctx: AppContext, request: ActionRequest, actor: str) -> Ac
 
 def execute(ctx: AppContext, *, request: ActionRequest, actor: str = "system") -> ActionRecord:
     """Run one action through the layers and channels; always returns the final Action record."""
+    record = _execute(ctx, request, actor)
+    ACTIONS.labels(record.action_type, record.result, record.result_detail.get("blocked_by", "")).inc()
+    return record
+
+
+def _execute(ctx: AppContext, request: ActionRequest, actor: str) -> ActionRecord:
     if request.action_type in INTERNAL:
         return _execute_internal(ctx, request, actor)
     reserved = _reserve(ctx, request, actor)

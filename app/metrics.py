@@ -1,4 +1,4 @@
-"""Prometheus metrics, one registry per app instance so tests can build many apps."""
+"""Prometheus metrics: HTTP metrics per app instance (tests build many apps), domain metrics per process."""
 
 from __future__ import annotations
 
@@ -6,6 +6,11 @@ import time
 from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
+
+
+# Domain counters live for the whole process: the action layer runs with or without an HTTP app.
+PROCESS_REGISTRY = CollectorRegistry()
+ACTIONS = Counter("deputy_actions_total", "Executed actions by type and result", ["action_type", "result", "blocked_by"], registry=PROCESS_REGISTRY)
 
 
 class Metrics:

@@ -9,6 +9,7 @@ from fastapi.responses import JSONResponse
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from app.api.deps import Ctx
+from app.metrics import PROCESS_REGISTRY
 
 router = APIRouter(tags=["operations"])
 log = logging.getLogger("deputy.health")
@@ -39,4 +40,5 @@ def healthz(ctx: Ctx) -> JSONResponse:
 @router.get("/metrics", include_in_schema=False)
 def metrics(request: Request) -> Response:
     """Prometheus text exposition of this process's metrics."""
-    return Response(generate_latest(request.app.state.metrics.registry), media_type=CONTENT_TYPE_LATEST)
+    body = generate_latest(request.app.state.metrics.registry) + generate_latest(PROCESS_REGISTRY)
+    return Response(body, media_type=CONTENT_TYPE_LATEST)

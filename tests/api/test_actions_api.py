@@ -91,3 +91,10 @@ def test_action_by_id_and_unknown_id(client, ctx, chans):
     assert client.get(f"/v1/actions/{record['action_id']}").json() == record
     missing = client.get("/v1/actions/act_20260318_999")
     assert missing.status_code == 404 and missing.json()["error"]["code"] == "not_found"
+
+
+def test_metrics_count_actions_by_type_result_and_layer(client, ctx, chans):
+    add_person(ctx, policy={"max_proactive_contacts_per_day": 0})
+    client.post("/v1/notifications", json=BODY)
+    text = client.get("/metrics").text
+    assert 'deputy_actions_total{action_type="notify",blocked_by="L1:daily_cap",result="blocked"}' in text
