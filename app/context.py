@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -49,6 +49,8 @@ class AppContext:
     clock: Clock = field(default_factory=SystemClock)
     redis: Any = None
     channels: ChannelRegistry = field(default_factory=lambda: default_channels())
+    # Called (with this context) after a signal fact is durable; the core's processor subscribes here.
+    signal_listeners: list[Callable[["AppContext"], None]] = field(default_factory=list)
 
     @classmethod
     def build(cls, settings: Settings, *, clock: Clock | None = None, channels: ChannelRegistry | None = None) -> "AppContext":
@@ -71,6 +73,11 @@ class AppContext:
         """A read-only transaction with the same shape as a unit of work."""
         with self.db.read() as session:
             yield UnitOfWork(session=session, now=self.clock.now(), tz=self.settings.tz, actor="reader", settings=self.settings)
+
+    def signal_recorded(self) -> None:
+        """Tell subscribers that new signal facts wait in the inbox (run after the HTTP answer)."""
+        for listener in list(self.signal_listeners):
+            listener(self)
 
     def close(self) -> None:
         """Release connections."""

@@ -1,0 +1,67 @@
+"""Normalised inbound signals and the inbox that tracks which signal facts the core has processed."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field as PField
+from sqlalchemy import BigInteger, Column, Integer, String
+from sqlmodel import Field, SQLModel
+
+from app.db import UTCDateTime
+
+_PK = BigInteger().with_variant(Integer(), "sqlite")
+
+
+class Mention(BaseModel):
+    """Someone @-mentioned in a message (platform user id and the name shown)."""
+
+    external_user_id: str | None = None
+    name: str = ""
+    is_bot: bool = False
+
+
+class InboundMessage(BaseModel):
+    """One chat message from Feishu or Telegram, normalised (the same shape whatever the transport)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    channel: Literal["feishu", "telegram"]
+    event_id: str  # Feishu header.event_id / Telegram update_id: the de-duplication key
+    message_id: str
+    chat_id: str
+    chat_type: Literal["p2p", "group"]
+    external_user_id: str
+    text: str = ""
+    reply_to_message_id: str | None = None
+    mentions: list[Mention] = PField(default_factory=list)
+    mentions_bot: bool = False
+    occurred_at: AwareDatetime
+
+
+class ExternalSignal(BaseModel):
+    """`POST /v1/signals` body: a signal from another system."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    source: str = PField(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.:-]+$")
+    signal_type: str = PField(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.:-]+$")
+    external_id: str = PField(min_length=1, max_length=200)
+    person_id: str | None = PField(None, pattern=r"^p_[a-z0-9_]{1,48}$")
+    channel: Literal["feishu", "telegram"] | None = None
+    external_user_id: str | None = PField(None, min_length=1, max_length=128)
+    content: dict[str, Any] = PField(default_factory=dict)
+    occurred_at: AwareDatetime | None = None
+
+
+class InboxEntry(SQLModel, table=True):
+    """A signal fact waiting for (or done with) processing by the cognitive core."""
+
+    __tablename__ = "signal_inbox"
+
+    fact_pk: int = Field(sa_column=Column(_PK, primary_key=True))
+    fact_id: str = Field(sa_column=Column(String(32), nullable=False, unique=True))
+    state: str = Field(sa_column=Column(String(12), nullable=False, index=True))  # pending | done
+    received_at: datetime = Field(sa_column=Column(UTCDateTime, nullable=False))
+    processed_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime))

@@ -1,0 +1,73 @@
+"""Record inbound signals durably and idempotently; the core processes them afterwards from the inbox."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+
+from app.context import AppContext, UnitOfWork
+from fact import service as facts
+from fact.models import Fact
+from perception.models import ExternalSignal, InboundMessage, InboxEntry
+from person.models import ChannelBinding, Person
+
+
+def resolve_sender(uow: UnitOfWork, *, channel: str, external_user_id: str) -> str | None:
+    """The active person bound to this platform identity, or None (unknown sender)."""
+    stmt = (
+        select(ChannelBinding.person_id)
+        .join(Person, Person.person_id == ChannelBinding.person_id)
+        .where(ChannelBinding.channel == channel, ChannelBinding.external_user_id == external_user_id, Person.active.is_(True))
+    )
+    return uow.session.scalars(stmt).first()
+
+
+def _enqueue(uow: UnitOfWork, fact: Fact) -> None:
+    uow.session.add(InboxEntry(fact_pk=fact.pk, fact_id=fact.fact_id, state="pending", received_at=uow.now))
+    uow.session.flush()
+
+
+def record_message(ctx: AppContext, *, message: InboundMessage) -> tuple[Fact, bool]:
+    """Write the `message_received` fact (once per platform event) and queue it for the core."""
+    key = f"{message.channel}:event:{message.event_id}"
+    if ctx.redis is not None and _seen_recently(ctx, key):
+        with ctx.reader() as uow:
+            existing = facts.get_by_dedup_key(uow, dedup_key=key)
+        if existing is not None:
+            return existing, False
+    with ctx.uow(actor="perception") as uow:
+        person_id = resolve_sender(uow, channel=message.channel, external_user_id=message.external_user_id)
+        content: dict[str, Any] = {**message.model_dump(mode="json"), "person_id": person_id}
+        fact, created = facts.append(
+            uow, fact_type="message_received", source="perception", content=content,
+            person_refs=[person_id] if person_id else [], dedup_key=key,
+        )
+        if created:
+            _enqueue(uow, fact)
+    return fact, created
+
+
+def record_signal(ctx: AppContext, *, signal: ExternalSignal, actor: str) -> tuple[Fact, bool]:
+    """Write the `external_signal` fact (once per source + external_id) and queue it for the core."""
+    key = f"signal:{signal.source}:{signal.external_id}"
+    with ctx.uow(actor=actor) as uow:
+        person_id = signal.person_id
+        if person_id is None and signal.channel and signal.external_user_id:
+            person_id = resolve_sender(uow, channel=signal.channel, external_user_id=signal.external_user_id)
+        content = {**signal.model_dump(mode="json"), "person_id": person_id}
+        fact, created = facts.append(
+            uow, fact_type="external_signal", source="perception", content=content,
+            person_refs=[person_id] if person_id else [], dedup_key=key, timestamp=None,
+        )
+        if created:
+            _enqueue(uow, fact)
+    return fact, created
+
+
+def _seen_recently(ctx: AppContext, key: str) -> bool:
+    """Redis fast path: True if another replica already took this key (the database stays the truth)."""
+    try:
+        return not ctx.redis.set(f"deputy:dedup:{key}", "1", nx=True, ex=86400)
+    except Exception:  # Redis is an optimisation; on error fall back to the database
+        return False
