@@ -89,6 +89,11 @@ def concern_view(uow: UnitOfWork, *, concern_id: str, person_id: str, limits: Li
     )
 
 
+def by_request_key(uow: UnitOfWork, *, request_key: str) -> Row | None:
+    """The action already executed for this request key, if any."""
+    return uow.session.execute(select(*ActionRow.__table__.c).where(A.request_key == request_key)).first()
+
+
 def insert_action(uow: UnitOfWork, values: dict[str, Any]) -> Row:
     """Insert an action row and return it."""
     return uow.session.execute(_INSERT, values).one()
@@ -98,3 +103,15 @@ def finalize_action(uow: UnitOfWork, *, action_id: str, result: str, channel: st
     """Set the outcome of a pending action; None if it is no longer pending."""
     params = {"a_id": action_id, "new_result": result, "new_channel": channel, "new_detail": detail, "new_timestamp": uow.now}
     return uow.session.execute(_FINALIZE, params).first()
+
+
+_CONTACT_TIMES = select(func.min(A.created_at), func.max(A.created_at)).where(
+    A.concern_id == bindparam("concern_id"), A.target_person_id == bindparam("person_id"),
+    A.action_type == ActionType.send_message.value, A.result == Result.success.value,
+)
+
+
+def contact_times(uow: UnitOfWork, *, concern_id: str, person_id: str) -> tuple[datetime | None, datetime | None]:
+    """First and last successful send_message of a concern to its target."""
+    first, last = uow.session.execute(_CONTACT_TIMES, {"concern_id": concern_id, "person_id": person_id}).one()
+    return first, last

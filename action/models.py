@@ -66,6 +66,8 @@ class ActionRow(SQLModel, table=True):
     notification_type: str | None = Field(default=None, sa_column=Column(String(64)))
     priority: str = Field(sa_column=Column(String(2), nullable=False))
     proactive: bool = Field(sa_column=Column(Boolean, nullable=False))
+    # Idempotency of the request itself: executing the same request_key twice never sends twice.
+    request_key: str | None = Field(default=None, sa_column=Column(String(120), unique=True))
 
 
 class ActionRequest(BaseModel):
@@ -83,6 +85,7 @@ class ActionRequest(BaseModel):
     origin_channel: str | None = None
     operation: dict[str, Any] | None = None  # query / internal_update payload
     record_fact: bool = True  # False only for the SPEC §4.4 exceptions
+    request_key: str | None = PField(None, max_length=120)
 
     @model_validator(mode="after")
     def _consistent(self) -> "ActionRequest":

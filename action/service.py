@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from datetime import datetime, timedelta
 from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -63,6 +64,7 @@ def _new_row(uow: UnitOfWork, request: ActionRequest, *, channel: str, result: R
         "content_preview": preview(request.text or str(request.operation or "")), "result": result.value, "result_detail": detail,
         "timestamp": uow.now, "created_at": uow.now, "concern_id": request.concern_id, "notification_type": request.notification_type,
         "priority": request.priority, "proactive": request.action_type in PERSON_FACING and not request.reactive,
+        "request_key": request.request_key,
     })
     if result != Result.pending and write_fact:
         _write_result_fact(uow, row)
@@ -78,10 +80,26 @@ class Reservation:
     route: list[tuple[str, str, str | None]]
 
 
-def _reserve(ctx: AppContext, request: ActionRequest, actor: str) -> ActionRecord | Reservation:
+@dataclass(frozen=True)
+class Skipped:
+    """The guard said the action is no longer wanted (e.g. a timer lost the race with a reply); nothing was recorded."""
+
+    reason: str
+
+
+Guard = Callable[[UnitOfWork], str | None]
+
+
+def _reserve(ctx: AppContext, request: ActionRequest, actor: str, guard: Guard | None = None) -> ActionRecord | Reservation | Skipped:
     """Check the layers and, if allowed, reserve a pending row — one transaction under the person's lock."""
     with ctx.uow(actor=actor) as uow:
         ledger.lock_person(uow, person_id=request.target_person_id)
+        if request.request_key:
+            done = ledger.by_request_key(uow, request_key=request.request_key)
+            if done is not None:  # executed before (a crash or a second drainer): never send twice
+                return to_record(done, tz=uow.tz)
+        if guard is not None and (reason := guard(uow)):
+            return Skipped(reason)
         person = ledger.target(uow, person_id=request.target_person_id)
         if person is None or not person.active:
             error = "target_not_found" if person is None else "target_inactive"
@@ -180,16 +198,24 @@ def _execute_internal(ctx: AppContext, request: ActionRequest, actor: str) -> Ac
 
 def execute(ctx: AppContext, *, request: ActionRequest, actor: str = "system") -> ActionRecord:
     """Run one action through the layers and channels; always returns the final Action record."""
-    record = _execute(ctx, request, actor)
-    ACTIONS.labels(record.action_type, record.result, record.result_detail.get("blocked_by", "")).inc()
-    return record
+    outcome = execute_guarded(ctx, request=request, actor=actor)
+    assert isinstance(outcome, ActionRecord)
+    return outcome
 
 
-def _execute(ctx: AppContext, request: ActionRequest, actor: str) -> ActionRecord:
+def execute_guarded(ctx: AppContext, *, request: ActionRequest, guard: Guard | None = None, actor: str = "system") -> ActionRecord | Skipped:
+    """Like `execute`, but `guard(uow)` runs inside the reserving transaction and may cancel the action."""
+    outcome = _execute(ctx, request, actor, guard)
+    if isinstance(outcome, ActionRecord):
+        ACTIONS.labels(outcome.action_type, outcome.result, outcome.result_detail.get("blocked_by", "")).inc()
+    return outcome
+
+
+def _execute(ctx: AppContext, request: ActionRequest, actor: str, guard: Guard | None) -> ActionRecord | Skipped:
     if request.action_type in INTERNAL:
         return _execute_internal(ctx, request, actor)
-    reserved = _reserve(ctx, request, actor)
-    if isinstance(reserved, ActionRecord):
+    reserved = _reserve(ctx, request, actor, guard)
+    if isinstance(reserved, (ActionRecord, Skipped)):
         return reserved
     detail, channel, unreachable = _send(ctx, request, reserved)
     result = Result.success if "message_id" in detail else Result.failed

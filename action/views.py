@@ -14,6 +14,7 @@ from app.errors import NotFound
 from app.pagination import Page
 from cognitive_core import service as decisions
 from cognitive_core.models import DecisionKind
+from fact import service as facts, trace
 from person import service as persons
 from person.models import PERSON_ID_PATTERN
 
@@ -75,3 +76,17 @@ def get_action(action_id: str, ctx: Ctx, _: Viewer) -> ActionRecord:
         if row is None:
             raise NotFound(f"action {action_id} does not exist", field="action_id")
         return service.to_record(row, tz=uow.tz)
+
+
+@router.get("/v1/actions/{action_id}/trace")
+def trace_action(action_id: str, ctx: Ctx, _: Viewer) -> dict:
+    """The causal chain of an action: its result fact, the decision or concern, and the signal facts that started it."""
+    with ctx.reader() as uow:
+        row = service.get(uow, action_id=action_id)
+        if row is None:
+            raise NotFound(f"action {action_id} does not exist", field="action_id")
+        chain = trace.trace(uow, action_id=action_id, decision_ref=row.decision_ref)
+        return {
+            "action": service.to_record(row, tz=uow.tz).model_dump(mode="json"),
+            "chain": [{"kind": step["kind"], "id": step["id"], "fact": facts.to_out(step["fact"], uow=uow).model_dump(mode="json")} for step in chain],
+        }

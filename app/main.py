@@ -16,7 +16,15 @@ from app.clock import Clock
 from app.context import AppContext
 from app.metrics import Metrics, MetricsMiddleware
 from app.settings import Settings
+from channels.feishu.longconn import start_long_connection
+from channels.feishu.webhook import router as feishu_router
+from channels.telegram import polling as telegram_polling
+from channels.telegram.webhook import router as telegram_router
+from cognitive_core.flows import process_pending
+from concern.scheduler import SchedulerThread
+from concern.views import router as concerns_router
 from fact.views import router as facts_router
+from perception.views import router as signals_router
 from person.views import router as persons_router
 
 
@@ -32,16 +40,31 @@ def create_app(settings: Settings | None = None, *, ctx: AppContext | None = Non
             migrate.upgrade(ctx.settings.database_url)
         # A pending action left by a crash is finalised as interrupted, never re-sent.
         recover_interrupted(ctx, older_than=ctx.settings.action_pending_timeout)
+        # Signals recorded before a crash are processed now; none is lost, none processed twice.
+        process_pending(ctx)
+        ticker = SchedulerThread(ctx) if ctx.settings.scheduler_enabled else None
+        if ticker is not None:
+            ticker.start()
+        telegram_poller = telegram_polling.start_polling(ctx)
+        feishu_connection = start_long_connection(ctx)
         yield
+        if telegram_poller is not None:
+            telegram_poller.stop()
+        if feishu_connection is not None:
+            feishu_connection.stop()
+        if ticker is not None:
+            ticker.stop()
         if owns_ctx:
             ctx.close()
 
     app = FastAPI(title="Deputy", version="0.1.0", lifespan=lifespan)
     app.state.ctx = ctx
+    if process_pending not in ctx.signal_listeners:
+        ctx.signal_listeners.append(process_pending)
     app.state.metrics = Metrics()
     errors.install(app)
     app.add_middleware(errors.BodyLimitMiddleware, max_bytes=ctx.settings.max_body_bytes)
     app.add_middleware(MetricsMiddleware, metrics=app.state.metrics)
-    for router in (health_router, facts_router, persons_router, actions_router):
+    for router in (health_router, facts_router, persons_router, actions_router, concerns_router, signals_router, telegram_router, feishu_router):
         app.include_router(router)
     return app

@@ -86,10 +86,15 @@ class Settings(BaseSettings):
     feishu_encrypt_key: SecretStr | None = None
     feishu_domain: str = "https://open.feishu.cn"
     feishu_mode: Literal["webhook", "websocket", "off"] = "webhook"
+    # The bot's own open_id: a group message counts as addressed to the bot when a mention carries it
+    # (unset: a mention whose mentioned_type is "bot" counts).
+    feishu_bot_open_id: str | None = None
     telegram_bot_token: SecretStr | None = None
     telegram_webhook_secret: SecretStr | None = None
     telegram_api_base: str = "https://api.telegram.org"
     telegram_mode: Literal["webhook", "polling", "off"] = "webhook"
+    # The bot's @username (without @), to tell group messages addressed to it; unset: asked once with getMe.
+    telegram_bot_username: str | None = None
     # Channels replaced by a logging stand-in (e.g. "feishu,telegram") to try Deputy without platform accounts.
     dry_run_channels: Annotated[list[Literal["feishu", "telegram"]], NoDecode, BeforeValidator(lambda v: [x.strip() for x in v.split(",") if x.strip()] if isinstance(v, str) else v)] = Field(default_factory=list)
 
@@ -100,6 +105,7 @@ class Settings(BaseSettings):
     max_active_concerns_per_person: int = Field(5, ge=0)
     notification_cooldowns: DurationTable = Field(default_factory=lambda: dict(DEFAULT_COOLDOWNS))
     scheduler_interval: Duration = timedelta(seconds=10)
+    scheduler_enabled: bool = True  # the in-process timer loop; off for replicas that only serve HTTP
     # A pending action older than this cannot still be in flight (channel timeouts are far shorter).
     action_pending_timeout: Duration = timedelta(seconds=120)
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import Column, Index, Integer, String, Text
+from sqlalchemy import JSON, BigInteger, Column, Index, Integer, String, Text
 from sqlmodel import Field, SQLModel
 
 from app.db import UTCDateTime
@@ -30,6 +31,34 @@ class Concern(SQLModel, table=True):
     follow_up_count: int = Field(default=0, sa_column=Column(Integer, nullable=False))
     next_follow_up_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime, index=True))
     answer: str | None = Field(default=None, sa_column=Column(Text))
+    answered_by: str | None = Field(default=None, sa_column=Column(String(64)))
+    escalated_to: str | None = Field(default=None, sa_column=Column(String(64)))
+    kind: str = Field(default="ask", sa_column=Column(String(16), nullable=False))  # ask | risk
+    source_fact_id: str | None = Field(default=None, sa_column=Column(String(32)))
+    # "channel:message_id" of every bot message sent for this concern: a quoted reply names its concern.
+    message_refs: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    # Backflows / escalations that a layer deferred: [{"purpose", "request", "not_before"}].
+    pending_deliveries: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    resolved_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime))
     version: int = Field(default=1, sa_column=Column(Integer, nullable=False))
     created_at: datetime = Field(sa_column=Column(UTCDateTime, nullable=False))
     updated_at: datetime = Field(sa_column=Column(UTCDateTime, nullable=False))
+
+
+class OutboxEntry(SQLModel, table=True):
+    """An action a decision requested, written with the decision; drained after commit, idempotent by request_key."""
+
+    __tablename__ = "action_outbox"
+
+    id: int | None = Field(default=None, sa_column=Column(BigInteger().with_variant(Integer(), "sqlite"), primary_key=True, autoincrement=True))
+    request_key: str = Field(sa_column=Column(String(120), nullable=False, unique=True))
+    request: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
+    concern_id: str | None = Field(default=None, sa_column=Column(String(32)))
+    concern_version: int | None = Field(default=None, sa_column=Column(Integer))
+    purpose: str = Field(sa_column=Column(String(24), nullable=False))
+    # Who asked for this action and on which channel: they are told the outcome (tell, policy).
+    ack_person_id: str | None = Field(default=None, sa_column=Column(String(64)))
+    ack_channel: str | None = Field(default=None, sa_column=Column(String(16)))
+    state: str = Field(sa_column=Column(String(12), nullable=False, index=True))  # open | done | superseded
+    action_id: str | None = Field(default=None, sa_column=Column(String(32)))
+    created_at: datetime = Field(sa_column=Column(UTCDateTime, nullable=False))

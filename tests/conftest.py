@@ -136,6 +136,7 @@ def make_settings(database_url: str, **overrides) -> Settings:
         "admin_tokens": f"ops:{ADMIN_TOKEN}",
         "viewer_tokens": f"auditor:{VIEWER_TOKEN}",
         "timezone": "Asia/Shanghai",
+        "scheduler_enabled": False,  # tests tick explicitly with the frozen clock
     }
     values.update(overrides)
     return Settings(_env_file=None, **values)

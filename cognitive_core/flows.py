@@ -1,0 +1,159 @@
+"""Process recorded signals: one transaction per signal reads the situation, decides, records and queues actions."""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import select
+
+from action.ledger import contact_times
+from action.models import ActionRequest
+from app.context import AppContext, UnitOfWork
+from cognitive_core import rules, service as decisions, summaries
+from cognitive_core.models import DecisionKind
+from concern import flows as concerns, messages, outbox, service as concern_service
+from fact import service as facts
+from perception.models import InboxEntry
+from person import service as persons
+from person.models import ChannelBinding, Person
+
+log = logging.getLogger("deputy.core")
+
+
+def _people(uow: UnitOfWork) -> tuple[rules.PersonView, ...]:
+    ids: dict[str, list[tuple[str, str]]] = {}
+    for b in uow.session.scalars(select(ChannelBinding)):
+        ids.setdefault(b.person_id, []).append((b.channel, b.external_user_id))
+    return tuple(
+        rules.PersonView(person_id=p.person_id, display_name=p.display_name, role=p.role, locale=p.locale, aliases=tuple(p.aliases),
+                         manager_id=p.manager_id, external_ids=tuple(ids.get(p.person_id, ())))
+        for p in uow.session.scalars(select(Person).where(Person.active.is_(True)))
+    )
+
+
+def situation(uow: UnitOfWork, content: dict, fact_id: str) -> rules.Situation:
+    """Everything `decide` needs about one message_received fact."""
+    people = _people(uow)
+    sender = next((p for p in people if p.person_id == content.get("person_id")), None)
+    waiting = []
+    if sender is not None:
+        for c in concern_service.waiting_on(uow, person_id=sender.person_id):
+            _, last = contact_times(uow, concern_id=c.concern_id, person_id=c.target_person_id)
+            waiting.append(rules.WaitingConcern(c.concern_id, c.originator_id, c.question, tuple(c.message_refs), last))
+    reply_to = content.get("reply_to_message_id")
+    signal = rules.SignalView(
+        fact_id=fact_id, channel=content["channel"], text=content.get("text", ""), chat_type=content.get("chat_type", "p2p"),
+        mentions_bot=bool(content.get("mentions_bot")), mentions=tuple((m.get("external_user_id"), m.get("name", "")) for m in content.get("mentions", [])),
+        reply_to=f"{content['channel']}:{reply_to}" if reply_to else None,
+    )
+    return rules.Situation(signal=signal, sender=sender, people=people, waiting=tuple(waiting), now=uow.now)
+
+
+def _claim(uow: UnitOfWork) -> InboxEntry | None:
+    stmt = select(InboxEntry).where(InboxEntry.state == "pending").order_by(InboxEntry.fact_pk).limit(1)
+    if uow.session.get_bind().dialect.name == "postgresql":
+        stmt = stmt.with_for_update(skip_locked=True)
+    return uow.session.scalars(stmt).first()
+
+
+def process_pending(ctx: AppContext, *, limit: int = 200) -> int:
+    """Process waiting signal facts one transaction each (a crash re-processes only the unfinished one), then drain."""
+    done = 0
+    while done < limit:
+        with ctx.uow(actor="cognitive_core") as uow:
+            entry = _claim(uow)
+            if entry is None:
+                break
+            fact = facts.get(uow, fact_id=entry.fact_id)
+            if fact.fact_type == "message_received":
+                s = situation(uow, fact.content, fact.fact_id)
+                for decision in rules.decide(s):
+                    decision_id = decisions.record(uow, kind=decision.kind, rule=decision.rule, inputs=[fact.fact_id, *_concern_inputs(decision)],
+                                                   requested=[decision.params | {"kind": decision.kind.value}], person_refs=fact.person_refs)
+                    apply(uow, decision, decision_id=decision_id, s=s, fact_id=fact.fact_id)
+            else:
+                decisions.record(uow, kind=DecisionKind.ignore, rule="external_signal:recorded_only", inputs=[fact.fact_id], person_refs=fact.person_refs)
+            entry.state, entry.processed_at = "done", uow.now
+        done += 1
+    outbox.drain(ctx)
+    return done
+
+
+def _concern_inputs(decision: rules.Decision) -> list[str]:
+    concern_id = decision.params.get("concern_id")
+    return [concern_id] if concern_id else []
+
+
+def _reply(uow: UnitOfWork, s: rules.Situation, decision_id: str, text: str, suffix: str = "reply") -> None:
+    request = ActionRequest(action_type="notify", decision_ref=decision_id, target_person_id=s.sender.person_id, text=text, reactive=True,
+                            origin_channel=s.signal.channel, notification_type="reply", request_key=f"{s.signal.fact_id}:{suffix}")
+    concern_service.enqueue(uow, request=request, purpose="reply")
+
+
+def apply(uow: UnitOfWork, d: rules.Decision, *, decision_id: str, s: rules.Situation, fact_id: str) -> None:
+    """Carry out one decision inside the signal's transaction (actions are queued, not sent)."""
+    sender, p = s.sender, d.params
+    locale = sender.locale if sender else "zh"
+    if d.kind == DecisionKind.ignore:
+        return
+    if d.kind == DecisionKind.reply:
+        _reply(uow, s, decision_id, _reply_text(uow, d, s))
+    elif d.kind == DecisionKind.raise_concern:
+        outcome = concerns.raise_(uow, originator_id=sender.person_id, target_person_id=p["target_person_id"], question=p["question"],
+                                  priority=p["priority"], decision_id=decision_id, origin_channel=s.signal.channel, source_fact_id=fact_id)
+        if isinstance(outcome, str):
+            target = persons.get(uow, person_id=p["target_person_id"])
+            _reply(uow, s, decision_id, messages.reply("refused_limit", locale, target=target.display_name, reason=outcome))
+    elif d.kind == DecisionKind.escalate:
+        concerns.raise_(uow, originator_id=sender.person_id, target_person_id=p["decision_maker_id"], question=p["question"], priority="P1",
+                        decision_id=decision_id, origin_channel=s.signal.channel, kind="risk", source_fact_id=fact_id)
+    elif d.kind == DecisionKind.resolve_concern:
+        concerns.resolve(uow, concern_id=p["concern_id"], answer=p["answer"], answered_by=sender.person_id, decision_id=decision_id)
+    elif d.kind == DecisionKind.snooze_concern:
+        c = concerns.snooze(uow, concern_id=p["concern_id"], duration=timedelta(seconds=p["duration_s"]), decision_id=decision_id)
+        if c is not None:
+            tz = ZoneInfo(persons.get(uow, person_id=sender.person_id).timezone)
+            _reply(uow, s, decision_id, messages.reply("snoozed", locale, until=messages.when(c.next_follow_up_at, tz)))
+    elif d.kind == DecisionKind.cancel_concern:
+        _cancel(uow, s, p["concern_id"], decision_id)
+    elif d.kind == DecisionKind.direct_action:
+        _direct(uow, d, s, decision_id)
+
+
+def _cancel(uow: UnitOfWork, s: rules.Situation, concern_id: str, decision_id: str) -> None:
+    from app.errors import DeputyError
+
+    locale = s.sender.locale
+    try:
+        with uow.session.begin_nested():
+            concerns.cancel(uow, concern_id=concern_id, by=s.sender.person_id, is_admin=False, decision_id=decision_id)
+        _reply(uow, s, decision_id, messages.reply("cancelled", locale, concern_id=concern_id))
+    except DeputyError as exc:
+        _reply(uow, s, decision_id, messages.reply("cannot_cancel", locale, concern_id=concern_id, reason=exc.message))
+
+
+def _direct(uow: UnitOfWork, d: rules.Decision, s: rules.Situation, decision_id: str) -> None:
+    p = d.params
+    if p["action"] == "notify":
+        request = ActionRequest(action_type="notify", decision_ref=decision_id, target_person_id=p["target_person_id"], text=p["text"],
+                                priority=p["priority"], notification_type="message", origin_channel=s.signal.channel, request_key=f"{s.signal.fact_id}:tell")
+        concern_service.enqueue(uow, request=request, purpose="tell", ack_person_id=s.sender.person_id, ack_channel=s.signal.channel)
+    elif p["action"] == "policy":
+        request = ActionRequest(action_type="internal_update", decision_ref=decision_id, target_person_id=s.sender.person_id,
+                                operation={"name": "person.interaction_policy", "person_id": s.sender.person_id, "patch": p["patch"]},
+                                request_key=f"{s.signal.fact_id}:policy")
+        concern_service.enqueue(uow, request=request, purpose="policy", ack_person_id=s.sender.person_id, ack_channel=s.signal.channel)
+
+
+def _reply_text(uow: UnitOfWork, d: rules.Decision, s: rules.Situation) -> str:
+    sender = s.sender
+    p = d.params
+    tz = ZoneInfo(persons.get(uow, person_id=sender.person_id).timezone)
+    if p["template"] == "did":
+        return summaries.did(uow, viewer_id=sender.person_id, viewer_role=sender.role, locale=sender.locale, tz=tz,
+                             window=timedelta(seconds=p["window_s"]), today=p["today"], person_id=p.get("person_id"))
+    if p["template"] == "concerns":
+        return summaries.concerns(uow, viewer_id=sender.person_id, locale=sender.locale, tz=tz)
+    return messages.reply(p["template"], sender.locale, who=p.get("who", ""))

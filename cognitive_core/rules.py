@@ -1,0 +1,164 @@
+"""`decide`: the pure rules that turn one signal into decisions (no I/O, no clock of its own)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from cognitive_core.models import DecisionKind
+from cognitive_core.parsing import Intent, parse, strip_bot_mention
+
+RISK_KEYWORDS = (
+    "付款", "打款", "转账", "报销", "预算", "合同", "签约", "法务", "律师", "诉讼", "审批", "批准", "采购", "发票", "报价", "赔偿", "罚款", "涨薪",
+    "payment", "refund", "budget", "contract", "legal", "lawyer", "lawsuit", "approve", "approval", "purchase", "invoice", "compensation", "salary",
+)
+
+
+@dataclass(frozen=True)
+class PersonView:
+    """What the rules know about a person."""
+
+    person_id: str
+    display_name: str
+    role: str = "member"
+    locale: str = "zh"
+    aliases: tuple[str, ...] = ()
+    manager_id: str | None = None
+    external_ids: tuple[tuple[str, str], ...] = ()  # (channel, external_user_id)
+
+
+@dataclass(frozen=True)
+class WaitingConcern:
+    """A concern waiting for the sender's answer."""
+
+    concern_id: str
+    originator_id: str
+    question: str
+    message_refs: tuple[str, ...] = ()
+    last_contact_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class SignalView:
+    """The parts of a message_received fact the rules read."""
+
+    fact_id: str
+    channel: str
+    text: str
+    chat_type: str = "p2p"
+    mentions_bot: bool = False
+    mentions: tuple[tuple[str | None, str], ...] = ()  # (external_user_id, name)
+    reply_to: str | None = None  # "channel:message_id" of the quoted message
+
+
+@dataclass(frozen=True)
+class Situation:
+    """Everything `decide` reads: the signal, who sent it, who exists, what waits on the sender."""
+
+    signal: SignalView
+    sender: PersonView | None
+    people: tuple[PersonView, ...]
+    waiting: tuple[WaitingConcern, ...] = ()
+    now: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One conclusion: kind, the rule that fired, and kind-specific parameters."""
+
+    kind: DecisionKind
+    rule: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+def find_person(who: str, people: tuple[PersonView, ...], mentions: tuple[tuple[str | None, str], ...] = ()) -> PersonView | None:
+    """Match by person id, display name, alias or platform mention (case-insensitive)."""
+    key = who.strip().lstrip("@").strip().casefold()
+    for ext_id, name in mentions:
+        if name.strip().lstrip("@").casefold() == key and ext_id:
+            for p in people:
+                if any(e == ext_id for _, e in p.external_ids):
+                    return p
+    for p in people:
+        names = {p.person_id.casefold(), p.person_id.removeprefix("p_").casefold(), p.display_name.casefold(), *(a.casefold() for a in p.aliases)}
+        if key in names:
+            return p
+    return None
+
+
+def _answered_concern(s: Situation) -> WaitingConcern | None:
+    if not s.waiting:
+        return None
+    if s.signal.reply_to:
+        for c in s.waiting:
+            if s.signal.reply_to in c.message_refs:
+                return c
+    epoch = datetime.min.replace(tzinfo=s.now.tzinfo) if s.now else None
+    return max(s.waiting, key=lambda c: (c.last_contact_at or epoch, c.concern_id))
+
+
+def _risky(text: str) -> list[str]:
+    lowered = text.casefold()
+    return [k for k in RISK_KEYWORDS if (k in lowered if not k.isascii() else re.search(rf"\b{k}", lowered))]
+
+
+def _command(intent: Intent, s: Situation) -> Decision:
+    sender = s.sender
+    assert sender is not None
+    name, args = intent.name, intent.args
+    if name in ("ask", "tell"):
+        if sender.role != "principal":
+            return Decision(DecisionKind.reply, f"{name}:not_principal", {"template": "not_principal"})
+        target = find_person(args["who"], s.people, s.signal.mentions)
+        if target is None:
+            return Decision(DecisionKind.reply, f"{name}:unknown_person", {"template": "unknown_person", "who": args["who"]})
+        if name == "ask":
+            return Decision(DecisionKind.raise_concern, "ask", {"target_person_id": target.person_id, "question": args["text"], "priority": args.get("prio", "P1").upper()})
+        return Decision(DecisionKind.direct_action, "tell", {"action": "notify", "target_person_id": target.person_id, "text": args["text"], "priority": args.get("prio", "P2").upper()})
+    if name == "cancel":
+        return Decision(DecisionKind.cancel_concern, "cancel", {"concern_id": args["concern_id"]})
+    if name == "snooze":
+        concern = _answered_concern(s)
+        if concern is None:
+            return Decision(DecisionKind.reply, "snooze:nothing_waiting", {"template": "nothing_to_snooze"})
+        return Decision(DecisionKind.snooze_concern, "snooze", {"concern_id": concern.concern_id, "duration_s": int(args["duration"].total_seconds())})
+    if name == "quiet":
+        return Decision(DecisionKind.direct_action, "self_service:quiet", {"action": "policy", "patch": {"quiet_hours": [{"start": args["start"], "end": args["end"]}]}})
+    if name == "pause":
+        until = s.now + args["duration"]
+        return Decision(DecisionKind.direct_action, "self_service:pause", {"action": "policy", "patch": {"paused_until": until.isoformat()}})
+    if name == "resume":
+        return Decision(DecisionKind.direct_action, "self_service:resume", {"action": "policy", "patch": {"paused_until": None}})
+    if name == "did":
+        params: dict[str, Any] = {"template": "did", "today": bool(args.get("today")), "window_s": int(args["window"].total_seconds()) if "window" in args else 86400}
+        if args.get("who"):
+            who = find_person(args["who"], s.people, s.signal.mentions)
+            params["person_id"] = who.person_id if who else None
+        return Decision(DecisionKind.reply, "did", params)
+    return Decision(DecisionKind.reply, name, {"template": name})
+
+
+def decide(s: Situation) -> list[Decision]:
+    """Decisions for one inbound message (an empty list never happens: at least `ignore`)."""
+    sig = s.signal
+    if sig.chat_type == "group" and not sig.mentions_bot:
+        return [Decision(DecisionKind.ignore, "group_without_mention")]
+    text = strip_bot_mention(sig.text) if sig.mentions_bot else sig.text.strip()
+    intent = parse(text)
+    if intent is not None and intent.name == "bind":
+        return [Decision(DecisionKind.direct_action, "bind_code", {"action": "bind", "code": intent.args["code"]})]
+    if s.sender is None:
+        return [Decision(DecisionKind.ignore, "unknown_sender")]
+    if intent is not None:
+        return [_command(intent, s)]
+    concern = _answered_concern(s)
+    if concern is not None and text:
+        return [Decision(DecisionKind.resolve_concern, "reply_to_waiting_concern" if not sig.reply_to else "quoted_reply", {"concern_id": concern.concern_id, "answer": text})]
+    keywords = _risky(text)
+    if keywords and s.sender.role != "principal":
+        maker = s.sender.manager_id or next((p.person_id for p in s.people if p.role == "principal" and p.person_id != s.sender.person_id), None)
+        if maker is not None:
+            return [Decision(DecisionKind.escalate, "risk_keywords", {"decision_maker_id": maker, "question": text, "keywords": keywords})]
+    return [Decision(DecisionKind.reply, "fallback_help", {"template": "help"})]

@@ -1,0 +1,73 @@
+"""Answers to `/did` and `/concerns`, read from the action ledger and concern table, in the reader's language."""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import timedelta
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import or_, select
+
+from action.models import ActionRow
+from app.context import UnitOfWork
+from concern.models import ACTIVE_STATES, Concern
+from person.rules import local_day_bounds
+
+MAX_LINES = 15
+
+
+def _names(uow: UnitOfWork) -> dict[str, str]:
+    from person.models import Person
+
+    return dict(uow.session.execute(select(Person.person_id, Person.display_name)).all())
+
+
+def did(uow: UnitOfWork, *, viewer_id: str, viewer_role: str, locale: str, tz: ZoneInfo, window: timedelta, today: bool, person_id: str | None) -> str:
+    """Grouped summary of actions: sent, blocked and why, failed, and what is still waiting."""
+    since = local_day_bounds(uow.now, tz)[0] if today else uow.now - window
+    stmt = select(ActionRow).where(ActionRow.created_at >= since).order_by(ActionRow.pk)
+    if viewer_role != "principal":
+        stmt = stmt.where(ActionRow.target_person_id == viewer_id)
+    elif person_id:
+        stmt = stmt.where(ActionRow.target_person_id == person_id)
+    rows = [r for r in uow.session.scalars(stmt) if not (r.action_type == "notify" and r.notification_type == "reply")]
+    names = _names(uow)
+    zh = locale == "zh"
+    by_result = Counter(r.result for r in rows)
+    head = (f"自 {since.astimezone(tz):%m-%d %H:%M} 起：发送成功 {by_result['success']}，被拦截 {by_result['blocked']}，失败 {by_result['failed']}。"
+            if zh else f"Since {since.astimezone(tz):%m-%d %H:%M}: {by_result['success']} sent, {by_result['blocked']} blocked, {by_result['failed']} failed.")
+    lines = [head]
+    for r in rows[-MAX_LINES:]:
+        who = names.get(r.target_person_id or "", r.target_person_id or "-")
+        why = f" [{r.result_detail.get('blocked_by')}]" if r.result == "blocked" else (f" [{r.result_detail.get('error')}]" if r.result == "failed" else "")
+        lines.append(f"{r.action_id} {r.action_type} → {who} ({r.channel}) {r.result}{why}: {r.content_preview[:40]}")
+    waiting = _active(uow, viewer_id=viewer_id)
+    if waiting:
+        lines.append("仍在等待：" if zh else "Still waiting:")
+        lines += [f"{c.concern_id} {names.get(c.target_person_id, c.target_person_id)}: {c.question[:40]}" for c in waiting]
+    return "\n".join(lines)
+
+
+def _active(uow: UnitOfWork, *, viewer_id: str) -> list[Concern]:
+    stmt = select(Concern).where(Concern.state.in_(ACTIVE_STATES), or_(Concern.originator_id == viewer_id, Concern.target_person_id == viewer_id))
+    return list(uow.session.scalars(stmt.order_by(Concern.created_at)))
+
+
+def concerns(uow: UnitOfWork, *, viewer_id: str, locale: str, tz: ZoneInfo) -> str:
+    """Open loops the viewer started or owes, and answers not yet delivered."""
+    names = _names(uow)
+    zh = locale == "zh"
+    lines = []
+    for c in _active(uow, viewer_id=viewer_id):
+        nxt = f"{c.next_follow_up_at.astimezone(tz):%m-%d %H:%M}" if c.next_follow_up_at else "-"
+        who = names.get(c.target_person_id, c.target_person_id)
+        lines.append(f"{c.concern_id} {who}: {c.question[:40]} · {c.state} · " + (f"已跟进 {c.follow_up_count} 次 · 下次 {nxt}" if zh else f"{c.follow_up_count} follow-ups · next {nxt}"))
+    held = select(Concern).where(Concern.originator_id == viewer_id, Concern.state == "resolved", Concern.next_follow_up_at.is_not(None))
+    for c in uow.session.scalars(held):
+        lines.append(f"{c.concern_id} {names.get(c.answered_by or '', c.answered_by)}: {c.answer}")
+    if not lines:
+        return "现在没有在等的事。" if zh else "Nothing is open."
+    return "\n".join(lines)
+
+
+

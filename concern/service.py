@@ -1,0 +1,164 @@
+"""Concern records, their facts, the durable timers and the action outbox (I/O; rules live in rules.py)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import func, or_, select, update
+
+from action.models import ActionRequest
+from app.context import UnitOfWork
+from app.errors import Invalid, NotFound
+from app.ids import allocate
+from app.pagination import InvalidCursor, decode_cursor, encode_cursor
+from concern.models import ACTIVE_STATES, Concern, OutboxEntry
+from concern.rules import can_transition
+from fact import service as facts
+
+_TRACKED = ("state", "follow_up_count", "next_follow_up_at", "answer", "answered_by", "escalated_to", "pending_deliveries", "resolved_at")
+
+
+def _json(value: Any) -> Any:
+    return value.astimezone(UTC).isoformat() if isinstance(value, datetime) else value
+
+
+def snapshot(concern: Concern) -> dict[str, Any]:
+    """The concern as facts and the API show it."""
+    return {
+        "concern_id": concern.concern_id, "originator_id": concern.originator_id, "target_person_id": concern.target_person_id,
+        "question": concern.question, "priority": concern.priority, "deadline": _json(concern.deadline), "origin_channel": concern.origin_channel,
+        "state": concern.state, "follow_up_count": concern.follow_up_count, "next_follow_up_at": _json(concern.next_follow_up_at),
+        "answer": concern.answer, "answered_by": concern.answered_by, "escalated_to": concern.escalated_to, "kind": concern.kind,
+        "pending_deliveries": concern.pending_deliveries, "version": concern.version,
+        "created_at": _json(concern.created_at), "updated_at": _json(concern.updated_at), "resolved_at": _json(concern.resolved_at),
+    }
+
+
+def _fact(uow: UnitOfWork, concern: Concern, *, change: str, causation_id: str | None, before: dict[str, Any] | None, extra: dict[str, Any] | None = None) -> None:
+    after = {k: _json(getattr(concern, k)) for k in _TRACKED}
+    facts.append(
+        uow, dedup_key=f"concern:{concern.concern_id}:raised" if change == "raised" else None, fact_type="concern_changed", source="concern", person_refs=[concern.originator_id, concern.target_person_id],
+        causation_id=causation_id or concern.concern_id,
+        content={"concern_id": concern.concern_id, "change": change, "actor": uow.actor, "before": before, "after": after, "version": concern.version, **(extra or {})},
+    )
+
+
+def create(uow: UnitOfWork, *, originator_id: str, target_person_id: str, question: str, priority: str, causation_id: str,
+           deadline: datetime | None = None, origin_channel: str | None = None, kind: str = "ask", source_fact_id: str | None = None) -> Concern:
+    """A new waiting concern (its question is due now) and its `raised` fact."""
+    concern = Concern(
+        concern_id=allocate(uow.session, "con", now=uow.now, tz=uow.tz), originator_id=originator_id, target_person_id=target_person_id,
+        question=question, priority=priority, deadline=deadline, origin_channel=origin_channel, state="waiting_reply", follow_up_count=0,
+        next_follow_up_at=None, kind=kind, source_fact_id=source_fact_id, message_refs=[], pending_deliveries=[], version=1,
+        created_at=uow.now, updated_at=uow.now,
+    )
+    uow.session.add(concern)
+    uow.session.flush()
+    _fact(uow, concern, change="raised", causation_id=causation_id, before=None, extra={"question": question, "priority": priority, "kind": kind})
+    return concern
+
+
+def change(uow: UnitOfWork, concern: Concern, *, change: str, causation_id: str | None = None, extra: dict[str, Any] | None = None, **fields: Any) -> Concern:
+    """Apply field changes (state moves checked against the state machine), bump the version, write the fact."""
+    if "state" in fields and fields["state"] != concern.state and not can_transition(concern.state, fields["state"]):
+        raise Invalid(f"concern {concern.concern_id} is {concern.state}; it cannot become {fields['state']}", field="state")
+    before = {k: _json(getattr(concern, k)) for k in _TRACKED}
+    for name, value in fields.items():
+        setattr(concern, name, value)
+    concern.version += 1
+    concern.updated_at = uow.now
+    uow.session.flush()
+    _fact(uow, concern, change=change, causation_id=causation_id, before=before, extra=extra)
+    return concern
+
+
+def note_message(uow: UnitOfWork, concern: Concern, *, ref: str) -> None:
+    """Remember a bot message sent for the concern (quoted replies find it); no version bump."""
+    concern.message_refs = [*concern.message_refs, ref]
+    uow.session.flush()
+
+
+def get(uow: UnitOfWork, *, concern_id: str, lock: bool = False) -> Concern | None:
+    """A concern by id; `lock` takes its row lock on PostgreSQL."""
+    stmt = select(Concern).where(Concern.concern_id == concern_id)
+    if lock and uow.session.get_bind().dialect.name == "postgresql":
+        stmt = stmt.with_for_update()
+    return uow.session.scalars(stmt).first()
+
+
+def get_or_404(uow: UnitOfWork, *, concern_id: str) -> Concern:
+    """A concern by id or NotFound."""
+    concern = get(uow, concern_id=concern_id)
+    if concern is None:
+        raise NotFound(f"concern {concern_id} does not exist", field="concern_id")
+    return concern
+
+
+def active_counts(uow: UnitOfWork, *, target_person_id: str) -> tuple[int, int]:
+    """(active concerns overall, active concerns waiting on this person)."""
+    base = select(func.count()).select_from(Concern).where(Concern.state.in_(ACTIVE_STATES))
+    return uow.session.scalar(base) or 0, uow.session.scalar(base.where(Concern.target_person_id == target_person_id)) or 0
+
+
+def waiting_on(uow: UnitOfWork, *, person_id: str) -> list[Concern]:
+    """Concerns whose answer this person owes."""
+    stmt = select(Concern).where(Concern.target_person_id == person_id, Concern.state.in_(ACTIVE_STATES)).order_by(Concern.created_at)
+    return list(uow.session.scalars(stmt))
+
+
+def claim_due(uow: UnitOfWork, *, now: datetime, limit: int = 100) -> list[Concern]:
+    """Due timers, locked so another replica skips them (SKIP LOCKED); cost grows with due rows only."""
+    stmt = select(Concern).where(Concern.next_follow_up_at.is_not(None), Concern.next_follow_up_at <= now).order_by(Concern.next_follow_up_at).limit(limit)
+    if uow.session.get_bind().dialect.name == "postgresql":
+        stmt = stmt.with_for_update(skip_locked=True)
+    return list(uow.session.scalars(stmt))
+
+
+def list_(uow: UnitOfWork, *, state: str | None = None, originator_id: str | None = None, target_person_id: str | None = None,
+          person_id: str | None = None, limit: int = 50, cursor: str | None = None) -> tuple[list[Concern], str | None]:
+    """Concerns newest first (ids sort by creation), filtered."""
+    stmt = select(Concern)
+    if state:
+        stmt = stmt.where(Concern.state == state)
+    if originator_id:
+        stmt = stmt.where(Concern.originator_id == originator_id)
+    if target_person_id:
+        stmt = stmt.where(Concern.target_person_id == target_person_id)
+    if person_id:
+        stmt = stmt.where(or_(Concern.originator_id == person_id, Concern.target_person_id == person_id))
+    if cursor:
+        position = decode_cursor(cursor)
+        if not (isinstance(position, list) and len(position) == 2 and all(isinstance(p, str) for p in position)):
+            raise InvalidCursor("cursor is not valid")
+        created = datetime.fromisoformat(position[0])
+        stmt = stmt.where(or_(Concern.created_at < created, (Concern.created_at == created) & (Concern.concern_id < position[1])))
+    rows = list(uow.session.scalars(stmt.order_by(Concern.created_at.desc(), Concern.concern_id.desc()).limit(limit + 1)))
+    page = rows[:limit]
+    return page, encode_cursor([page[-1].created_at.isoformat(), page[-1].concern_id]) if len(rows) > limit else None
+
+
+def enqueue(uow: UnitOfWork, *, request: ActionRequest, purpose: str, concern: Concern | None = None,
+            ack_person_id: str | None = None, ack_channel: str | None = None) -> OutboxEntry:
+    """Queue an action in the caller's transaction; it is executed after commit by `drain`."""
+    entry = OutboxEntry(
+        ack_person_id=ack_person_id, ack_channel=ack_channel,
+        request_key=request.request_key, request=request.model_dump(mode="json"), concern_id=concern.concern_id if concern else None,
+        concern_version=concern.version if concern else None, purpose=purpose, state="open", created_at=uow.now,
+    )
+    uow.session.add(entry)
+    uow.session.flush()
+    return entry
+
+
+def open_entries(uow: UnitOfWork, *, limit: int = 100) -> list[OutboxEntry]:
+    """Outbox entries not yet executed, oldest first."""
+    return list(uow.session.scalars(select(OutboxEntry).where(OutboxEntry.state == "open").order_by(OutboxEntry.id).limit(limit)))
+
+
+def close_entry(uow: UnitOfWork, *, entry_id: int, state: str, action_id: str | None) -> bool:
+    """Mark an entry done/superseded; False when another drainer already did (its result is handled once)."""
+    result = uow.session.execute(
+        update(OutboxEntry).where(OutboxEntry.id == entry_id, OutboxEntry.state == "open").values(state=state, action_id=action_id)
+    )
+    return result.rowcount == 1

@@ -1,0 +1,108 @@
+"""`/v1/concerns` and `/v1/scheduler/tick`."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Query
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+
+from sqlalchemy import select
+
+from action import service as actions
+from action.models import ActionRow
+from app.api.deps import Admin, Ctx, Viewer
+from app.errors import Invalid
+from app.pagination import Page
+from cognitive_core import service as decisions
+from cognitive_core.models import DecisionKind
+from concern import flows, outbox, scheduler, service
+from person import service as persons
+from person.models import PERSON_ID_PATTERN
+
+router = APIRouter(tags=["concerns"])
+State = Literal["waiting_reply", "resolved", "escalated", "cancelled", "expired"]
+
+
+class ConcernIn(BaseModel):
+    """`POST /v1/concerns` body."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    originator_id: str = Field(pattern=PERSON_ID_PATTERN)
+    target_person_id: str = Field(pattern=PERSON_ID_PATTERN)
+    question: str = Field(min_length=1, max_length=2000)
+    priority: Literal["P0", "P1", "P2", "P3"] = "P1"
+    deadline: AwareDatetime | None = None
+
+
+def _out(uow: Any, concern: Any) -> dict[str, Any]:
+    data = service.snapshot(concern)
+    for key in ("deadline", "next_follow_up_at", "created_at", "updated_at", "resolved_at"):
+        value = getattr(concern, key)
+        data[key] = value.astimezone(uow.tz).isoformat() if isinstance(value, datetime) else None
+    return data
+
+
+@router.post("/v1/concerns", status_code=201)
+def raise_concern(body: ConcernIn, ctx: Ctx, caller: Admin) -> dict[str, Any]:
+    """Raise a concern and send its question now; returns the concern with the first action's record."""
+    if body.originator_id == body.target_person_id:
+        raise Invalid("a concern needs someone other than the originator to answer", field="target_person_id")
+    with ctx.uow(actor=caller.name) as uow:
+        for field, pid in (("originator_id", body.originator_id), ("target_person_id", body.target_person_id)):
+            person = persons.get_or_404(uow, person_id=pid)
+            if not person.active:
+                raise Invalid(f"{pid} is deactivated", field=field)
+        decision_id = decisions.record(uow, kind=DecisionKind.raise_concern, rule="admin_api:concerns", source="admin_api",
+                                       person_refs=[body.originator_id, body.target_person_id], requested=[body.model_dump(mode="json")])
+        outcome = flows.raise_(uow, originator_id=body.originator_id, target_person_id=body.target_person_id, question=body.question,
+                               priority=body.priority, deadline=body.deadline, decision_id=decision_id)
+        if isinstance(outcome, str):
+            raise Invalid(f"refused: {outcome}", field="target_person_id")
+        concern_id = outcome.concern_id
+    outbox.drain(ctx)
+    with ctx.reader() as uow:
+        concern = service.get_or_404(uow, concern_id=concern_id)
+        first = uow.session.scalars(select(ActionRow).where(ActionRow.concern_id == concern_id).order_by(ActionRow.pk).limit(1)).first()
+        return {**_out(uow, concern), "action": actions.to_record(first, tz=uow.tz).model_dump(mode="json") if first else None}
+
+
+@router.get("/v1/concerns", response_model=Page)
+def list_concerns(
+    ctx: Ctx, _: Viewer, state: State | None = None,
+    originator_id: Annotated[str | None, Query(max_length=64)] = None,
+    target_person_id: Annotated[str | None, Query(max_length=64)] = None,
+    person_id: Annotated[str | None, Query(max_length=64)] = None,
+    limit: Annotated[int, Query(ge=1, le=500)] = 50,
+    cursor: Annotated[str | None, Query(max_length=300)] = None,
+) -> Page:
+    """Concerns newest first."""
+    with ctx.reader() as uow:
+        rows, nxt = service.list_(uow, state=state, originator_id=originator_id, target_person_id=target_person_id, person_id=person_id, limit=limit, cursor=cursor)
+        return Page(items=[_out(uow, c) for c in rows], next_cursor=nxt)
+
+
+@router.get("/v1/concerns/{concern_id}")
+def get_concern(concern_id: str, ctx: Ctx, _: Viewer) -> dict[str, Any]:
+    """One concern."""
+    with ctx.reader() as uow:
+        return _out(uow, service.get_or_404(uow, concern_id=concern_id))
+
+
+@router.post("/v1/concerns/{concern_id}/cancel")
+def cancel_concern(concern_id: str, ctx: Ctx, caller: Admin) -> dict[str, Any]:
+    """Cancel: no further contact."""
+    with ctx.uow(actor=caller.name) as uow:
+        concern = service.get_or_404(uow, concern_id=concern_id)
+        decision_id = decisions.record(uow, kind=DecisionKind.cancel_concern, rule="admin_api:cancel", source="admin_api",
+                                       inputs=[concern_id], person_refs=[concern.originator_id, concern.target_person_id])
+        return _out(uow, flows.cancel(uow, concern_id=concern_id, by=caller.name, is_admin=True, decision_id=decision_id))
+
+
+@router.post("/v1/scheduler/tick")
+def tick(ctx: Ctx, _: Admin) -> dict[str, int]:
+    """Run due timers, pending signals and queued actions now."""
+    return scheduler.tick(ctx)
+

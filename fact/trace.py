@@ -1,0 +1,49 @@
+"""Reconstruct why an action happened from the fact log alone: action → decision/concern → signal facts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+
+from app.context import UnitOfWork
+from fact import service
+from fact.models import Fact
+
+SIGNAL_TYPES = ("message_received", "external_signal")
+MAX_STEPS = 50
+
+
+def _action_facts(uow: UnitOfWork, action_id: str, decision_ref: str) -> list[Fact]:
+    stmt = select(Fact).where(Fact.fact_type == "action_result", Fact.causation_id == decision_ref).order_by(Fact.pk)
+    return [f for f in uow.session.scalars(stmt) if f.content.get("action_id") == action_id]
+
+
+def trace(uow: UnitOfWork, *, action_id: str, decision_ref: str) -> list[dict[str, Any]]:
+    """The causal chain, nearest cause first; each step names its kind, id and fact."""
+    chain: list[dict[str, Any]] = [{"kind": "action_result", "id": action_id, "fact": f} for f in _action_facts(uow, action_id, decision_ref)]
+    seen: set[str] = set()
+    todo = [decision_ref]
+    while todo and len(seen) < MAX_STEPS:
+        ref = todo.pop(0)
+        if not ref or ref in seen:
+            continue
+        seen.add(ref)
+        if ref.startswith("dec_"):
+            fact = service.get_by_dedup_key(uow, dedup_key=f"decision:{ref}")
+            if fact is not None:
+                chain.append({"kind": "decision", "id": ref, "fact": fact})
+                todo += [i for i in fact.content.get("inputs", []) if isinstance(i, str)]
+        elif ref.startswith("con_"):
+            fact = service.get_by_dedup_key(uow, dedup_key=f"concern:{ref}:raised")
+            if fact is not None:
+                chain.append({"kind": "concern", "id": ref, "fact": fact})
+                todo.append(fact.causation_id)
+        elif ref.startswith("fact_"):
+            fact = service.get(uow, fact_id=ref)
+            if fact is not None:
+                kind = "signal" if fact.fact_type in SIGNAL_TYPES else fact.fact_type
+                chain.append({"kind": kind, "id": ref, "fact": fact})
+                if kind != "signal" and fact.causation_id:
+                    todo.append(fact.causation_id)
+    return chain

@@ -1,0 +1,31 @@
+"""Helpers for end-to-end concern stories: inbound messages through perception, ticks, and the memory channels."""
+
+from __future__ import annotations
+
+import itertools
+from datetime import datetime
+
+from app.context import AppContext
+from cognitive_core.flows import process_pending
+from perception import service as perception
+from perception.models import InboundMessage
+
+_ids = itertools.count(1)
+
+
+def say(ctx: AppContext, *, channel: str, user: str, text: str, reply_to: str | None = None, chat_type: str = "p2p", mentions_bot: bool = False,
+        event_id: str | None = None) -> str:
+    """Deliver one inbound chat message through perception and process it; returns the fact id."""
+    n = next(_ids)
+    message = InboundMessage(
+        channel=channel, event_id=event_id or f"evt_{n}", message_id=f"in_{n}", chat_id=f"chat_{user}", chat_type=chat_type,
+        external_user_id=user, text=text, reply_to_message_id=reply_to, mentions_bot=mentions_bot, occurred_at=ctx.clock.now(),
+    )
+    fact, _ = perception.record_message(ctx, message=message)
+    process_pending(ctx)
+    return fact.fact_id
+
+
+def local(ctx: AppContext, instant: datetime) -> str:
+    """`03-18 20:00` in the deployment timezone."""
+    return instant.astimezone(ctx.settings.tz).strftime("%m-%d %H:%M")
