@@ -53,3 +53,14 @@ def notify_and_die(database_url: str, start_iso: str) -> None:
     ctx.channels.register(DyingChannel("feishu"))
     ctx.channels.register(DyingChannel("telegram"))
     service.execute(ctx, request=ActionRequest(action_type="notify", decision_ref="dec_20260318_001", target_person_id="p_zhangsan", text="never confirmed"))
+
+
+def tick_at(database_url: str, now_iso: str, barrier) -> dict:
+    """Run one scheduler tick at `now` once every process is ready."""
+    from concern.scheduler import tick
+
+    ctx = build_ctx(database_url, now_iso)
+    barrier.wait()
+    result = tick(ctx)
+    ctx.close()
+    return result
