@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +19,28 @@ from person import service
 from person.models import PersonCreate
 
 CSV_LIST_SEPARATOR = "|"
+CSV_COLUMNS = (
+    "person_id", "display_name", "aliases", "role", "manager_id", "timezone", "locale", "feishu_open_id", "feishu_chat_id",
+    "telegram_user_id", "telegram_chat_id", "preferred_channel", "max_proactive_contacts_per_day",
+)  # fmt: skip
+
+
+class _YamlLoader(yaml.SafeLoader):
+    """SafeLoader without YAML 1.1 base-60 numbers: an unquoted `23:00` stays the text "23:00", not 1380."""
+
+
+_YamlLoader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag not in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_YamlLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:int", re.compile(r"^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+)$"), list("-+0123456789")
+)
+_YamlLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9_]+(?:[eE][-+][0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"),
+    list("-+0123456789."),
+)
 
 
 @dataclass
@@ -58,14 +81,18 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
     """Raw person dicts from a `.yaml`/`.yml` (a list, or {persons: [...]}) or `.csv` file."""
     text = path.read_text(encoding="utf-8-sig")
     if path.suffix.lower() in (".yaml", ".yml"):
-        data = yaml.safe_load(text) or []
+        data = yaml.load(text, Loader=_YamlLoader) or []  # noqa: S506 - a SafeLoader subclass
         if isinstance(data, dict):
             data = data.get("persons", [])
         if not isinstance(data, list):
             raise ValueError("YAML must be a list of persons or {persons: [...]}")
         return [r if isinstance(r, dict) else {"_invalid": r} for r in data]
     if path.suffix.lower() == ".csv":
-        return [_csv_row(r) for r in csv.DictReader(io.StringIO(text))]
+        reader = csv.DictReader(io.StringIO(text))
+        unknown = [c for c in reader.fieldnames or () if c and c.strip() not in CSV_COLUMNS]
+        if unknown:  # a misspelt column would otherwise be dropped silently
+            raise ValueError(f"unknown CSV column(s) {', '.join(unknown)}; expected {', '.join(CSV_COLUMNS)}")
+        return [_csv_row(r) for r in reader]
     raise ValueError(f"unsupported file type {path.suffix!r}: use .yaml, .yml or .csv")
 
 

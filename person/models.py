@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import math
 import re
 from datetime import datetime
 from functools import lru_cache
 from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo, available_timezones
 
-from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field as PField, StrictBool, StrictInt, model_validator
+from pydantic import AfterValidator, AwareDatetime, BeforeValidator, BaseModel, ConfigDict, Field as PField, StrictBool, StrictInt, model_validator
 from sqlalchemy import JSON, Boolean, Column, ForeignKey, Integer, String, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
@@ -19,7 +20,11 @@ Channel = Literal["feishu", "telegram"]
 Role = Literal["principal", "member"]
 Locale = Literal["zh", "en"]
 PersonId = Annotated[str, PField(pattern=PERSON_ID_PATTERN)]
-_HHMM = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
+PERSON_ID_RE = re.compile(r"p_[a-z0-9_]{1,48}")  # use with fullmatch (`$` would allow a trailing newline)
+_HHMM = re.compile(r"([01][0-9]|2[0-3]):[0-5][0-9]")  # fullmatch; ASCII digits only
+# Names in the system zoneinfo directory that are not IANA zones: their meaning depends on the host.
+_NOT_IANA = frozenset({"localtime", "posixrules"})
+MAX_WORK_STATE_DEPTH = 32
 
 
 @lru_cache(maxsize=1)
@@ -29,21 +34,71 @@ def _zones() -> frozenset[str]:
 
 def check_timezone(value: str) -> str:
     """Accept IANA zone names only (`Asia/Shanghai`, `America/New_York`, `UTC`)."""
-    if value not in _zones():
+    if value not in _zones() or value in _NOT_IANA:
         raise ValueError(f"{value!r} is not an IANA timezone name")
     ZoneInfo(value)
     return value
 
 
 def _check_hhmm(value: str) -> str:
-    if not _HHMM.match(value):
+    if not _HHMM.fullmatch(value):
         raise ValueError(f"{value!r} is not a time of day HH:MM (00:00-23:59)")
+    return value
+
+
+def _storable_text(value: str) -> str:
+    """PostgreSQL text and JSON cannot hold NUL characters."""
+    if "\x00" in value:
+        raise ValueError("text must not contain NUL characters")
+    return value
+
+
+def _storable_json(value: dict[str, Any]) -> dict[str, Any]:
+    """Free-form JSON the database can store and the API can return: finite numbers, UTF-8 text without NUL."""
+    pending: list[tuple[Any, int]] = [(value, 1)]
+    while pending:  # iterative: a deeply nested body must not exhaust the stack
+        item, depth = pending.pop()
+        if depth > MAX_WORK_STATE_DEPTH:
+            raise ValueError(f"nested deeper than {MAX_WORK_STATE_DEPTH} levels")
+        if isinstance(item, float) and not math.isfinite(item):
+            raise ValueError("numbers must be finite (no NaN or Infinity)")
+        texts = [item] if isinstance(item, str) else list(item) if isinstance(item, dict) else []
+        for text in texts:
+            if not isinstance(text, str):
+                continue
+            if "\x00" in text:
+                raise ValueError("text must not contain NUL characters")
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise ValueError("text must be valid Unicode (no lone surrogates)") from exc
+        if isinstance(item, dict):
+            pending.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            pending.extend((v, depth + 1) for v in item)
+    return value
+
+
+def _unique_sorted_days(days: list[int]) -> list[int]:
+    if len(set(days)) != len(days):
+        raise ValueError("quiet_days must not repeat a weekday")
+    return sorted(days)
+
+
+def _no_bare_number(value: Any) -> Any:
+    """paused_until is an ISO 8601 text (or null), not a Unix timestamp."""
+    if isinstance(value, (int, float)):
+        raise ValueError("must be an ISO 8601 datetime with offset, e.g. 2026-03-20T10:00:00+08:00")
     return value
 
 
 Timezone = Annotated[str, AfterValidator(check_timezone)]
 HHMM = Annotated[str, AfterValidator(_check_hhmm)]
-Text = Annotated[str, PField(min_length=1, max_length=200)]
+Text = Annotated[str, PField(min_length=1, max_length=200), AfterValidator(_storable_text)]
+ExternalId = Annotated[str, PField(min_length=1, max_length=128), AfterValidator(_storable_text)]
+WorkState = Annotated[dict[str, Any], AfterValidator(_storable_json)]
+QuietDays = Annotated[list[Annotated[StrictInt, PField(ge=1, le=7)]], PField(max_length=7), AfterValidator(_unique_sorted_days)]
+PausedUntil = Annotated[AwareDatetime | None, BeforeValidator(_no_bare_number)]
 
 
 class Strict(BaseModel):
@@ -76,15 +131,8 @@ class InteractionPolicy(Strict):
     max_proactive_contacts_per_day: StrictInt = PField(5, ge=0, le=100)
     preferred_channel: Channel | None = None
     quiet_hours: list[QuietWindow] = PField(default_factory=_default_quiet_hours, max_length=24)
-    quiet_days: list[Annotated[StrictInt, PField(ge=1, le=7)]] = PField(default_factory=list, max_length=7)
-    paused_until: AwareDatetime | None = None
-
-    @model_validator(mode="after")
-    def _unique_days(self) -> "InteractionPolicy":
-        if len(set(self.quiet_days)) != len(self.quiet_days):
-            raise ValueError("quiet_days must not repeat a weekday")
-        self.quiet_days = sorted(self.quiet_days)
-        return self
+    quiet_days: QuietDays = PField(default_factory=list)
+    paused_until: PausedUntil = None
 
 
 class InteractionPolicyPatch(Strict):
@@ -94,16 +142,16 @@ class InteractionPolicyPatch(Strict):
     max_proactive_contacts_per_day: StrictInt | None = PField(None, ge=0, le=100)
     preferred_channel: Channel | None = None
     quiet_hours: list[QuietWindow] | None = PField(None, max_length=24)
-    quiet_days: list[Annotated[StrictInt, PField(ge=1, le=7)]] | None = PField(None, max_length=7)
-    paused_until: AwareDatetime | None = None
+    quiet_days: QuietDays | None = None
+    paused_until: PausedUntil = None
 
 
 class ChannelBindingIn(Strict):
     """Where a person can be reached on one platform."""
 
     channel: Channel
-    external_user_id: Annotated[str, PField(min_length=1, max_length=128)]
-    chat_id: Annotated[str, PField(min_length=1, max_length=128)] | None = None
+    external_user_id: ExternalId
+    chat_id: ExternalId | None = None
     reachable: StrictBool = True
 
 
@@ -130,7 +178,7 @@ class PersonCreate(Strict):
     manager_id: PersonId | None = None
     timezone: Timezone | None = None
     locale: Locale = "zh"
-    work_state: dict[str, Any] = PField(default_factory=dict)
+    work_state: WorkState = PField(default_factory=dict)
     channel_bindings: Bindings = PField(default_factory=list)
     interaction_policy: InteractionPolicy = PField(default_factory=InteractionPolicy)
 
@@ -144,7 +192,7 @@ class PersonUpdate(Strict):
     manager_id: PersonId | None = None
     timezone: Timezone | None = None
     locale: Locale | None = None
-    work_state: dict[str, Any] | None = None
+    work_state: WorkState | None = None
     active: StrictBool | None = None
 
 

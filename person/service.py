@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import and_, delete, or_, select, tuple_
@@ -12,6 +12,7 @@ from app.errors import Conflict, Invalid, NotFound
 from app.pagination import InvalidCursor, decode_cursor, encode_cursor
 from fact import service as fact_service
 from person.models import (
+    PERSON_ID_RE,
     ChannelBinding,
     ChannelBindingIn,
     ChannelBindingOut,
@@ -26,6 +27,8 @@ from person.models import (
 
 def get(uow: UnitOfWork, *, person_id: str) -> Person | None:
     """The person with this id (active or not), or None."""
+    if not PERSON_ID_RE.fullmatch(person_id):
+        return None  # no such person can exist; also keeps NUL and other junk away from the database
     return uow.session.get(Person, person_id)
 
 
@@ -98,12 +101,14 @@ def _check_manager(uow: UnitOfWork, *, person_id: str, manager_id: str | None) -
         current = get(uow, person_id=current.manager_id)
 
 
-def _check_preferred(policy: InteractionPolicy, bindings: list[ChannelBindingIn] | list[ChannelBinding]) -> None:
+def _check_preferred(
+    policy: InteractionPolicy, bindings: list[ChannelBindingIn] | list[ChannelBinding], *, field: str = "interaction_policy.preferred_channel"
+) -> None:
     channels = {b.channel for b in bindings}
     if policy.preferred_channel is not None and policy.preferred_channel not in channels:
         raise Invalid(
             f"preferred_channel {policy.preferred_channel} is not one of the person's bound channels",
-            field="interaction_policy.preferred_channel",
+            field=field,
         )
 
 
@@ -207,7 +212,7 @@ def deactivate(uow: UnitOfWork, *, person_id: str, source: str = "admin_api") ->
 def replace_policy(uow: UnitOfWork, *, person_id: str, policy: InteractionPolicy, source: str = "admin_api") -> Person:
     """Replace the whole interaction policy (omitted fields take their defaults)."""
     person = get_or_404(uow, person_id=person_id)
-    _check_preferred(policy, bindings_of(uow, person_id=person_id))
+    _check_preferred(policy, bindings_of(uow, person_id=person_id), field="preferred_channel")
     before = _snapshot(uow, person)
     person.interaction_policy = policy.model_dump(mode="json")
     return _finish(uow, person=person, before=before, change="policy_changed", source=source)
@@ -227,7 +232,7 @@ def patch_policy(uow: UnitOfWork, *, person_id: str, patch: InteractionPolicyPat
 def replace_bindings(uow: UnitOfWork, *, person_id: str, bindings: list[ChannelBindingIn], source: str = "admin_api") -> Person:
     """Replace a person's channel bindings; the preferred channel must stay bound."""
     person = get_or_404(uow, person_id=person_id)
-    _check_preferred(policy_of(person), bindings)
+    _check_preferred(policy_of(person), bindings, field="channel_bindings")
     before = _snapshot(uow, person)
     _replace_bindings(uow, person_id=person_id, bindings=bindings)
     return _finish(uow, person=person, before=before, change="bindings_changed", source=source)
@@ -267,15 +272,21 @@ def list_(
     if active is not None:
         stmt = stmt.where(Person.active == active)
     if q:
-        pattern = f"%{q}%"
-        stmt = stmt.where(or_(Person.person_id.ilike(pattern), Person.display_name.ilike(pattern)))
+        if "\x00" in q:
+            raise Invalid("q must not contain NUL characters", field="q")
+        pattern = "%" + q.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        stmt = stmt.where(or_(Person.person_id.ilike(pattern, escape="\\"), Person.display_name.ilike(pattern, escape="\\")))
     if cursor:
         position = decode_cursor(cursor)
         if not (isinstance(position, list) and len(position) == 2 and all(isinstance(p, str) for p in position)):
             raise InvalidCursor("cursor is not valid")
         try:
             created = datetime.fromisoformat(position[0])
-        except ValueError as exc:
+            # Issued cursors carry an offset and a valid person id; anything else would reach the database.
+            if created.tzinfo is None or not PERSON_ID_RE.fullmatch(position[1]):
+                raise ValueError(position)
+            created = created.astimezone(UTC)
+        except (ValueError, OverflowError) as exc:
             raise InvalidCursor("cursor is not valid") from exc
         stmt = stmt.where(
             or_(Person.created_at < created, and_(Person.created_at == created, Person.person_id < position[1]))

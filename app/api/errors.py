@@ -73,8 +73,15 @@ def install(app: FastAPI) -> None:
         return error_response(500, "internal_error", "internal error")
 
 
-class _BodyTooLarge(Exception):
-    pass
+class _BodyTooLarge(StarletteHTTPException):
+    """Raised from `receive` once a streamed body passes the limit.
+
+    An HTTPException so FastAPI's body parsing re-raises it (any other exception there
+    becomes a generic 400) and the HTTP handler renders the 413 envelope.
+    """
+
+    def __init__(self, max_bytes: int) -> None:
+        super().__init__(413, f"request body exceeds {max_bytes} bytes")
 
 
 class BodyLimitMiddleware:
@@ -107,7 +114,7 @@ class BodyLimitMiddleware:
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > self.max_bytes:
-                    raise _BodyTooLarge
+                    raise _BodyTooLarge(self.max_bytes)
             return message
 
         async def tracking_send(message: dict) -> None:

@@ -1,0 +1,73 @@
+"""Input the database cannot store, or that could never name a person, is a 4xx on both backends, never a 500."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.pagination import encode_cursor
+from tests.api.persons_support import assert_error, create_person, person_changed_facts
+
+JSON_HEADERS = {"content-type": "application/json"}
+
+UNSTORABLE = {
+    "nul_in_display_name": ({"display_name": "a\u0000b"}, "display_name"),
+    "nul_in_alias": ({"aliases": ["a\u0000"]}, "aliases.0"),
+    "nul_in_external_user_id": ({"channel_bindings": [{"channel": "feishu", "external_user_id": "ou\u0000"}]}, "channel_bindings.0.external_user_id"),
+    "nul_in_chat_id": ({"channel_bindings": [{"channel": "feishu", "external_user_id": "ou", "chat_id": "\u0000"}]}, "channel_bindings.0.chat_id"),
+    "nul_in_work_state_value": ({"work_state": {"status": "\u0000"}}, "work_state"),
+    "nul_in_work_state_key": ({"work_state": {"\u0000": 1}}, "work_state"),
+}
+
+
+@pytest.mark.parametrize("fields,field", UNSTORABLE.values(), ids=UNSTORABLE.keys())
+def test_nul_characters_are_rejected_and_nothing_is_written(client, fields, field):
+    response = client.post("/v1/persons", json={"person_id": "p_nul", "display_name": "N", **fields})
+    assert_error(response, 422, field)
+    assert client.get("/v1/persons/p_nul").status_code == 404 and person_changed_facts(client) == []
+
+
+@pytest.mark.parametrize("raw", ["NaN", "Infinity", "-Infinity", '"\\ud800"', '{"deep": "\\udfff"}', "[" * 40 + "1" + "]" * 40])
+def test_work_state_that_is_not_storable_json_is_a_422(client, raw):
+    body = '{"person_id": "p_ws", "display_name": "W", "work_state": {"x": ' + raw + "}}"
+    assert_error(client.post("/v1/persons", content=body.encode(), headers=JSON_HEADERS), 422, "work_state")
+    create_person(client, "p_ws")
+    patch = '{"work_state": {"x": ' + raw + "}}"
+    assert_error(client.patch("/v1/persons/p_ws", content=patch.encode(), headers=JSON_HEADERS), 422, "work_state")
+    assert client.get("/v1/persons/p_ws").json()["work_state"] == {}
+    assert len(person_changed_facts(client)) == 1
+
+
+def test_big_integers_in_work_state_round_trip(client):
+    body = create_person(client, "p_big", work_state={"n": 123456789012345678901234567890, "f": 1.5})
+    assert client.get("/v1/persons/p_big").json()["work_state"] == body["work_state"] == {"n": 123456789012345678901234567890, "f": 1.5}
+
+
+@pytest.mark.parametrize("path_id", ["p_a%00", "P_A", "zhangsan", "p_" + "a" * 300, "%E5%BC%A0%E4%B8%89", "p_a%0A"])
+def test_ids_no_person_can_have_are_a_404_on_every_route(client, path_id):
+    for method, suffix, body in [("GET", "", None), ("PATCH", "", {"display_name": "x"}), ("DELETE", "", None),
+                                 ("GET", "/interaction_policy", None), ("PATCH", "/interaction_policy", {}),
+                                 ("PUT", "/channel_bindings", {"channel_bindings": []})]:
+        response = client.request(method, f"/v1/persons/{path_id}{suffix}", json=body)
+        assert_error(response, 404, code="not_found")
+
+
+def test_search_treats_like_wildcards_literally(client):
+    create_person(client, "p_under_score", display_name="Under")
+    create_person(client, "p_plain", display_name="100% Plain")
+    ids = lambda q: [p["person_id"] for p in client.get("/v1/persons", params={"q": q}).json()["items"]]  # noqa: E731
+    assert ids("_score") == ["p_under_score"]
+    assert ids("%") == ["p_plain"]
+    assert ids("plain") == ["p_plain"]
+
+
+def test_search_with_a_nul_character_is_a_422(client):
+    assert_error(client.get("/v1/persons", params={"q": "a\u0000"}), 422, "q")
+
+
+@pytest.mark.parametrize(
+    "position",
+    [["2026-03-18T02:00:00", "p_a"], ["2026-03-18T02:00:00+00:00", "p_a\u0000"], ["0001-01-01T00:00:00+01:00", "p_a"], ["yesterday", "p_a"], [1, 2], "p_a"],
+)
+def test_a_forged_cursor_is_a_400_never_a_500(client, position):
+    create_person(client, "p_a")
+    assert_error(client.get("/v1/persons", params={"cursor": encode_cursor(position)}), 400, "cursor", code="invalid_cursor")
