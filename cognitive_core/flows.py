@@ -16,7 +16,7 @@ from cognitive_core.models import DecisionKind
 from concern import flows as concerns, messages, outbox, service as concern_service
 from fact import service as facts
 from perception.models import InboxEntry
-from person import service as persons
+from person import bind_codes, service as persons
 from person.models import ChannelBinding, Person
 
 log = logging.getLogger("deputy.core")
@@ -72,7 +72,7 @@ def process_pending(ctx: AppContext, *, limit: int = 200) -> int:
                 for decision in rules.decide(s):
                     decision_id = decisions.record(uow, kind=decision.kind, rule=decision.rule, inputs=[fact.fact_id, *_concern_inputs(decision)],
                                                    requested=[decision.params | {"kind": decision.kind.value}], person_refs=fact.person_refs)
-                    apply(uow, decision, decision_id=decision_id, s=s, fact_id=fact.fact_id)
+                    apply(uow, decision, decision_id=decision_id, s=s, fact_id=fact.fact_id, content=fact.content)
             else:
                 decisions.record(uow, kind=DecisionKind.ignore, rule="external_signal:recorded_only", inputs=[fact.fact_id], person_refs=fact.person_refs)
             entry.state, entry.processed_at = "done", uow.now
@@ -92,7 +92,7 @@ def _reply(uow: UnitOfWork, s: rules.Situation, decision_id: str, text: str, suf
     concern_service.enqueue(uow, request=request, purpose="reply")
 
 
-def apply(uow: UnitOfWork, d: rules.Decision, *, decision_id: str, s: rules.Situation, fact_id: str) -> None:
+def apply(uow: UnitOfWork, d: rules.Decision, *, decision_id: str, s: rules.Situation, fact_id: str, content: dict | None = None) -> None:
     """Carry out one decision inside the signal's transaction (actions are queued, not sent)."""
     sender, p = s.sender, d.params
     locale = sender.locale if sender else "zh"
@@ -119,7 +119,7 @@ def apply(uow: UnitOfWork, d: rules.Decision, *, decision_id: str, s: rules.Situ
     elif d.kind == DecisionKind.cancel_concern:
         _cancel(uow, s, p["concern_id"], decision_id)
     elif d.kind == DecisionKind.direct_action:
-        _direct(uow, d, s, decision_id)
+        _direct(uow, d, s, decision_id, content)
 
 
 def _cancel(uow: UnitOfWork, s: rules.Situation, concern_id: str, decision_id: str) -> None:
@@ -134,9 +134,29 @@ def _cancel(uow: UnitOfWork, s: rules.Situation, concern_id: str, decision_id: s
         _reply(uow, s, decision_id, messages.reply("cannot_cancel", locale, concern_id=concern_id, reason=exc.message))
 
 
-def _direct(uow: UnitOfWork, d: rules.Decision, s: rules.Situation, decision_id: str) -> None:
+def _bind(uow: UnitOfWork, s: rules.Situation, decision_id: str, code: str, content: dict) -> None:
+    from app.errors import Conflict
+
+    try:
+        with uow.session.begin_nested():
+            person_id, outcome = bind_codes.redeem(uow, code=code, channel=content["channel"], external_user_id=content["external_user_id"], chat_id=content.get("chat_id"))
+    except Conflict:
+        person_id, outcome = None, "conflict"
+    replier = persons.get(uow, person_id=person_id) if person_id else (persons.get(uow, person_id=s.sender.person_id) if s.sender else None)
+    if replier is None:
+        return  # an unknown sender with a wrong code gets no answer: nobody to answer to
+    template = "bound" if outcome == "bound" else "bind_failed"
+    request = ActionRequest(action_type="notify", decision_ref=decision_id, target_person_id=replier.person_id, reactive=True,
+                            text=messages.reply(template, replier.locale, name=replier.display_name), origin_channel=content["channel"],
+                            notification_type="reply", request_key=f"{s.signal.fact_id}:bind")
+    concern_service.enqueue(uow, request=request, purpose="reply")
+
+
+def _direct(uow: UnitOfWork, d: rules.Decision, s: rules.Situation, decision_id: str, content: dict | None = None) -> None:
     p = d.params
-    if p["action"] == "notify":
+    if p["action"] == "bind":
+        _bind(uow, s, decision_id, p["code"], content or {})
+    elif p["action"] == "notify":
         request = ActionRequest(action_type="notify", decision_ref=decision_id, target_person_id=p["target_person_id"], text=p["text"],
                                 priority=p["priority"], notification_type="message", origin_channel=s.signal.channel, request_key=f"{s.signal.fact_id}:tell")
         concern_service.enqueue(uow, request=request, purpose="tell", ack_person_id=s.sender.person_id, ack_channel=s.signal.channel)

@@ -95,6 +95,21 @@ def upgrade() -> None:
         sa.Column("reachable", sa.Boolean, nullable=False),
         sa.UniqueConstraint("channel", "external_user_id", name="uq_channel_bindings_identity"),
     )
+    op.create_table(
+        "bind_codes",
+        sa.Column("code_hash", sa.String(64), primary_key=True),
+        sa.Column("person_id", sa.String(64), nullable=False, index=True),
+        sa.Column("expires_at", UTCDateTime, nullable=False),
+        sa.Column("used_at", UTCDateTime),
+        sa.Column("used_by", sa.String(160)),
+        sa.Column("created_at", UTCDateTime, nullable=False),
+    )
+    op.create_table(
+        "bind_failures",
+        sa.Column("id", PK, primary_key=True, autoincrement=True),
+        sa.Column("sender", sa.String(160), nullable=False, index=True),
+        sa.Column("at", UTCDateTime, nullable=False),
+    )
     if op.get_bind().dialect.name == "postgresql":
         op.execute(_PG_IMMUTABLE)
     _immutable("facts")
@@ -102,7 +117,7 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    for table in ("channel_bindings", "persons", "fact_person_refs", "facts", "id_counters"):
+    for table in ("bind_failures", "bind_codes", "channel_bindings", "persons", "fact_person_refs", "facts", "id_counters"):
         op.drop_table(table)
     if op.get_bind().dialect.name == "postgresql":
         op.execute("DROP FUNCTION IF EXISTS deputy_reject_change()")
