@@ -105,6 +105,10 @@ class Settings(BaseSettings):
     max_active_concerns_per_person: int = Field(5, ge=0)
     notification_cooldowns: DurationTable = Field(default_factory=lambda: dict(DEFAULT_COOLDOWNS))
     scheduler_interval: Duration = timedelta(seconds=10)
+    llm_base_url: str | None = None  # OpenAI-compatible API; off when unset
+    llm_api_key: SecretStr | None = None
+    llm_model: str = "gpt-4o-mini"
+    llm_timeout: Duration = timedelta(seconds=5)
     scheduler_enabled: bool = True  # the in-process timer loop; off for replicas that only serve HTTP
     # A pending action older than this cannot still be in flight (channel timeouts are far shorter).
     action_pending_timeout: Duration = timedelta(seconds=120)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from datetime import timedelta
 from zoneinfo import ZoneInfo
 
@@ -51,6 +52,18 @@ def situation(uow: UnitOfWork, content: dict, fact_id: str) -> rules.Situation:
     return rules.Situation(signal=signal, sender=sender, people=people, waiting=tuple(waiting), now=uow.now)
 
 
+def _decide(ctx: AppContext, s: rules.Situation) -> list[rules.Decision]:
+    """The rules' decisions; free text they only answer with help may be rewritten by the optional LLM."""
+    decided = rules.decide(s)
+    if ctx.classifier is None or s.sender is None or [d.rule for d in decided] != ["fallback_help"]:
+        return decided
+    command = ctx.classifier.rewrite(s.signal.text, people=[f"{p.person_id}: {p.display_name}, {', '.join(p.aliases)}" for p in s.people])
+    if command is None:
+        return decided
+    rewritten = rules.decide(replace(s, signal=replace(s.signal, text=command, mentions_bot=False, chat_type="p2p")))
+    return [replace(d, rule=f"llm:{d.rule}", params={**d.params, "llm_command": command}) for d in rewritten]
+
+
 def _claim(uow: UnitOfWork) -> InboxEntry | None:
     stmt = select(InboxEntry).where(InboxEntry.state == "pending").order_by(InboxEntry.fact_pk).limit(1)
     if uow.session.get_bind().dialect.name == "postgresql":
@@ -69,7 +82,7 @@ def process_pending(ctx: AppContext, *, limit: int = 200) -> int:
             fact = facts.get(uow, fact_id=entry.fact_id)
             if fact.fact_type == "message_received":
                 s = situation(uow, fact.content, fact.fact_id)
-                for decision in rules.decide(s):
+                for decision in _decide(ctx, s):
                     decision_id = decisions.record(uow, kind=decision.kind, rule=decision.rule, inputs=[fact.fact_id, *_concern_inputs(decision)],
                                                    requested=[decision.params | {"kind": decision.kind.value}], person_refs=fact.person_refs)
                     apply(uow, decision, decision_id=decision_id, s=s, fact_id=fact.fact_id, content=fact.content)
