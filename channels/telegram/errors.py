@@ -1,0 +1,51 @@
+"""Translate python-telegram-bot exceptions into the channel error taxonomy (channels.errors)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from telegram import error as tg
+
+from channels.errors import ChannelError, InvalidRequest, RateLimited, Transient, Unreachable
+
+_GONE = ("chat not found", "user not found", "peer_id_invalid", "user is deactivated")
+
+
+def is_parse_error(exc: BaseException) -> bool:
+    """True for the BadRequest Telegram answers when HTML markup cannot be parsed."""
+    return isinstance(exc, tg.BadRequest) and "can't parse entities" in str(exc).lower()
+
+
+def retry_after_seconds(exc: tg.RetryAfter) -> float:
+    """RetryAfter's wait in seconds, whether PTB reports an int or a timedelta."""
+    value = exc._retry_after if hasattr(exc, "_retry_after") else exc.retry_after
+    return value.total_seconds() if isinstance(value, timedelta) else float(value)
+
+
+def to_channel_error(exc: BaseException) -> ChannelError:
+    """The taxonomy error for a PTB (or transport) exception; order matters: BadRequest is a NetworkError."""
+    message = str(exc) or type(exc).__name__
+    if isinstance(exc, ChannelError):
+        return exc
+    if isinstance(exc, tg.RetryAfter):
+        return RateLimited(message, code=429, retry_after=retry_after_seconds(exc))
+    if isinstance(exc, tg.Forbidden):  # bot blocked, kicked, user deactivated, never started the bot
+        return Unreachable(message, code=403, permanent=True)
+    if isinstance(exc, tg.InvalidToken):
+        return InvalidRequest(f"telegram rejected the bot token: {message}", code="invalid_token")
+    if isinstance(exc, tg.ChatMigrated):
+        return InvalidRequest(message, code="chat_migrated", detail={"migrate_to_chat_id": exc.new_chat_id})
+    if isinstance(exc, tg.BadRequest):
+        if any(marker in message.lower() for marker in _GONE):
+            return Unreachable(message, code=400, permanent=True)
+        return InvalidRequest(message, code=400)
+    if isinstance(exc, tg.TimedOut):
+        # A pool timeout never left the process; a read timeout may have been delivered.
+        return Transient(message, code="timeout", possibly_delivered="pool timeout" not in message.lower())
+    if isinstance(exc, tg.Conflict):
+        return Transient(message, code=409)
+    if isinstance(exc, tg.NetworkError):  # connection errors, 5xx, non-JSON error bodies
+        return Transient(message, code="network_error")
+    if isinstance(exc, tg.TelegramError):  # a 2xx Telegram answer we could not read: it may have been sent
+        return Transient(message, code="bad_response", possibly_delivered=True)
+    return Transient(f"telegram adapter error: {type(exc).__name__}: {message}", code="adapter_error", possibly_delivered=True)

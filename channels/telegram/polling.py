@@ -1,0 +1,178 @@
+"""Long polling (`DEPUTY_TELEGRAM_MODE=polling`): getUpdates on its own thread and loop, offset kept in the database.
+
+Each update's fact is committed first, then the offset moves past it, so a restart resumes exactly
+where the last durable update left off (an update recorded just before a crash is fetched again and
+de-duplicated on update_id). Pending updates are never dropped. getUpdates answers 409 Conflict while
+another process polls with the same token or while a webhook is set (deleteWebhook before polling);
+the poller then backs off, bounded and exponentially, and logs an error each time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from telegram import Bot
+from telegram import error as tg
+from telegram.request import HTTPXRequest
+
+from app.context import AppContext
+from channels.models import read_state, write_state
+from channels.telegram.errors import retry_after_seconds
+from channels.telegram.inbound import BotIdentity, InvalidUpdate, to_inbound
+from perception.service import record_message
+
+log = logging.getLogger("deputy.channels.telegram.polling")
+
+
+class TelegramPoller:
+    """Fetches updates with getUpdates and records each `message` as a message_received fact."""
+
+    def __init__(self, ctx: AppContext, *, token: str, api_base: str, poll_timeout: int = 25, limit: int = 100,
+                 backoff: float = 1.0, max_backoff: float = 60.0, request_timeout: float = 10.0,
+                 record: Callable[..., Any] = record_message) -> None:
+        self.ctx, self._token, self.api_base = ctx, token, api_base.rstrip("/")
+        bot_id = token.partition(":")[0]
+        self.offset_key = f"telegram:{bot_id}:updates_offset"
+        self.poll_timeout, self.limit, self.request_timeout = poll_timeout, limit, request_timeout
+        self.backoff, self.max_backoff = backoff, max_backoff
+        self._record = record
+        self._identity = BotIdentity(id=bot_id, username=getattr(ctx.settings, "telegram_bot_username", None))
+        self._stopping = threading.Event()
+        self._ready = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._wake: asyncio.Event | None = None
+
+    def start(self) -> "TelegramPoller":
+        """Start polling on a daemon thread."""
+        self._thread = threading.Thread(target=lambda: asyncio.run(self._main()), name="telegram-poller", daemon=True)
+        self._thread.start()
+        self._ready.wait(5)
+        return self
+
+    def request_stop(self) -> None:
+        """Ask the poller to stop (without waiting): no update after the one in hand is started."""
+        self._stopping.set()
+        if self._loop is not None and self._wake is not None:
+            try:
+                self._loop.call_soon_threadsafe(self._wake.set)
+            except RuntimeError:  # the loop already ended
+                pass
+
+    def stop(self, timeout: float = 15.0) -> None:
+        """Stop after the update in hand is recorded; an in-flight getUpdates is abandoned (its updates stay pending)."""
+        self.request_stop()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    @property
+    def running(self) -> bool:
+        """Whether the polling thread is alive."""
+        return self._thread is not None and self._thread.is_alive()
+
+    def load_offset(self) -> int | None:
+        """The next update_id to ask for, as stored; None before the first update."""
+        with self.ctx.reader() as uow:
+            value = read_state(uow, key=self.offset_key)
+        return int(value) if value is not None else None
+
+    def _store_offset(self, offset: int) -> None:
+        with self.ctx.uow(actor="telegram_poller") as uow:
+            current = read_state(uow, key=self.offset_key)
+            if current is None or int(current) < offset:  # never move backwards (another poller may be ahead)
+                write_state(uow, key=self.offset_key, value=str(offset))
+
+    def _handle(self, update: dict[str, Any]) -> bool:
+        """Record one update durably, then advance the offset past it; True if a new fact was written."""
+        created = False
+        try:
+            message = to_inbound(update, self._identity)
+        except InvalidUpdate:
+            log.exception("skipping a Telegram update Deputy cannot read: %r", update)
+            message = None
+        if message is not None:
+            _, created = self._record(self.ctx, message=message)
+        self._store_offset(int(update["update_id"]) + 1)
+        return created
+
+    async def _until_stopped(self, work: Awaitable[Any]) -> tuple[bool, Any]:
+        task = asyncio.ensure_future(work)
+        waiter = asyncio.ensure_future(self._wake.wait())
+        await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+        if task.done():
+            waiter.cancel()
+            return True, task.result()
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        return False, None
+
+    async def _poll_once(self, bot: Bot) -> None:
+        offset = await asyncio.to_thread(self.load_offset)
+        finished, updates = await self._until_stopped(bot.get_updates(offset=offset, timeout=self.poll_timeout, limit=self.limit))
+        if not finished or not updates:
+            return
+        if not self._identity.username:
+            try:
+                self._identity = BotIdentity(id=self._identity.id, username=(await bot.get_me()).username)
+            except tg.TelegramError as exc:
+                log.warning("telegram getMe failed; group @-mentions of the bot are not recognised yet: %s", exc)
+        created = False
+        for update in updates:
+            if self._stopping.is_set():
+                break
+            created = await asyncio.to_thread(self._handle, update.to_dict()) or created
+        if created:
+            await asyncio.to_thread(self._notify)
+
+    def _notify(self) -> None:
+        try:
+            self.ctx.signal_recorded()
+        except Exception:
+            log.exception("a signal listener failed after telegram updates were recorded")
+
+    def _delay(self, exc: BaseException, failures: int) -> float:
+        delay = min(self.max_backoff, self.backoff * 2**failures)
+        if isinstance(exc, tg.RetryAfter):
+            delay = retry_after_seconds(exc)
+            log.warning("telegram getUpdates rate limited; waiting %.1fs", delay)
+        elif isinstance(exc, tg.Conflict):
+            log.error("telegram getUpdates 409 Conflict (%s): another process polls with this bot token, or a webhook "
+                      "is set (getUpdates fails while a webhook is set; deleteWebhook to poll). Retrying in %.1fs", exc, delay)
+        elif isinstance(exc, tg.InvalidToken):
+            log.error("telegram rejected the bot token (%s); retrying in %.1fs", exc, delay)
+        else:
+            log.warning("telegram polling failed (%s: %s); retrying in %.1fs", type(exc).__name__, exc, delay, exc_info=not isinstance(exc, tg.TelegramError))
+        return delay
+
+    async def _main(self) -> None:
+        self._loop, self._wake = asyncio.get_running_loop(), asyncio.Event()
+        timeouts = {"read_timeout": self.request_timeout, "write_timeout": self.request_timeout, "connect_timeout": self.request_timeout}
+        requests = [HTTPXRequest(connection_pool_size=2, **timeouts), HTTPXRequest(connection_pool_size=1, **timeouts)]
+        bot = Bot(self._token, base_url=f"{self.api_base}/bot", base_file_url=f"{self.api_base}/file/bot", request=requests[0], get_updates_request=requests[1])
+        self._ready.set()
+        failures = 0
+        try:
+            while not self._stopping.is_set():
+                try:
+                    await self._poll_once(bot)
+                    failures = 0
+                except Exception as exc:  # the poller must outlive any one failure
+                    delay = self._delay(exc, failures)
+                    failures += 1
+                    await self._until_stopped(asyncio.sleep(delay))
+        finally:
+            for request in requests:
+                await request.shutdown()
+
+
+def start_polling(ctx: AppContext) -> TelegramPoller | None:
+    """Start the poller when DEPUTY_TELEGRAM_MODE=polling and a bot token is set; else None."""
+    settings = ctx.settings
+    if settings.telegram_mode != "polling" or not settings.telegram_bot_token:
+        return None
+    log.info("telegram long polling started")
+    return TelegramPoller(ctx, token=settings.telegram_bot_token.get_secret_value(), api_base=settings.telegram_api_base).start()

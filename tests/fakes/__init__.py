@@ -1,0 +1,1 @@
+"""Local fakes of external platforms for tests (never the internet)."""

@@ -1,0 +1,216 @@
+"""A local fake of the Telegram Bot API (sendMessage, getMe, getUpdates) on 127.0.0.1, scriptable per method.
+
+Defaults behave like Telegram: sendMessage refuses text over 4096 UTF-16 units and HTML it cannot
+parse, getUpdates confirms every update below `offset` and long-polls up to `timeout` seconds.
+`script(method, Reply(...))` queues answers (errors, garbage, slow replies) used before the defaults.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import threading
+import time
+from collections import defaultdict, deque
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs
+
+from channels.telegram.text import utf16_len
+
+TOKEN = "123456:TEST-fake-token"
+BOT = {"id": 123456, "is_bot": True, "first_name": "Deputy", "username": "deputy_bot"}
+_TAG = re.compile(r"<(/?)([a-zA-Z]+)(\s[^<>]*)?>")
+_HTML_TAGS = {"b", "strong", "i", "em", "u", "ins", "s", "strike", "del", "a", "code", "pre", "tg-spoiler", "blockquote", "span"}
+
+
+@dataclass
+class Reply:
+    """One scripted answer: a JSON object (or raw bytes), its HTTP status and a delay before answering."""
+
+    status: int = 200
+    body: Any = None
+    delay: float = 0.0
+
+
+def error(status: int, description: str, **parameters: Any) -> Reply:
+    """A Bot API error answer (`parameters` like retry_after go into `parameters`)."""
+    body = {"ok": False, "error_code": status, "description": description}
+    if parameters:
+        body["parameters"] = parameters
+    return Reply(status, body)
+
+
+FORBIDDEN_BLOCKED = error(403, "Forbidden: bot was blocked by the user")
+CHAT_NOT_FOUND = error(400, "Bad Request: chat not found")
+SERVER_ERROR = error(500, "Internal Server Error")
+NOT_JSON = Reply(502, b"<html><body>502 Bad Gateway</body></html>")
+CONFLICT = error(409, "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running")
+
+
+def too_many_requests(retry_after: int) -> Reply:
+    """429 Too Many Requests with parameters.retry_after."""
+    return error(429, f"Too Many Requests: retry after {retry_after}", retry_after=retry_after)
+
+
+def html_problem(text: str) -> str | None:
+    """Why Telegram's HTML parser would refuse `text`, or None."""
+    stack: list[str] = []
+    stripped = _TAG.sub(lambda m: "", text)
+    if "<" in stripped or ">" in stripped:
+        return f"Can't find end of the entity starting at byte offset {text.find('<')}"
+    for closing, tag, _ in _TAG.findall(text):
+        tag = tag.lower()
+        if tag not in _HTML_TAGS:
+            return f'Unsupported start tag "{tag}" at byte offset {text.find("<" + tag)}'
+        if not closing:
+            stack.append(tag)
+        elif not stack or stack.pop() != tag:
+            return f'Unexpected end tag at byte offset {text.find("</" + tag)}'
+    return f"Can't find end tag corresponding to start tag \"{stack[-1]}\"" if stack else None
+
+
+class FakeTelegram:
+    """The fake server; `start()` binds a free port, `base_url` is what DEPUTY_TELEGRAM_API_BASE would be."""
+
+    def __init__(self, token: str = TOKEN) -> None:
+        self.token = token
+        self.requests: list[tuple[str, dict[str, Any]]] = []
+        self.get_updates_answers: list[tuple[int | None, list[int]]] = []
+        self._scripts: dict[str, deque[Reply]] = defaultdict(deque)
+        self._updates: list[dict[str, Any]] = []
+        self._update_ids = itertools.count(1000)
+        self._message_ids = itertools.count(1)
+        self._cond = threading.Condition()
+        self._server: ThreadingHTTPServer | None = None
+        self.closed = False
+
+    @property
+    def base_url(self) -> str:
+        """http://127.0.0.1:<port>"""
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def start(self) -> "FakeTelegram":
+        """Serve on a background thread."""
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802
+                fake._serve(self)
+
+            do_GET = do_POST
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        threading.Thread(target=lambda: self._server.serve_forever(poll_interval=0.05), name="fake-telegram", daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and release long-polling requests."""
+        with self._cond:
+            self.closed = True
+            self._cond.notify_all()
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+
+    def script(self, method: str, *replies: Reply) -> None:
+        """Answer the next calls of `method` with `replies`, in order, before the default behaviour."""
+        with self._cond:
+            self._scripts[method].extend(replies)
+
+    def calls(self, method: str) -> list[dict[str, Any]]:
+        """Parameters of every call of `method` so far, oldest first."""
+        with self._cond:
+            return [params for name, params in self.requests if name == method]
+
+    def push_message(self, *, text: str, user_id: int = 1001, chat_id: int | None = None, chat_type: str = "private", **message: Any) -> int:
+        """Queue a `message` update (as Telegram would hold it for getUpdates); returns its update_id."""
+        body = {"message_id": next(self._message_ids), "date": 1773799200, "text": text,
+                "from": {"id": user_id, "is_bot": False, "first_name": f"user{user_id}"},
+                "chat": {"id": chat_id if chat_id is not None else user_id, "type": chat_type}, **message}
+        return self.push_update({"message": body})
+
+    def push_update(self, update: dict[str, Any]) -> int:
+        """Queue any update; an update_id is assigned when missing."""
+        with self._cond:
+            update = {"update_id": next(self._update_ids), **update}
+            self._updates.append(update)
+            self._cond.notify_all()
+            return update["update_id"]
+
+    def pending_update_ids(self) -> list[int]:
+        """Update ids not yet confirmed by a getUpdates offset."""
+        with self._cond:
+            return [u["update_id"] for u in self._updates]
+
+    def _serve(self, handler: BaseHTTPRequestHandler) -> None:
+        token, _, method = handler.path.lstrip("/").removeprefix("bot").partition("/")
+        params = self._params(handler)
+        with self._cond:
+            self.requests.append((method, params))
+            scripted = self._scripts[method].popleft() if self._scripts[method] else None
+        if token != self.token:
+            reply = error(401, "Unauthorized")
+        elif scripted is not None:
+            reply = scripted
+        else:
+            reply = self._default(method, params)
+        if reply.delay:
+            time.sleep(reply.delay)
+        payload = reply.body if isinstance(reply.body, bytes) else json.dumps(reply.body).encode()
+        try:
+            handler.send_response(reply.status)
+            handler.send_header("Content-Type", "application/json" if not isinstance(reply.body, bytes) else "text/html")
+            handler.send_header("Content-Length", str(len(payload)))
+            handler.end_headers()
+            handler.wfile.write(payload)
+        except OSError:  # the client gave up (a timeout test)
+            pass
+
+    @staticmethod
+    def _params(handler: BaseHTTPRequestHandler) -> dict[str, Any]:
+        raw = handler.rfile.read(int(handler.headers.get("Content-Length") or 0))
+        if "json" in (handler.headers.get("Content-Type") or ""):
+            return json.loads(raw or b"{}")
+        return {k: v[0] for k, v in parse_qs(raw.decode(), keep_blank_values=True).items()}
+
+    def _default(self, method: str, params: dict[str, Any]) -> Reply:
+        if method == "getMe":
+            return Reply(200, {"ok": True, "result": BOT})
+        if method == "sendMessage":
+            return self._send_message(params)
+        if method == "getUpdates":
+            return self._get_updates(params)
+        return error(404, "Not Found: method not found")
+
+    def _send_message(self, params: dict[str, Any]) -> Reply:
+        text = str(params.get("text", ""))
+        if not text.strip():
+            return error(400, "Bad Request: message text is empty")
+        if utf16_len(text) > 4096:
+            return error(400, "Bad Request: message is too long")
+        if params.get("parse_mode") == "HTML" and (problem := html_problem(text)):
+            return error(400, f"Bad Request: can't parse entities: {problem}")
+        chat_id = str(params["chat_id"])
+        chat = {"id": int(chat_id) if chat_id.lstrip("-").isdigit() else chat_id, "type": "private"}
+        message = {"message_id": next(self._message_ids), "date": int(time.time()), "chat": chat, "from": BOT, "text": text}
+        return Reply(200, {"ok": True, "result": message})
+
+    def _get_updates(self, params: dict[str, Any]) -> Reply:
+        offset = int(params["offset"]) if params.get("offset") not in (None, "") else None
+        limit = int(params.get("limit") or 100)
+        deadline = time.monotonic() + min(float(params.get("timeout") or 0), 2.0)
+        with self._cond:
+            if offset is not None:  # Telegram forgets every update below the offset: they are confirmed
+                self._updates = [u for u in self._updates if u["update_id"] >= offset]
+            while not self._updates and not self.closed and time.monotonic() < deadline:
+                self._cond.wait(deadline - time.monotonic())
+            batch = self._updates[:limit]
+            self.get_updates_answers.append((offset, [u["update_id"] for u in batch]))
+        return Reply(200, {"ok": True, "result": batch})

@@ -1,0 +1,172 @@
+"""Long polling: updates become facts once each, the offset lives in the database, restarts neither lose nor repeat."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import select
+
+from app.context import AppContext, default_channels
+from app.main import create_app
+from channels.telegram.polling import TelegramPoller, start_polling
+from fact.models import Fact
+from perception.service import record_message
+from tests.conftest import make_settings
+from tests.fakes.telegram_server import CONFLICT, TOKEN, FakeTelegram
+
+
+@pytest.fixture
+def fake():
+    server = FakeTelegram().start()
+    yield server
+    server.stop()
+
+
+def make_poller(ctx: AppContext, fake: FakeTelegram, **kw) -> TelegramPoller:
+    return TelegramPoller(ctx, token=TOKEN, api_base=fake.base_url, **{"poll_timeout": 1, "backoff": 0.01, "max_backoff": 0.05, **kw})
+
+
+def wait_for(condition: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.02)
+
+
+def event_ids(ctx: AppContext) -> list[int]:
+    with ctx.reader() as uow:
+        return [int(f.content["event_id"]) for f in uow.session.scalars(select(Fact).where(Fact.fact_type == "message_received").order_by(Fact.pk))]
+
+
+def test_polling_records_each_update_and_stores_the_next_offset(ctx, fake):
+    ids = [fake.push_message(text=f"msg {n}", user_id=1001) for n in range(3)]
+    woken = threading.Event()
+    ctx.signal_listeners.append(lambda _: woken.set())
+    poller = make_poller(ctx, fake).start()
+    try:
+        wait_for(lambda: len(event_ids(ctx)) == 3 and poller.load_offset() == ids[-1] + 1, "three facts and the offset")
+        wait_for(lambda: fake.pending_update_ids() == [], "Telegram to see the updates confirmed")
+    finally:
+        poller.stop()
+    assert event_ids(ctx) == ids and woken.is_set() and not poller.running
+    assert {method for method, _ in fake.requests} <= {"getUpdates", "getMe"}  # no deleteWebhook / drop_pending_updates
+    assert all("drop_pending_updates" not in params for _, params in fake.requests)
+
+
+def test_a_restart_resumes_at_the_stored_offset_without_repeating_or_losing_updates(ctx, fake):
+    ids = [fake.push_message(text=f"msg {n}") for n in range(5)]
+    first: TelegramPoller
+
+    def record_then_stop_at_the_third(ctx_, *, message):
+        outcome = record_message(ctx_, message=message)
+        if message.event_id == str(ids[2]):
+            first.request_stop()  # the process is told to stop mid-batch
+        return outcome
+
+    first = make_poller(ctx, fake, record=record_then_stop_at_the_third).start()
+    wait_for(lambda: not first.running, "the first poller to stop")
+    assert event_ids(ctx) == ids[:3] and first.load_offset() == ids[2] + 1
+    later = fake.push_message(text="sent while Deputy was down")
+    calls_before = len(fake.get_updates_answers)
+
+    second = make_poller(ctx, fake).start()
+    try:
+        wait_for(lambda: len(event_ids(ctx)) == 6, "the remaining updates")
+    finally:
+        second.stop()
+    assert event_ids(ctx) == ids + [later]
+    resumed = fake.get_updates_answers[calls_before:]
+    assert resumed[0][0] == ids[2] + 1  # asked from the stored offset
+    assert not {i for _, batch in resumed for i in batch} & set(ids[:3])  # nothing already recorded came back
+
+
+def test_an_update_recorded_just_before_a_crash_is_fetched_again_but_recorded_once(ctx, fake):
+    ids = [fake.push_message(text=f"msg {n}") for n in range(3)]
+    crashing: TelegramPoller
+
+    def crash_after_writing_the_second(ctx_, *, message):
+        outcome = record_message(ctx_, message=message)
+        if message.event_id == str(ids[1]):
+            crashing.request_stop()
+            raise RuntimeError("process died after the fact, before the offset")
+        return outcome
+
+    crashing = make_poller(ctx, fake, record=crash_after_writing_the_second).start()
+    wait_for(lambda: not crashing.running, "the crashed poller to end")
+    assert event_ids(ctx) == ids[:2] and crashing.load_offset() == ids[0] + 1
+
+    restarted = make_poller(ctx, fake).start()
+    try:
+        wait_for(lambda: restarted.load_offset() == ids[2] + 1, "the offset past the last update")
+    finally:
+        restarted.stop()
+    assert event_ids(ctx) == ids  # the second update came back and was de-duplicated on update_id
+
+
+def test_a_failed_write_is_retried_and_never_skipped(ctx, fake):
+    ids = [fake.push_message(text=f"msg {n}") for n in range(3)]
+    failures = []
+
+    def fail_once_on_the_second(ctx_, *, message):
+        if message.event_id == str(ids[1]) and not failures:
+            failures.append(message.event_id)
+            raise RuntimeError("database unavailable")
+        return record_message(ctx_, message=message)
+
+    poller = make_poller(ctx, fake, record=fail_once_on_the_second).start()
+    try:
+        wait_for(lambda: len(event_ids(ctx)) == 3, "every update")
+    finally:
+        poller.stop()
+    assert failures == [str(ids[1])] and event_ids(ctx) == ids
+
+
+def test_updates_deputy_does_not_act_on_advance_the_offset_and_write_nothing(ctx, fake):
+    edited = fake.push_update({"edited_message": {"message_id": 1, "date": 1773799200, "chat": {"id": 1, "type": "private"},
+                                                  "from": {"id": 1, "is_bot": False, "first_name": "a"}, "edit_date": 1773799300, "text": "x"}})
+    callback = fake.push_update({"callback_query": {"id": "9", "from": {"id": 1, "is_bot": False, "first_name": "a"}, "chat_instance": "c"}})
+    poller = make_poller(ctx, fake).start()
+    try:
+        wait_for(lambda: poller.load_offset() == callback + 1, "the offset past both updates")
+    finally:
+        poller.stop()
+    assert edited < callback and event_ids(ctx) == []
+
+
+def test_a_409_conflict_backs_off_logs_loudly_and_recovers(ctx, fake, caplog):
+    fake.script("getUpdates", CONFLICT, CONFLICT, CONFLICT)
+    update = fake.push_message(text="hello")
+    with caplog.at_level(logging.ERROR, logger="deputy.channels.telegram.polling"):
+        poller = make_poller(ctx, fake).start()
+        try:
+            wait_for(lambda: event_ids(ctx) == [update], "the update after the conflicts")
+        finally:
+            poller.stop()
+    conflicts = [r for r in caplog.records if r.levelno == logging.ERROR and "409 Conflict" in r.getMessage()]
+    assert len(conflicts) == 3 and "webhook" in conflicts[0].getMessage()
+
+
+def test_the_backoff_grows_and_is_bounded(ctx, fake):
+    poller = make_poller(ctx, fake, backoff=1.0, max_backoff=8.0)
+    from telegram.error import Conflict
+
+    assert [poller._delay(Conflict("x"), n) for n in range(6)] == [1.0, 2.0, 4.0, 8.0, 8.0, 8.0]
+
+
+def test_polling_starts_only_in_polling_mode_with_a_token(ctx, fake, database_url, clock):
+    assert start_polling(ctx) is None
+    settings = make_settings(database_url, telegram_mode="polling", telegram_bot_token=TOKEN, telegram_api_base=fake.base_url)
+    polling_ctx = AppContext.build(settings, clock=clock, channels=default_channels())
+    try:
+        update = fake.push_message(text="via the app")
+        with TestClient(create_app(ctx=polling_ctx, run_migrations=False)):
+            wait_for(lambda: event_ids(polling_ctx) == [update], "the app's poller to record the update")
+        assert not any(t.name == "telegram-poller" and t.is_alive() for t in threading.enumerate())
+    finally:
+        polling_ctx.close()
