@@ -16,7 +16,7 @@ from action.models import INTERNAL, PERSON_FACING, ActionRecord, ActionRequest, 
 from app.context import AppContext, UnitOfWork
 from app.ids import allocate
 from app.metrics import ACTIONS
-from app.pagination import InvalidCursor, decode_cursor, encode_cursor
+from app.pagination import page_by_key
 from channels.base import OutboundMessage
 from channels.errors import ChannelError, Transient
 from fact import service as facts
@@ -259,11 +259,4 @@ def list_(uow: UnitOfWork, *, person_id: str | None = None, action_type: str | N
         stmt = stmt.where(ActionRow.result == result)
     if since:
         stmt = stmt.where(ActionRow.created_at >= since)
-    if cursor:
-        position = decode_cursor(cursor)
-        if not isinstance(position, int) or isinstance(position, bool):
-            raise InvalidCursor("cursor is not valid")
-        stmt = stmt.where(ActionRow.pk < position)
-    rows = list(uow.session.scalars(stmt.order_by(ActionRow.pk.desc()).limit(limit + 1)))
-    page = rows[:limit]
-    return page, encode_cursor(page[-1].pk) if len(rows) > limit else None
+    return page_by_key(uow.session, stmt, ActionRow.pk, limit=limit, cursor=cursor)

@@ -33,3 +33,54 @@ def decode_cursor(token: str) -> Any:
         return json.loads(base64.urlsafe_b64decode(padded.encode()).decode())["k"]
     except (binascii.Error, ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
         raise InvalidCursor("cursor is not valid") from exc
+
+
+_MAX_PK = 2**63 - 1
+
+
+def like_pattern(text: str, *, field: str = "q") -> str:
+    """`%text%` with LIKE wildcards in `text` taken literally (use with escape="\\")."""
+    if "\x00" in text:
+        from app.errors import Invalid
+
+        raise Invalid(f"{field} must not contain NUL characters", field=field)
+    return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+def page_by_key(session: Any, stmt: Any, key: Any, *, limit: int, cursor: str | None) -> tuple[list[Any], str | None]:
+    """Newest first by an increasing integer key (insertion order); stable while rows are added."""
+    if cursor:
+        position = decode_cursor(cursor)
+        # A key is a positive BIGINT: anything else (bools, floats, out-of-range ints) was not issued here.
+        if not isinstance(position, int) or isinstance(position, bool) or not 0 < position <= _MAX_PK:
+            raise InvalidCursor("cursor is not valid")
+        stmt = stmt.where(key < position)
+    rows = list(session.scalars(stmt.order_by(key.desc()).limit(limit + 1)))
+    page = rows[:limit]
+    return page, encode_cursor(getattr(page[-1], key.key)) if len(rows) > limit else None
+
+
+def page_by_time(session: Any, stmt: Any, created: Any, ident: Any, *, limit: int, cursor: str | None, ident_pattern: str) -> tuple[list[Any], str | None]:
+    """Newest first by (creation time, id), for tables whose key is not an insertion counter."""
+    import re
+    from datetime import UTC, datetime
+
+    from sqlalchemy import and_, or_
+
+    if cursor:
+        position = decode_cursor(cursor)
+        if not (isinstance(position, list) and len(position) == 2 and all(isinstance(p, str) for p in position)):
+            raise InvalidCursor("cursor is not valid")
+        try:
+            at = datetime.fromisoformat(position[0])
+            # Issued cursors carry an offset and a valid id; anything else would reach the database.
+            if at.tzinfo is None or not re.fullmatch(ident_pattern, position[1]):
+                raise ValueError(position)
+            at = at.astimezone(UTC)
+        except (ValueError, OverflowError) as exc:
+            raise InvalidCursor("cursor is not valid") from exc
+        stmt = stmt.where(or_(created < at, and_(created == at, ident < position[1])))
+    rows = list(session.scalars(stmt.order_by(created.desc(), ident.desc()).limit(limit + 1)))
+    page = rows[:limit]
+    last = page[-1] if page else None
+    return page, encode_cursor([getattr(last, created.key).isoformat(), getattr(last, ident.key)]) if len(rows) > limit else None

@@ -11,7 +11,7 @@ from action.models import ActionRequest
 from app.context import UnitOfWork
 from app.errors import Invalid, NotFound
 from app.ids import allocate
-from app.pagination import InvalidCursor, decode_cursor, encode_cursor
+from app.pagination import page_by_time
 from concern.models import ACTIVE_STATES, Concern, OutboxEntry
 from concern.rules import can_transition
 from fact import service as facts
@@ -127,15 +127,7 @@ def list_(uow: UnitOfWork, *, state: str | None = None, originator_id: str | Non
         stmt = stmt.where(Concern.target_person_id == target_person_id)
     if person_id:
         stmt = stmt.where(or_(Concern.originator_id == person_id, Concern.target_person_id == person_id))
-    if cursor:
-        position = decode_cursor(cursor)
-        if not (isinstance(position, list) and len(position) == 2 and all(isinstance(p, str) for p in position)):
-            raise InvalidCursor("cursor is not valid")
-        created = datetime.fromisoformat(position[0])
-        stmt = stmt.where(or_(Concern.created_at < created, (Concern.created_at == created) & (Concern.concern_id < position[1])))
-    rows = list(uow.session.scalars(stmt.order_by(Concern.created_at.desc(), Concern.concern_id.desc()).limit(limit + 1)))
-    page = rows[:limit]
-    return page, encode_cursor([page[-1].created_at.isoformat(), page[-1].concern_id]) if len(rows) > limit else None
+    return page_by_time(uow.session, stmt, Concern.created_at, Concern.concern_id, limit=limit, cursor=cursor, ident_pattern=r"con_\d{8}_\d{3,}")
 
 
 def enqueue(uow: UnitOfWork, *, request: ActionRequest, purpose: str, concern: Concern | None = None,

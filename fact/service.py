@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -12,13 +12,12 @@ from sqlalchemy.exc import IntegrityError
 
 from app.context import UnitOfWork
 from app.ids import allocate
-from app.pagination import InvalidCursor, decode_cursor, encode_cursor
+from app.pagination import like_pattern, page_by_key
 from fact.models import Fact, FactOut, FactPersonRef, FactSource, FactType
 
 MAX_LIMIT = 500
 _INSERT_FACT = insert(Fact.__table__).returning(Fact.__table__.c.pk)
 _INSERT_REF = insert(FactPersonRef.__table__)
-_MAX_PK = 2**63 - 1
 
 
 @dataclass(frozen=True)
@@ -92,10 +91,6 @@ def get_by_dedup_key(uow: UnitOfWork, *, dedup_key: str) -> Fact | None:
     return uow.session.scalars(select(Fact).where(Fact.dedup_key == dedup_key)).first()
 
 
-def _escape_like(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
 def list_(uow: UnitOfWork, *, filters: FactFilter, limit: int = 50, cursor: str | None = None) -> tuple[list[Fact], str | None]:
     """Facts matching `filters`, newest first, and the cursor of the next page (or None)."""
     limit = max(1, min(limit, MAX_LIMIT))
@@ -111,17 +106,8 @@ def list_(uow: UnitOfWork, *, filters: FactFilter, limit: int = 50, cursor: str 
     if filters.causation_id:
         stmt = stmt.where(Fact.causation_id == filters.causation_id)
     if filters.q:
-        stmt = stmt.where(cast(Fact.content, String).ilike(f"%{_escape_like(filters.q)}%", escape="\\"))
-    if cursor:
-        position = decode_cursor(cursor)
-        # A pk is a positive BIGINT: anything else (bools, floats, out-of-range ints) was not issued here.
-        if not isinstance(position, int) or isinstance(position, bool) or not 0 < position <= _MAX_PK:
-            raise InvalidCursor("cursor is not valid")
-        stmt = stmt.where(Fact.pk < position)
-    rows: Sequence[Fact] = uow.session.scalars(stmt.order_by(Fact.pk.desc()).limit(limit + 1)).all()
-    page = list(rows[:limit])
-    next_cursor = encode_cursor(page[-1].pk) if len(rows) > limit else None
-    return page, next_cursor
+        stmt = stmt.where(cast(Fact.content, String).ilike(like_pattern(filters.q), escape="\\"))
+    return page_by_key(uow.session, stmt, Fact.pk, limit=limit, cursor=cursor)
 
 
 def to_out(fact: Fact, *, uow: UnitOfWork) -> FactOut:

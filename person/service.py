@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import and_, delete, or_, select, tuple_
+from sqlalchemy import delete, or_, select, tuple_
 
 from app.context import UnitOfWork
 from app.errors import Conflict, Invalid, NotFound
-from app.pagination import InvalidCursor, decode_cursor, encode_cursor
+from app.pagination import like_pattern, page_by_time
 from fact import service as fact_service
 from person.models import (
     PERSON_ID_RE,
@@ -272,26 +271,6 @@ def list_(
     if active is not None:
         stmt = stmt.where(Person.active == active)
     if q:
-        if "\x00" in q:
-            raise Invalid("q must not contain NUL characters", field="q")
-        pattern = "%" + q.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        pattern = like_pattern(q)
         stmt = stmt.where(or_(Person.person_id.ilike(pattern, escape="\\"), Person.display_name.ilike(pattern, escape="\\")))
-    if cursor:
-        position = decode_cursor(cursor)
-        if not (isinstance(position, list) and len(position) == 2 and all(isinstance(p, str) for p in position)):
-            raise InvalidCursor("cursor is not valid")
-        try:
-            created = datetime.fromisoformat(position[0])
-            # Issued cursors carry an offset and a valid person id; anything else would reach the database.
-            if created.tzinfo is None or not PERSON_ID_RE.fullmatch(position[1]):
-                raise ValueError(position)
-            created = created.astimezone(UTC)
-        except (ValueError, OverflowError) as exc:
-            raise InvalidCursor("cursor is not valid") from exc
-        stmt = stmt.where(
-            or_(Person.created_at < created, and_(Person.created_at == created, Person.person_id < position[1]))
-        )
-    rows = list(uow.session.scalars(stmt.order_by(Person.created_at.desc(), Person.person_id.desc()).limit(limit + 1)))
-    page = rows[:limit]
-    next_cursor = encode_cursor([page[-1].created_at.isoformat(), page[-1].person_id]) if len(rows) > limit else None
-    return page, next_cursor
+    return page_by_time(uow.session, stmt, Person.created_at, Person.person_id, limit=limit, cursor=cursor, ident_pattern=PERSON_ID_RE.pattern)

@@ -21,6 +21,8 @@ from app.context import AppContext
 from app.main import create_app
 from app.settings import Settings
 
+pytest_plugins = ["tests.integration.concern_fixtures"]
+
 ADMIN_TOKEN = "admin-token-0123456789"
 VIEWER_TOKEN = "viewer-token-0123456789"
 START = datetime(2026, 3, 18, 2, 0, tzinfo=UTC)  # 10:00 in Asia/Shanghai

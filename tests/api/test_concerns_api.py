@@ -2,7 +2,6 @@
 
 from datetime import timedelta
 
-from tests.integration.concern_fixtures import team  # noqa: F401
 
 ASK = {"originator_id": "p_boss", "target_person_id": "p_zhangsan", "question": "提测什么时候能给？", "priority": "P1"}
 

@@ -3,7 +3,6 @@
 from datetime import timedelta
 
 from person.bind_codes import ALPHABET, CODE_LENGTH
-from tests.integration.concern_fixtures import team  # noqa: F401
 from tests.integration.story_helpers import say
 
 

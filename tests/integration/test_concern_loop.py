@@ -11,7 +11,6 @@ from concern.scheduler import tick
 from fact.models import Fact
 from perception import service as perception
 from perception.models import InboundMessage
-from tests.integration.concern_fixtures import team  # noqa: F401
 from tests.integration.story_helpers import say
 
 H = timedelta(hours=1)

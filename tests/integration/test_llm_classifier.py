@@ -6,7 +6,6 @@ import httpx
 import pytest
 
 from cognitive_core.llm import OpenAICompatibleClassifier
-from tests.integration.concern_fixtures import team  # noqa: F401
 from tests.integration.story_helpers import say
 
 

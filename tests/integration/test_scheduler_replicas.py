@@ -7,7 +7,6 @@ import pytest
 from sqlalchemy import select
 
 from action.models import ActionRow
-from tests.integration.concern_fixtures import team  # noqa: F401
 from tests.integration.story_helpers import say
 from tests.integration.workers import tick_at
 
