@@ -18,6 +18,15 @@ cli.add_typer(persons_cli, name="persons")
 console = Console()
 
 
+def _table(title: str, *columns: str) -> Table:
+    """A table whose first column (the record id) is never cut short, however narrow the terminal."""
+    table = Table(title=title)
+    table.add_column(columns[0], no_wrap=True, min_width=len(columns[0]))
+    for name in columns[1:]:
+        table.add_column(name)
+    return table
+
+
 def _ctx():
     from app.context import AppContext
 
@@ -72,7 +81,7 @@ def facts(
             except DeputyError as exc:
                 raise typer.BadParameter(exc.message) from exc
             rows, _ = service.list_(uow, filters=filters, limit=limit)
-            table = Table("fact_id", "time", "type", "source", "persons", "content", title=f"{len(rows)} facts")
+            table = _table(f"{len(rows)} facts", "fact_id", "time", "type", "source", "persons", "content")
             for f in rows:
                 table.add_row(f.fact_id, f.timestamp.astimezone(uow.tz).isoformat(timespec="seconds"), f.fact_type, f.source, ",".join(f.person_refs), dumps(f.content)[:120])
     finally:
@@ -91,7 +100,7 @@ def persons(typer_ctx: typer.Context) -> None:
     try:
         with ctx.reader() as uow:
             rows, _ = service.list_(uow, limit=500)
-            table = Table("person_id", "name", "role", "manager", "timezone", "channels", "active", title=f"{len(rows)} persons")
+            table = _table(f"{len(rows)} persons", "person_id", "name", "role", "manager", "timezone", "channels", "active")
             for p in rows:
                 channels = ",".join(f"{b.channel}{'' if b.reachable else '(unreachable)'}" for b in service.bindings_of(uow, person_id=p.person_id))
                 table.add_row(p.person_id, p.display_name, p.role, p.manager_id or "", p.timezone, channels, "yes" if p.active else "no")
@@ -122,6 +131,39 @@ def import_persons(file: Annotated[Path, typer.Argument(exists=True, dir_okay=Fa
         table = Table("row", "person_id", "error", title="rows not imported")
         for r in errors:
             table.add_row(str(r.row), r.person_id or "", r.message)
+        console.print(table)
+        raise typer.Exit(code=1)
+
+
+@persons_cli.command("sync-feishu")
+def sync_feishu() -> None:
+    """Create or update persons from the Feishu contacts the app can see (idempotent; managers from leaders)."""
+    from channels.errors import ChannelError
+    from channels.feishu import contacts
+    from channels.feishu.api import FeishuApi
+
+    ctx = _ctx()
+    s = ctx.settings
+    if not (s.feishu_app_id and s.feishu_app_secret):
+        ctx.close()
+        raise typer.BadParameter("set DEPUTY_FEISHU_APP_ID and DEPUTY_FEISHU_APP_SECRET first")
+    try:
+        with console.status("reading the Feishu directory"):
+            users = contacts.fetch_users(FeishuApi(app_id=s.feishu_app_id, app_secret=s.feishu_app_secret.get_secret_value(), domain=s.feishu_domain))
+        with Progress(console=console) as progress:
+            task = progress.add_task(f"syncing {len(users)} Feishu users", total=2 * len(users))
+            results = contacts.sync(ctx, users, actor="cli", on_step=lambda _: progress.advance(task))
+    except ChannelError as exc:
+        console.print(f"[red]Feishu refused: {exc.message}[/red]")
+        raise typer.Exit(code=1) from exc
+    finally:
+        ctx.close()
+    console.print(" · ".join(f"{o}: {sum(1 for r in results if r.outcome == o)}" for o in ("created", "updated", "unchanged", "skipped", "error")))
+    errors = [r for r in results if r.outcome == "error"]
+    if errors:
+        table = _table("users not synced", "open_id", "person_id", "error")
+        for r in errors:
+            table.add_row(r.open_id, r.person_id or "", r.message)
         console.print(table)
         raise typer.Exit(code=1)
 

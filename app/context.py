@@ -26,6 +26,14 @@ def default_channels(settings: Settings | None = None) -> ChannelRegistry:
     registry = ChannelRegistry([register_all(InternalChannel())])
     for name in settings.dry_run_channels if settings else []:
         registry.register(DryRunChannel(name))
+    if settings and settings.telegram_bot_token and "telegram" not in settings.dry_run_channels:
+        from channels.telegram import TelegramChannel
+
+        registry.register(TelegramChannel.from_settings(settings))
+    if settings and settings.feishu_app_id and settings.feishu_app_secret and "feishu" not in settings.dry_run_channels:
+        from channels.feishu import FeishuChannel
+
+        registry.register(FeishuChannel.from_settings(settings))
     return registry
 
 
@@ -51,6 +59,7 @@ class AppContext:
     channels: ChannelRegistry = field(default_factory=lambda: default_channels())
     # Called (with this context) after a signal fact is durable; the core's processor subscribes here.
     signal_listeners: list[Callable[["AppContext"], None]] = field(default_factory=list)
+    classifier: Any = None  # optional LLM classifier (cognitive_core.llm), off unless DEPUTY_LLM_BASE_URL is set
 
     @classmethod
     def build(cls, settings: Settings, *, clock: Clock | None = None, channels: ChannelRegistry | None = None) -> "AppContext":
@@ -60,7 +69,14 @@ class AppContext:
             import redis as redis_lib
 
             redis = redis_lib.Redis.from_url(settings.redis_url, socket_timeout=2, socket_connect_timeout=2)
-        return cls(settings=settings, db=Database(settings.database_url), clock=clock or SystemClock(), redis=redis, channels=channels or default_channels(settings))
+        classifier = None
+        if settings.llm_base_url:
+            from cognitive_core.llm import OpenAICompatibleClassifier
+
+            key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
+            classifier = OpenAICompatibleClassifier(settings.llm_base_url, api_key=key, model=settings.llm_model, timeout=settings.llm_timeout.total_seconds())
+        return cls(settings=settings, db=Database(settings.database_url), clock=clock or SystemClock(), redis=redis,
+                   channels=channels or default_channels(settings), classifier=classifier)
 
     @contextmanager
     def uow(self, *, actor: str = "system") -> Iterator[UnitOfWork]:

@@ -1,0 +1,117 @@
+"""Turn a Feishu `im.message.receive_v1` event into the normalised InboundMessage (webhook and long connection alike)."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import UTC, datetime
+from typing import Any
+
+from perception.models import InboundMessage, Mention
+
+MESSAGE_RECEIVED = "im.message.receive_v1"
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _open_id(ids: Any) -> str | None:
+    value = _dict(ids).get("open_id")
+    return str(value) if value else None
+
+
+def _post_text(body: dict[str, Any]) -> str:
+    """The readable text of a rich-text (post) message: its title and the text of every text/link/at element."""
+    post = body if "content" in body else next((v for v in body.values() if isinstance(v, dict)), {})  # locale-keyed or flat
+    lines = [str(post.get("title") or "")]
+    for paragraph in post.get("content") or []:
+        words = []
+        for element in paragraph if isinstance(paragraph, list) else []:
+            element = _dict(element)
+            if element.get("tag") in ("text", "a", "code_block"):
+                words.append(str(element.get("text") or ""))
+            elif element.get("tag") == "at":
+                words.append(str(element.get("user_name") or element.get("user_id") or ""))
+        lines.append("".join(words))
+    return "\n".join(line for line in lines if line)
+
+
+def message_text(message_type: str, raw_content: Any, mentions: list[dict[str, Any]]) -> str:
+    """Plain text of a message; `@_user_n` placeholders become `@<name>`. Non-text messages give ""."""
+    try:
+        body = json.loads(raw_content) if isinstance(raw_content, str) else _dict(raw_content)
+    except ValueError:
+        return ""
+    if not isinstance(body, dict):
+        return ""
+    if message_type == "text":
+        text = str(body.get("text") or "")
+    elif message_type == "post":
+        text = _post_text(body)
+    else:
+        return ""
+    names = {str(m.get("key")): str(m.get("name") or "") for m in mentions if m.get("key")}
+    if names:
+        keys = sorted(names, key=len, reverse=True)  # @_user_10 before @_user_1
+        text = re.sub("|".join(re.escape(k) for k in keys), lambda match: f"@{names[match.group(0)]}", text)
+    return text
+
+
+def _mentions(raw: Any, bot_open_id: str | None) -> list[Mention]:
+    found = []
+    for item in raw if isinstance(raw, list) else []:
+        item = _dict(item)
+        open_id = _open_id(item.get("id"))
+        is_bot = open_id == bot_open_id if bot_open_id else item.get("mentioned_type") == "bot"
+        found.append(Mention(external_user_id=open_id, name=str(item.get("name") or ""), is_bot=bool(is_bot)))
+    return found
+
+
+def _occurred_at(millis: Any) -> datetime:
+    try:
+        return datetime.fromtimestamp(int(millis) / 1000, tz=UTC)
+    except (TypeError, ValueError, OverflowError, OSError):
+        return datetime.fromtimestamp(0, tz=UTC)
+
+
+def to_inbound(payload: dict[str, Any], *, bot_open_id: str | None = None) -> InboundMessage | None:
+    """The InboundMessage of a v2 `im.message.receive_v1` event; None for any other event or a non-user sender.
+
+    With `bot_open_id` a mention is the bot's when its open_id matches; without it, when Feishu marks the
+    mention's `mentioned_type` as "bot" (Feishu only delivers group messages that @-mention the bot anyway).
+    """
+    header, event = _dict(payload.get("header")), _dict(payload.get("event"))
+    if header.get("event_type") != MESSAGE_RECEIVED or not header.get("event_id"):
+        return None
+    sender, message = _dict(event.get("sender")), _dict(event.get("message"))
+    sender_open_id = _open_id(sender.get("sender_id"))
+    if not sender_open_id or sender.get("sender_type", "user") != "user" or not message.get("message_id") or not message.get("chat_id"):
+        return None
+    raw_mentions = [m for m in message.get("mentions") or [] if isinstance(m, dict)]
+    mentions = _mentions(raw_mentions, bot_open_id)
+    chat_type = "p2p" if message.get("chat_type") == "p2p" else "group"
+    return InboundMessage(
+        channel="feishu",
+        event_id=str(header["event_id"]),
+        message_id=str(message["message_id"]),
+        chat_id=str(message["chat_id"]),
+        chat_type=chat_type,
+        external_user_id=sender_open_id,
+        text=message_text(str(message.get("message_type") or ""), message.get("content"), raw_mentions),
+        reply_to_message_id=str(message["parent_id"]) if message.get("parent_id") else None,
+        mentions=mentions,
+        mentions_bot=any(m.is_bot for m in mentions),
+        occurred_at=_occurred_at(message.get("create_time")),
+    )
+
+
+def ingest(ctx: Any, payload: dict[str, Any]) -> bool:
+    """Record a verified event through perception; True when a new message_received fact was written."""
+    from perception.service import record_message
+
+    message = to_inbound(payload, bot_open_id=ctx.settings.feishu_bot_open_id)
+    if message is None:
+        return False
+    _, created = record_message(ctx, message=message)
+    return created

@@ -1,0 +1,272 @@
+"""A local fake of the Feishu open platform (tenant token, im/v1/messages, contact v3) on 127.0.0.1, scriptable.
+
+Defaults behave like Feishu: tokens come from `tenant_access_token/internal` for the right app credentials and
+stay valid until `expire_tokens()`; a request with an unknown token gets 99991663; a message uuid seen before
+returns the first message again; text bodies over 150 KB and cards over 30 KB are refused with 230025.
+`script(route, Reply(...))` queues answers used before the defaults (routes: token, messages, departments, users).
+Also here: what Feishu does to events on the way out (encrypt, sign), for webhook tests.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import itertools
+import json
+import os
+import threading
+import time
+from collections import defaultdict, deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from Crypto.Cipher import AES
+
+APP_ID, APP_SECRET = "cli_test_app", "test-secret"
+
+
+@dataclass
+class Reply:
+    """One scripted answer: a JSON object (or raw bytes), its HTTP status, extra headers and a delay before answering."""
+
+    status: int = 200
+    body: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0
+    hang_up: bool = False  # close the connection without answering (after reading the request)
+
+
+def code(number: int, msg: str, status: int = 400, **headers: str) -> Reply:
+    """A Feishu business error answer."""
+    return Reply(status, {"code": number, "msg": msg}, headers)
+
+
+NO_AVAILABILITY = code(230013, "Bot has NO availability to this user.")
+BOT_NOT_IN_CHAT = code(230002, "The bot can not be outside the group.")
+TOO_MANY_REQUESTS = code(99991400, "request trigger frequency limit", **{"x-ogw-ratelimit-reset": "3"})
+TOKEN_EXPIRED = code(99991663, "Invalid access token for authorization. Please make a request with token attached.")
+SERVER_ERROR = Reply(500, {"code": 1500, "msg": "internal error"})
+NOT_JSON = Reply(502, b"<html><body>502 Bad Gateway</body></html>")
+
+
+def delivered(message_id: str = "om_scripted") -> Reply:
+    """A successful im/v1/messages answer (to script a success before a failure)."""
+    return Reply(200, {"code": 0, "msg": "success", "data": {"message_id": message_id}})
+
+
+@dataclass
+class Seen:
+    """A request the fake received."""
+
+    method: str
+    path: str
+    query: dict[str, str]
+    headers: dict[str, str]
+    body: Any
+
+
+class FakeFeishu:
+    """Start with `start()`; `domain` is what DEPUTY_FEISHU_DOMAIN should be."""
+
+    def __init__(self, app_id: str = APP_ID, app_secret: str = APP_SECRET) -> None:
+        self.app_id, self.app_secret = app_id, app_secret
+        self.requests: list[Seen] = []
+        self.messages: list[dict[str, Any]] = []  # accepted im/v1/messages bodies, with receive_id_type
+        self.tokens_issued = 0
+        self.departments: dict[str, list[str]] = {"0": []}  # department id → child department ids
+        self.users: dict[str, list[dict[str, Any]]] = defaultdict(list)  # department id → users
+        self._valid: set[str] = set()
+        self._by_uuid: dict[str, str] = {}
+        self._scripts: dict[str, deque[Reply]] = defaultdict(deque)
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-feishu", daemon=True)
+
+    @property
+    def domain(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def start(self) -> "FakeFeishu":
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def script(self, route: str, *replies: Reply) -> None:
+        """Answer the next requests on `route` with these replies, in order."""
+        with self._lock:
+            self._scripts[route].extend(replies)
+
+    def expire_tokens(self) -> None:
+        """Every tenant token issued so far stops working (99991663)."""
+        with self._lock:
+            self._valid.clear()
+
+    def add_department(self, department_id: str, parent: str = "0") -> None:
+        self.departments.setdefault(department_id, [])
+        self.departments[parent].append(department_id)
+
+    def add_user(self, open_id: str, name: str, *, department: str = "0", **fields: Any) -> None:
+        self.users[department].append({"open_id": open_id, "name": name, "union_id": f"on_{open_id}", **fields})
+
+    def sent_to(self, receive_id: str) -> list[dict[str, Any]]:
+        """Accepted messages for one receiver, oldest first."""
+        return [m for m in self.messages if m["receive_id"] == receive_id]
+
+    # ---- routes -------------------------------------------------------------------------------------
+
+    def _route(self, seen: Seen) -> tuple[str, Reply | None]:
+        if seen.path == "/open-apis/auth/v3/tenant_access_token/internal":
+            return "token", None
+        if seen.path == "/open-apis/im/v1/messages":
+            return "messages", None
+        if seen.path.startswith("/open-apis/contact/v3/departments/") and seen.path.endswith("/children"):
+            return "departments", None
+        if seen.path == "/open-apis/contact/v3/users/find_by_department":
+            return "users", None
+        return "unknown", Reply(404, {"code": 404, "msg": "not found"})
+
+    def _answer(self, seen: Seen) -> Reply:
+        route, fixed = self._route(seen)
+        with self._lock:
+            if fixed is not None:
+                return fixed
+            if self._scripts[route]:
+                return self._scripts[route].popleft()
+            if route == "token":
+                return self._token(seen.body or {})
+            if seen.headers.get("authorization", "").removeprefix("Bearer ") not in self._valid:
+                return TOKEN_EXPIRED
+            return {"messages": self._message, "departments": self._children, "users": self._members}[route](seen)
+
+    def _token(self, body: dict[str, Any]) -> Reply:
+        if body.get("app_id") != self.app_id or body.get("app_secret") != self.app_secret:
+            return code(10014, "app secret invalid")
+        self.tokens_issued += 1
+        token = f"t-fake-{self.tokens_issued}"
+        self._valid.add(token)
+        return Reply(200, {"code": 0, "msg": "ok", "tenant_access_token": token, "expire": 7200})
+
+    def _message(self, seen: Seen) -> Reply:
+        body, raw = seen.body, json.dumps(seen.body, ensure_ascii=False).encode()
+        limit = 150 * 1024 if body.get("msg_type") == "text" else 30 * 1024
+        if len(raw) > limit:
+            return code(230025, "The length of the message content reaches its limit.")
+        uuid = body.get("uuid")
+        if uuid and uuid in self._by_uuid:
+            message_id = self._by_uuid[uuid]
+        else:
+            message_id = f"om_fake_{next(self._ids)}"
+            self.messages.append({**body, "receive_id_type": seen.query.get("receive_id_type"), "message_id": message_id})
+            if uuid:
+                self._by_uuid[uuid] = message_id
+        return Reply(200, {"code": 0, "msg": "success", "data": {"message_id": message_id, "msg_type": body.get("msg_type")}})
+
+    @staticmethod
+    def _page(items: list[Any], query: dict[str, str]) -> dict[str, Any]:
+        size, start = int(query.get("page_size", 50)), int(query.get("page_token") or 0)
+        chunk, more = items[start:start + size], start + size < len(items)
+        return {"has_more": more, "page_token": str(start + size) if more else "", "items": chunk}
+
+    def _children(self, seen: Seen) -> Reply:
+        root = seen.path.split("/")[-2]
+        found, pending = [], list(self.departments.get(root, []))
+        while pending:  # fetch_child=true: the whole subtree
+            department = pending.pop(0)
+            found.append({"open_department_id": department, "department_id": department, "name": department})
+            if seen.query.get("fetch_child") == "true":
+                pending.extend(self.departments.get(department, []))
+        return Reply(200, {"code": 0, "msg": "success", "data": self._page(found, seen.query)})
+
+    def _members(self, seen: Seen) -> Reply:
+        users = self.users.get(seen.query.get("department_id", ""), [])
+        return Reply(200, {"code": 0, "msg": "success", "data": self._page(users, seen.query)})
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def _serve(self) -> None:
+                parts = urlsplit(self.path)
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length) if length else b""
+                try:
+                    body = json.loads(raw) if raw else None
+                except ValueError:
+                    body = raw
+                seen = Seen(self.command, parts.path, {k: v[0] for k, v in parse_qs(parts.query).items()},
+                            {k.lower(): v for k, v in self.headers.items()}, body)
+                with fake._lock:
+                    fake.requests.append(seen)
+                reply = fake._answer(seen)
+                if reply.delay:
+                    time.sleep(reply.delay)
+                if reply.hang_up:
+                    self.close_connection = True
+                    return
+                data = reply.body if isinstance(reply.body, bytes) else json.dumps(reply.body).encode()
+                self.send_response(reply.status)
+                content_type = "text/html" if isinstance(reply.body, bytes) else "application/json; charset=utf-8"
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(data)))
+                for name, value in reply.headers.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(data)
+
+            do_GET = do_POST = _serve
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        return Handler
+
+
+# ---- events as Feishu sends them --------------------------------------------------------------------
+
+
+def encrypt(encrypt_key: str, plaintext: str) -> str:
+    """What Feishu puts in `{"encrypt": ...}`: base64(IV + AES-256-CBC(sha256(key), PKCS#7(plaintext)))."""
+    iv, data = os.urandom(16), plaintext.encode()
+    pad = 16 - len(data) % 16
+    cipher = AES.new(hashlib.sha256(encrypt_key.encode()).digest(), AES.MODE_CBC, iv)
+    return base64.b64encode(iv + cipher.encrypt(data + bytes([pad]) * pad)).decode()
+
+
+def signed_headers(body: bytes, encrypt_key: str, *, timestamp: int, nonce: str = "nonce-1") -> dict[str, str]:
+    """X-Lark-Request-Timestamp / -Nonce / X-Lark-Signature for `body`."""
+    signature = hashlib.sha256((str(timestamp) + nonce + encrypt_key).encode() + body).hexdigest()
+    return {"X-Lark-Request-Timestamp": str(timestamp), "X-Lark-Request-Nonce": nonce, "X-Lark-Signature": signature,
+            "Content-Type": "application/json"}
+
+
+def message_event(*, event_id: str = "ev_1", open_id: str = "ou_zhangsan", text: str = "hello", chat_type: str = "p2p",
+                  chat_id: str = "oc_p2p_1", message_id: str = "om_in_1", token: str = "vtoken", mentions: list[dict[str, Any]] | None = None,
+                  parent_id: str | None = None, create_time_ms: int = 1773799200000, message_type: str = "text",
+                  content: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A v2 `im.message.receive_v1` event body as Feishu posts it (before encryption)."""
+    message: dict[str, Any] = {
+        "message_id": message_id, "root_id": parent_id or "", "parent_id": parent_id or "", "create_time": str(create_time_ms),
+        "update_time": str(create_time_ms), "chat_id": chat_id, "chat_type": chat_type, "message_type": message_type,
+        "content": json.dumps(content if content is not None else {"text": text}, ensure_ascii=False),
+    }
+    if mentions is not None:
+        message["mentions"] = mentions
+    return {
+        "schema": "2.0",
+        "header": {"event_id": event_id, "event_type": "im.message.receive_v1", "create_time": str(create_time_ms),
+                   "token": token, "app_id": APP_ID, "tenant_key": "tenant_1"},
+        "event": {"sender": {"sender_id": {"union_id": f"on_{open_id}", "user_id": open_id.removeprefix("ou_"), "open_id": open_id},
+                             "sender_type": "user", "tenant_key": "tenant_1"}, "message": message},
+    }
+
+
+def mention(key: str, open_id: str, name: str, *, bot: bool = False) -> dict[str, Any]:
+    """One entry of `message.mentions`."""
+    return {"key": key, "id": {"union_id": f"on_{open_id}", "user_id": "" if bot else open_id.removeprefix("ou_"), "open_id": open_id},
+            "name": name, "tenant_key": "tenant_1", "mentioned_type": "bot" if bot else "user"}

@@ -1,0 +1,235 @@
+"""The Feishu channel: the real lark-oapi client against a local fake Feishu, alone and through the action layer."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from action import service
+from app.context import default_channels
+from app.settings import Settings
+from channels.base import OutboundMessage
+from channels.errors import InvalidRequest, RateLimited, Transient, Unreachable
+from channels.feishu import FeishuChannel
+from channels.feishu.pacing import LocalPacer, RedisPacer
+from channels.memory import MemoryChannel
+from tests.fakes import feishu_server as fs
+from tests.integration.action_helpers import add_person, notify
+
+ACTION = "act_20260318_001"
+
+
+@pytest.fixture
+def fake():
+    server = fs.FakeFeishu().start()
+    yield server
+    server.stop()
+
+
+def make_channel(fake: fs.FakeFeishu, **kw) -> FeishuChannel:
+    channel = FeishuChannel(app_id=fs.APP_ID, app_secret=fs.APP_SECRET, domain=fake.domain, **{"pacer": LocalPacer(max_wait=0), **kw})
+    channel.api.forget_token()  # a port reused from an earlier test must not inherit its token
+    return channel
+
+
+@pytest.fixture
+def feishu(fake) -> FeishuChannel:
+    return make_channel(fake)
+
+
+def msg(text: str = "明早10点开会", *, key: str = ACTION, to: str = "ou_zhangsan", chat_id: str | None = None) -> OutboundMessage:
+    return OutboundMessage(idempotency_key=key, external_user_id=to, chat_id=chat_id, text=text)
+
+
+def message_posts(fake: fs.FakeFeishu) -> list[fs.Seen]:
+    return [r for r in fake.requests if r.path == "/open-apis/im/v1/messages"]
+
+
+def test_a_text_goes_to_the_open_id_with_the_action_id_as_uuid(fake, feishu):
+    receipt = feishu.send(msg())
+    [sent] = fake.messages
+    assert sent["uuid"] == ACTION and sent["receive_id_type"] == "open_id" and sent["receive_id"] == "ou_zhangsan"
+    assert sent["msg_type"] == "text" and json.loads(sent["content"]) == {"text": "明早10点开会"}
+    assert receipt.message_id == sent["message_id"]
+    assert message_posts(fake)[0].headers["authorization"] == "Bearer t-fake-1"
+
+
+def test_a_binding_with_a_chat_id_is_sent_to_that_chat(fake, feishu):
+    feishu.send(msg(chat_id="oc_team"))
+    assert fake.messages[0]["receive_id_type"] == "chat_id" and fake.messages[0]["receive_id"] == "oc_team"
+
+
+def test_the_same_action_sent_twice_is_one_message_on_the_platform(fake, feishu):
+    first, second = feishu.send(msg()), feishu.send(msg())
+    assert first.message_id == second.message_id and len(fake.messages) == 1
+
+
+def test_the_tenant_token_is_fetched_once_and_reused(fake, feishu):
+    feishu.send(msg(key="act_20260318_001"))
+    feishu.send(msg(key="act_20260318_002"))
+    assert fake.tokens_issued == 1
+
+
+def test_an_expired_token_is_refreshed_once_and_the_call_retried_once(fake, feishu):
+    feishu.send(msg(key="act_20260318_001"))
+    fake.expire_tokens()
+    receipt = feishu.send(msg(key="act_20260318_002"))
+    assert fake.tokens_issued == 2 and receipt.message_id == fake.messages[-1]["message_id"]
+    assert [r.headers["authorization"] for r in message_posts(fake)] == ["Bearer t-fake-1", "Bearer t-fake-1", "Bearer t-fake-2"]
+
+
+def test_a_token_rejected_again_after_the_refresh_is_transient_and_not_retried_further(fake, feishu):
+    fake.script("messages", fs.TOKEN_EXPIRED, fs.TOKEN_EXPIRED, fs.delivered())
+    with pytest.raises(Transient) as caught:
+        feishu.send(msg())
+    assert caught.value.code == 99991663 and fake.tokens_issued == 2 and len(message_posts(fake)) == 2
+
+
+@pytest.mark.parametrize("reply", [fs.NO_AVAILABILITY, fs.BOT_NOT_IN_CHAT], ids=["230013", "230002"])
+def test_no_availability_and_bot_outside_the_chat_are_permanently_unreachable(fake, feishu, reply):
+    fake.script("messages", reply)
+    with pytest.raises(Unreachable) as caught:
+        feishu.send(msg())
+    assert caught.value.permanent and caught.value.code == reply.body["code"]
+
+
+def test_frequency_limits_are_rate_limited_with_the_reset_time(fake, feishu):
+    fake.script("messages", fs.TOO_MANY_REQUESTS, fs.code(230020, "This chat is sending messages too frequently."))
+    with pytest.raises(RateLimited) as caught:
+        feishu.send(msg())
+    assert caught.value.code == 99991400 and caught.value.retry_after == 3
+    with pytest.raises(RateLimited):
+        feishu.send(msg())
+
+
+@pytest.mark.parametrize("reply", [fs.SERVER_ERROR, fs.NOT_JSON], ids=["5xx", "not-json"])
+def test_server_errors_and_unreadable_answers_are_transient(fake, feishu, reply):
+    fake.script("messages", reply)
+    with pytest.raises(Transient) as caught:
+        feishu.send(msg())
+    assert not caught.value.permanent
+
+
+def test_other_platform_codes_are_invalid_requests(fake, feishu):
+    fake.script("messages", fs.code(230001, "invalid receive_id"))
+    with pytest.raises(InvalidRequest) as caught:
+        feishu.send(msg())
+    assert caught.value.code == 230001
+
+
+def test_a_timeout_after_sending_may_have_delivered(fake):
+    channel = make_channel(fake, timeout=0.2)
+    channel.api.tenant_token()  # the token call itself is quick
+    fake.script("messages", fs.Reply(200, {"code": 0, "data": {"message_id": "om_late"}}, delay=1.0))
+    with pytest.raises(Transient) as caught:
+        channel.send(msg())
+    assert caught.value.possibly_delivered
+
+
+def test_a_connection_dropped_after_sending_may_have_delivered(fake, feishu):
+    fake.script("messages", fs.Reply(hang_up=True))
+    with pytest.raises(Transient) as caught:
+        feishu.send(msg())
+    assert caught.value.possibly_delivered
+
+
+def test_an_unreachable_server_is_transient_and_not_delivered(fake, feishu):
+    feishu.api.tenant_token()
+    fake.stop()
+    with pytest.raises(Transient) as caught:
+        feishu.send(msg())
+    assert not caught.value.possibly_delivered
+
+
+def test_long_text_is_split_into_parts_with_uuids_derived_from_the_action_id(fake, feishu):
+    text = "\n".join(f"第{n}段：" + "进度正常，" * 40 for n in range(60))  # ~12 000 characters
+    receipt = feishu.send(msg(text))
+    sent = fake.sent_to("ou_zhangsan")
+    assert len(sent) == receipt.detail["parts"] >= 3
+    assert [m["uuid"] for m in sent] == [f"{ACTION}-{n}" for n in range(1, len(sent) + 1)]
+    assert "\n".join(json.loads(m["content"])["text"] for m in sent) == text
+    assert receipt.message_id == sent[0]["message_id"] and receipt.detail["message_ids"] == [m["message_id"] for m in sent]
+
+
+def test_a_part_failing_after_earlier_parts_arrived_reports_possible_delivery(fake, feishu):
+    fake.script("messages", fs.delivered("om_part_1"), fs.SERVER_ERROR)
+    with pytest.raises(Transient) as caught:
+        feishu.send(msg("字" * 6000))
+    assert caught.value.possibly_delivered and "part 2 of 2" in caught.value.message
+
+
+def test_markdown_lists_and_tables_go_as_a_card_with_a_markdown_element(fake, feishu):
+    text = "本周进度：\n- 后端完成\n- 前端进行中\n\n| 模块 | 状态 |\n|---|---|\n| 后端 | 完成 |"
+    receipt = feishu.send(msg(text))
+    [sent] = fake.messages
+    card = json.loads(sent["content"])
+    assert sent["msg_type"] == "interactive" and receipt.detail["msg_type"] == "interactive"
+    assert card["body"]["elements"] == [{"tag": "markdown", "content": text}]
+
+
+def test_a_sixth_message_to_one_receiver_within_a_second_is_rate_limited_without_sending(fake):
+    channel = make_channel(fake, pacer=LocalPacer(max_wait=0, clock=lambda: 100.0))
+    for n in range(5):
+        channel.send(msg(key=f"act_20260318_00{n + 1}"))
+    with pytest.raises(RateLimited) as caught:
+        channel.send(msg(key="act_20260318_006"))
+    assert caught.value.retry_after == 1.0 and len(fake.messages) == 5
+    channel.send(msg(key="act_20260318_007", to="ou_lisi"))  # another receiver has its own budget
+
+
+def test_the_channel_is_registered_from_settings_unless_dry_run():
+    creds = {"feishu_app_id": "cli_x", "feishu_app_secret": "s"}
+    assert isinstance(default_channels(Settings(_env_file=None, **creds)).get("feishu"), FeishuChannel)
+    assert not isinstance(default_channels(Settings(_env_file=None, dry_run_channels="feishu", **creds)).get("feishu"), FeishuChannel)
+    assert default_channels(Settings(_env_file=None)).get("feishu") is None
+    shared = default_channels(Settings(_env_file=None, redis_url="redis://127.0.0.1:6379/0", **creds)).get("feishu")
+    assert isinstance(shared.pacer, RedisPacer) and shared.health().ok  # pacing across processes; nothing is sent
+
+
+# ---- through the action layer -----------------------------------------------------------------------
+
+
+@pytest.fixture
+def wired(ctx, feishu):
+    telegram = MemoryChannel("telegram")
+    ctx.channels.register(feishu)
+    ctx.channels.register(telegram)
+    add_person(ctx, policy={"preferred_channel": "feishu"})
+    return telegram
+
+
+def test_an_action_sends_on_feishu_with_its_action_id_as_uuid(ctx, fake, wired):
+    record = service.execute(ctx, request=notify())
+    assert record.result == "success" and record.channel == "feishu"
+    assert fake.messages[0]["uuid"] == record.action_id and record.result_detail["message_id"] == fake.messages[0]["message_id"]
+
+
+def test_no_availability_falls_back_and_marks_the_feishu_binding_unreachable(ctx, client, fake, wired):
+    fake.script("messages", fs.NO_AVAILABILITY)
+    record = service.execute(ctx, request=notify())
+    assert record.result == "success" and record.channel == "telegram"
+    attempts = record.result_detail["attempts"]
+    assert [a["channel"] for a in attempts] == ["feishu", "telegram"]
+    assert attempts[0]["error"] == "unreachable" and attempts[0]["code"] == 230013 and attempts[0]["permanent"] is True
+    assert wired.texts_to("tg_p_zhangsan") == ["明早10点开会"]
+    person = client.get("/v1/persons/p_zhangsan").json()
+    assert {b["channel"]: b["reachable"] for b in person["channel_bindings"]} == {"feishu": False, "telegram": True}
+    changes = client.get("/v1/facts", params={"fact_type": "person_changed", "person_id": "p_zhangsan"}).json()["items"]
+    assert changes[0]["content"]["change"] == "binding_unreachable" and changes[0]["content"]["channel"] == "feishu"
+
+
+def test_a_rate_limited_feishu_send_falls_back_and_keeps_the_binding(ctx, client, fake, wired):
+    fake.script("messages", fs.TOO_MANY_REQUESTS)
+    record = service.execute(ctx, request=notify())
+    assert record.result == "success" and record.channel == "telegram"
+    assert record.result_detail["attempts"][0] == {"channel": "feishu", "error": "rate_limited", "message": record.result_detail["attempts"][0]["message"],
+                                                 "code": 99991400, "retry_after": 3.0}
+    person = client.get("/v1/persons/p_zhangsan").json()
+    assert all(b["reachable"] for b in person["channel_bindings"])
+
+
+def test_a_feishu_server_error_falls_back_as_transient(ctx, fake, wired):
+    fake.script("messages", fs.SERVER_ERROR)
+    record = service.execute(ctx, request=notify())
+    assert record.channel == "telegram" and record.result_detail["attempts"][0]["error"] == "transient"
