@@ -25,6 +25,7 @@ from concern.scheduler import SchedulerThread
 from concern.views import router as concerns_router
 from fact.views import router as facts_router
 from perception.views import router as signals_router
+from person.bind_views import router as bind_codes_router
 from person.views import router as persons_router
 
 
@@ -65,6 +66,6 @@ def create_app(settings: Settings | None = None, *, ctx: AppContext | None = Non
     errors.install(app)
     app.add_middleware(errors.BodyLimitMiddleware, max_bytes=ctx.settings.max_body_bytes)
     app.add_middleware(MetricsMiddleware, metrics=app.state.metrics)
-    for router in (health_router, facts_router, persons_router, actions_router, concerns_router, signals_router, telegram_router, feishu_router):
+    for router in (health_router, facts_router, persons_router, bind_codes_router, actions_router, concerns_router, signals_router, telegram_router, feishu_router):
         app.include_router(router)
     return app
