@@ -97,6 +97,9 @@ class AppContext:
 
     def close(self) -> None:
         """Release connections."""
+        self.channels.close()
+        if self.classifier is not None:
+            self.classifier.close()
         self.db.dispose()
         if self.redis is not None:
             self.redis.close()

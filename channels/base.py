@@ -49,6 +49,9 @@ class Channel(ABC):
     def health(self) -> ChannelHealth:
         """Current health, without sending anything to a person."""
 
+    def close(self) -> None:
+        """Release connections and threads (nothing to release by default)."""
+
 
 class ChannelRegistry:
     """The channels this process can send through, by name."""
@@ -67,3 +70,8 @@ class ChannelRegistry:
     def register(self, channel: Channel) -> None:
         """Add or replace a channel."""
         self._channels[channel.name] = channel
+
+    def close(self) -> None:
+        """Close every channel."""
+        for channel in self._channels.values():
+            channel.close()
