@@ -89,6 +89,29 @@ def facts(
     console.print(table)
 
 
+@cli.command()
+def concerns(
+    state: Annotated[Optional[str], typer.Option(help="waiting_reply, escalated, resolved, cancelled, expired")] = None,
+    person: Annotated[Optional[str], typer.Option(help="originator or target")] = None,
+    limit: Annotated[int, typer.Option(min=1, max=500)] = 50,
+) -> None:
+    """Show concerns newest first."""
+    from concern import service
+
+    ctx = _ctx()
+    try:
+        with ctx.reader() as uow:
+            rows, _ = service.list_(uow, state=state, person_id=person, limit=limit)
+            table = _table(f"{len(rows)} concerns", "concern_id", "state", "originator", "target", "priority", "follow-ups", "next", "question / answer")
+            for c in rows:
+                nxt = c.next_follow_up_at.astimezone(uow.tz).strftime("%m-%d %H:%M") if c.next_follow_up_at else ""
+                text = c.question + (f" → {c.answer}" if c.answer else "")
+                table.add_row(c.concern_id, c.state, c.originator_id, c.target_person_id, c.priority, str(c.follow_up_count), nxt, text[:80])
+    finally:
+        ctx.close()
+    console.print(table)
+
+
 @persons_cli.callback()
 def persons(typer_ctx: typer.Context) -> None:
     """List persons (or use a subcommand)."""

@@ -129,3 +129,14 @@ def test_persons_on_an_empty_database_shows_an_empty_table():
     result = _invoke("persons")
     assert result.exit_code == 0, result.output
     assert "0 persons" in result.output
+
+
+def test_concerns_lists_open_loops_with_state_and_next_timer(ctx, monkeypatch, team):
+    from tests.integration.story_helpers import say
+
+    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_zhangsan 提测什么时候能给？")
+    monkeypatch.setenv("DEPUTY_DATABASE_URL", ctx.settings.database_url)
+    result = CliRunner().invoke(cli, ["concerns", "--state", "waiting_reply"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "con_20260318_001" in result.output and "waiting_reply" in result.output and "p_zhangsan" in result.output
+    assert "con_" not in CliRunner().invoke(cli, ["concerns", "--state", "resolved"]).output
