@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable
 
 import pytest
+from pydantic import SecretStr
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
@@ -170,3 +171,25 @@ def test_polling_starts_only_in_polling_mode_with_a_token(ctx, fake, database_ur
         assert not any(t.name == "telegram-poller" and t.is_alive() for t in threading.enumerate())
     finally:
         polling_ctx.close()
+
+
+def test_polling_and_the_webhook_record_identical_facts_for_the_same_message(ctx, fake):
+    ctx.settings.telegram_webhook_secret = SecretStr("wh-secret")
+    ctx.settings.telegram_bot_username = "deputy_bot"
+    ctx.settings.telegram_bot_token = SecretStr(TOKEN)
+    message = {"message_id": 77, "date": 1773799200, "text": "@deputy_bot /concerns", "from": {"id": 1001, "is_bot": False, "first_name": "San"},
+               "chat": {"id": -500, "type": "group"}, "entities": [{"type": "mention", "offset": 0, "length": 11}]}
+    polled_id = fake.push_update({"message": message})
+    poller = make_poller(ctx, fake).start()
+    try:
+        wait_for(lambda: len(event_ids(ctx)) == 1, "the polled fact")
+    finally:
+        poller.stop()
+    with TestClient(create_app(ctx=ctx, run_migrations=False)) as client:
+        response = client.post("/webhooks/telegram", json={"update_id": polled_id + 1, "message": message},
+                               headers={"X-Telegram-Bot-Api-Secret-Token": "wh-secret"})
+        assert response.status_code == 200
+    with ctx.reader() as uow:
+        polled, hooked = uow.session.scalars(select(Fact).where(Fact.fact_type == "message_received").order_by(Fact.pk)).all()
+    assert {**polled.content, "event_id": hooked.content["event_id"]} == hooked.content
+    assert polled.content["mentions_bot"] is True and polled.person_refs == hooked.person_refs
