@@ -25,6 +25,7 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/actions.py
+	$(BIN)/python bench/scheduler.py
 
 clean:
 	rm -rf $(VENV) var .pytest_cache
