@@ -16,6 +16,7 @@ import tempfile
 import time
 import uuid
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -91,7 +92,7 @@ def _run(url: str, workers: int, per_worker: int) -> dict:
     }
 
 
-def _postgres_scratch(admin_url: str) -> tuple[str, callable]:
+def _postgres_scratch(admin_url: str) -> tuple[str, Callable[[], None]]:
     name = f"deputy_bench_{uuid.uuid4().hex[:8]}"
     admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
     with admin.connect() as conn:
@@ -105,6 +106,17 @@ def _postgres_scratch(admin_url: str) -> tuple[str, callable]:
     return make_url(admin_url).set(database=name).render_as_string(hide_password=False), drop
 
 
+def scratch_database(backend: str) -> tuple[str, Callable[[], None]] | None:
+    """A fresh database URL for `backend` and how to drop it; None when PostgreSQL is not configured."""
+    if backend == "sqlite":
+        return f"sqlite:///{tempfile.mkdtemp(prefix='deputy-bench-')}/bench.db", (lambda: None)
+    pg_admin = os.environ.get("DEPUTY_BENCH_POSTGRES_URL") or os.environ.get("DEPUTY_TEST_POSTGRES_URL")
+    if not pg_admin:
+        Console(stderr=True).print("[yellow]postgres skipped: set DEPUTY_BENCH_POSTGRES_URL[/yellow]")
+        return None
+    return _postgres_scratch(pg_admin)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--actions", type=int, default=2000, help="actions per run (split across workers)")
@@ -112,17 +124,11 @@ def main() -> None:
     parser.add_argument("--backends", default="sqlite,postgres")
     args = parser.parse_args()
     table = Table("backend", "workers", "actions", "actions/s", "p50 ms", "p99 ms", "results", title="notify through L1–L4, in-memory channel")
-    pg_admin = os.environ.get("DEPUTY_BENCH_POSTGRES_URL") or os.environ.get("DEPUTY_TEST_POSTGRES_URL")
     for backend in args.backends.split(","):
         for workers in (int(w) for w in args.workers.split(",")):
-            if backend == "sqlite":
-                tmp = tempfile.mkdtemp(prefix="deputy-bench-")
-                url, cleanup = f"sqlite:///{tmp}/bench.db", (lambda: None)
-            elif pg_admin:
-                url, cleanup = _postgres_scratch(pg_admin)
-            else:
-                Console(stderr=True).print("[yellow]postgres skipped: set DEPUTY_BENCH_POSTGRES_URL[/yellow]")
+            if (scratch := scratch_database(backend)) is None:
                 break
+            url, cleanup = scratch
             try:
                 _setup(url)
                 r = _run(url, workers, args.actions // workers)

@@ -7,9 +7,7 @@ PostgreSQL comes from DEPUTY_BENCH_POSTGRES_URL or DEPUTY_TEST_POSTGRES_URL (a s
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -20,7 +18,7 @@ from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 from sqlalchemy import insert  # noqa: E402
 
-from bench.actions import _postgres_scratch  # noqa: E402
+from bench.actions import scratch_database  # noqa: E402
 
 NOW = datetime(2026, 3, 18, 4, 0, tzinfo=UTC)
 
@@ -73,16 +71,11 @@ def main() -> None:
     parser.add_argument("--backends", default="sqlite,postgres")
     args = parser.parse_args()
     table = Table("backend", "concerns", "due", "fired", "tick ms (claim + fire, no sends)", title="scheduler tick cost")
-    pg_admin = os.environ.get("DEPUTY_BENCH_POSTGRES_URL") or os.environ.get("DEPUTY_TEST_POSTGRES_URL")
     for backend in args.backends.split(","):
         for total in (int(n) for n in args.concerns.split(",")):
-            if backend == "sqlite":
-                url, cleanup = f"sqlite:///{tempfile.mkdtemp(prefix='deputy-bench-')}/bench.db", (lambda: None)
-            elif pg_admin:
-                url, cleanup = _postgres_scratch(pg_admin)
-            else:
-                Console(stderr=True).print("[yellow]postgres skipped: set DEPUTY_BENCH_POSTGRES_URL[/yellow]")
+            if (scratch := scratch_database(backend)) is None:
                 break
+            url, cleanup = scratch
             try:
                 ctx = _fill(url, total, args.due)
                 ms, fired = _tick(ctx)
