@@ -37,3 +37,11 @@ class Conflict(DeputyError):
 
 class Invalid(DeputyError):
     status, code = 422, "validation_error"
+
+
+class Unauthorized(DeputyError):
+    status, code = 401, "unauthorized"
+
+
+class Forbidden(DeputyError):
+    status, code = 403, "forbidden"

@@ -5,9 +5,14 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
+from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel
+from sqlalchemy import and_, or_
+
+from app.errors import Invalid
 
 
 class InvalidCursor(ValueError):
@@ -41,8 +46,6 @@ _MAX_PK = 2**63 - 1
 def like_pattern(text: str, *, field: str = "q") -> str:
     """`%text%` with LIKE wildcards in `text` taken literally (use with escape="\\")."""
     if "\x00" in text:
-        from app.errors import Invalid
-
         raise Invalid(f"{field} must not contain NUL characters", field=field)
     return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
@@ -62,11 +65,6 @@ def page_by_key(session: Any, stmt: Any, key: Any, *, limit: int, cursor: str | 
 
 def page_by_time(session: Any, stmt: Any, created: Any, ident: Any, *, limit: int, cursor: str | None, ident_pattern: str) -> tuple[list[Any], str | None]:
     """Newest first by (creation time, id), for tables whose key is not an insertion counter."""
-    import re
-    from datetime import UTC, datetime
-
-    from sqlalchemy import and_, or_
-
     if cursor:
         position = decode_cursor(cursor)
         if not (isinstance(position, list) and len(position) == 2 and all(isinstance(p, str) for p in position)):

@@ -12,6 +12,7 @@ from sqlalchemy import select
 from action.ledger import contact_times
 from action.models import ActionRequest
 from app.context import AppContext, UnitOfWork
+from app.errors import Conflict, DeputyError
 from cognitive_core import rules, service as decisions, summaries
 from cognitive_core.models import DecisionKind
 from concern import flows as concerns, messages, outbox, service as concern_service
@@ -120,8 +121,11 @@ def apply(uow: UnitOfWork, d: rules.Decision, *, decision_id: str, s: rules.Situ
             target = persons.get(uow, person_id=p["target_person_id"])
             _reply(uow, s, decision_id, messages.reply("refused_limit", locale, target=target.display_name, reason=outcome))
     elif d.kind == DecisionKind.escalate:
-        concerns.raise_(uow, originator_id=sender.person_id, target_person_id=p["decision_maker_id"], question=p["question"], priority="P1",
-                        decision_id=decision_id, origin_channel=s.signal.channel, kind="risk", source_fact_id=fact_id)
+        outcome = concerns.raise_(uow, originator_id=sender.person_id, target_person_id=p["decision_maker_id"], question=p["question"],
+                                  priority="P1", decision_id=decision_id, origin_channel=s.signal.channel, kind="risk", source_fact_id=fact_id)
+        if isinstance(outcome, str):
+            maker = persons.get(uow, person_id=p["decision_maker_id"])
+            _reply(uow, s, decision_id, messages.reply("refused_limit", locale, target=maker.display_name, reason=outcome))
     elif d.kind == DecisionKind.resolve_concern:
         concerns.resolve(uow, concern_id=p["concern_id"], answer=p["answer"], answered_by=sender.person_id, decision_id=decision_id)
     elif d.kind == DecisionKind.snooze_concern:
@@ -136,8 +140,6 @@ def apply(uow: UnitOfWork, d: rules.Decision, *, decision_id: str, s: rules.Situ
 
 
 def _cancel(uow: UnitOfWork, s: rules.Situation, concern_id: str, decision_id: str) -> None:
-    from app.errors import DeputyError
-
     locale = s.sender.locale
     try:
         with uow.session.begin_nested():
@@ -148,8 +150,6 @@ def _cancel(uow: UnitOfWork, s: rules.Situation, concern_id: str, decision_id: s
 
 
 def _bind(uow: UnitOfWork, s: rules.Situation, decision_id: str, code: str, content: dict) -> None:
-    from app.errors import Conflict
-
     try:
         with uow.session.begin_nested():
             person_id, outcome = bind_codes.redeem(uow, code=code, channel=content["channel"], external_user_id=content["external_user_id"], chat_id=content.get("chat_id"))

@@ -11,14 +11,13 @@ from sqlalchemy import or_, select
 from action.models import ActionRow
 from app.context import UnitOfWork
 from concern.models import ACTIVE_STATES, Concern
+from person.models import Person
 from person.rules import local_day_bounds
 
 MAX_LINES = 15
 
 
 def _names(uow: UnitOfWork) -> dict[str, str]:
-    from person.models import Person
-
     return dict(uow.session.execute(select(Person.person_id, Person.display_name)).all())
 
 

@@ -8,6 +8,7 @@ from zoneinfo import ZoneInfo
 from action.ledger import contact_times
 from action.models import ActionRequest
 from app.context import UnitOfWork
+from app.errors import Conflict, Forbidden
 from cognitive_core import service as decisions
 from cognitive_core.models import DecisionKind
 from concern import messages, service
@@ -87,13 +88,9 @@ def resolve(uow: UnitOfWork, *, concern_id: str, answer: str, answered_by: str, 
 
 def cancel(uow: UnitOfWork, *, concern_id: str, by: str, is_admin: bool, decision_id: str | None = None) -> Concern:
     """Cancel (originator or admin only); no further contact."""
-    from app.errors import Conflict, DeputyError
-
     c = service.get_or_404(uow, concern_id=concern_id)
     if not is_admin and by != c.originator_id:
-        err = DeputyError(f"only the originator of {concern_id} may cancel it", field="concern_id")
-        err.status, err.code = 403, "forbidden"
-        raise err
+        raise Forbidden(f"only the originator of {concern_id} may cancel it", field="concern_id")
     if c.state not in ACTIVE_STATES:
         raise Conflict(f"concern {concern_id} is already {c.state}", field="state")
     return service.change(uow, c, change="cancelled", causation_id=decision_id, state="cancelled", next_follow_up_at=None, pending_deliveries=[], extra={"by": by})

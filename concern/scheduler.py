@@ -7,6 +7,7 @@ import threading
 
 from action.service import recover_interrupted
 from app.context import AppContext
+from cognitive_core.flows import process_pending
 from concern import flows, outbox, service
 
 log = logging.getLogger("deputy.scheduler")
@@ -14,8 +15,6 @@ log = logging.getLogger("deputy.scheduler")
 
 def tick(ctx: AppContext, *, limit: int = 100) -> dict[str, int]:
     """One scheduler pass; safe to run from several replicas at once (due rows are claimed with SKIP LOCKED)."""
-    from cognitive_core.flows import process_pending
-
     processed = process_pending(ctx)
     fired = 0
     with ctx.uow(actor="scheduler") as uow:

@@ -14,7 +14,7 @@ from app.db import UTCDateTime
 from app.errors import Conflict
 from fact import service as facts
 from person import service as persons
-from person.models import ChannelBinding
+from person.models import ChannelBinding, ChannelBindingIn
 
 ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # 32 symbols, no 0/O/1/I
 CODE_LENGTH = 10
@@ -76,8 +76,6 @@ def redeem(uow: UnitOfWork, *, code: str, channel: str, external_user_id: str, c
     if taken is not None and taken.person_id != row.person_id:
         raise Conflict(f"{sender} is already bound to {taken.person_id}", field="code")
     current = [b for b in persons.bindings_of(uow, person_id=row.person_id) if not (b.channel == channel and b.external_user_id == external_user_id)]
-    from person.models import ChannelBindingIn
-
     new = [ChannelBindingIn(channel=b.channel, external_user_id=b.external_user_id, chat_id=b.chat_id, reachable=b.reachable) for b in current]
     new.append(ChannelBindingIn(channel=channel, external_user_id=external_user_id, chat_id=chat_id, reachable=True))
     row.used_at, row.used_by = uow.now, sender

@@ -10,16 +10,8 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from app.context import AppContext
-from app.errors import DeputyError, Invalid
+from app.errors import Forbidden, Invalid, Unauthorized
 from app.settings import parse_duration
-
-
-class Unauthorized(DeputyError):
-    status, code = 401, "unauthorized"
-
-
-class Forbidden(DeputyError):
-    status, code = 403, "forbidden"
 
 
 @dataclass(frozen=True)
