@@ -76,23 +76,46 @@ def process_pending(ctx: AppContext, *, limit: int = 200) -> int:
     """Process waiting signal facts one transaction each (a crash re-processes only the unfinished one), then drain."""
     done = 0
     while done < limit:
-        with ctx.uow(actor="cognitive_core") as uow:
-            entry = _claim(uow)
-            if entry is None:
-                break
-            fact = facts.get(uow, fact_id=entry.fact_id)
-            if fact.fact_type == "message_received":
-                s = situation(uow, fact.content, fact.fact_id)
-                for decision in _decide(ctx, s):
-                    decision_id = decisions.record(uow, kind=decision.kind, rule=decision.rule, inputs=[fact.fact_id, *_concern_inputs(decision)],
-                                                   requested=[decision.params | {"kind": decision.kind.value}], person_refs=fact.person_refs)
-                    apply(uow, decision, decision_id=decision_id, s=s, fact_id=fact.fact_id, content=fact.content)
-            else:
-                decisions.record(uow, kind=DecisionKind.ignore, rule="external_signal:recorded_only", inputs=[fact.fact_id], person_refs=fact.person_refs)
-            entry.state, entry.processed_at = "done", uow.now
+        claimed: list[str] = []
+        try:
+            with ctx.uow(actor="cognitive_core") as uow:
+                entry = _claim(uow)
+                if entry is None:
+                    break
+                claimed.append(entry.fact_id)
+                _process(ctx, uow, entry)
+        except Exception as exc:  # a signal that cannot be processed must not block the ones after it
+            if not claimed:
+                raise
+            log.exception("signal %s could not be processed", claimed[0])
+            _quarantine(ctx, claimed[0], exc)
         done += 1
     outbox.drain(ctx)
     return done
+
+
+def _process(ctx: AppContext, uow: UnitOfWork, entry: InboxEntry) -> None:
+    fact = facts.get(uow, fact_id=entry.fact_id)
+    if fact.fact_type == "message_received":
+        s = situation(uow, fact.content, fact.fact_id)
+        for decision in _decide(ctx, s):
+            decision_id = decisions.record(uow, kind=decision.kind, rule=decision.rule, inputs=[fact.fact_id, *_concern_inputs(decision)],
+                                           requested=[decision.params | {"kind": decision.kind.value}], person_refs=fact.person_refs)
+            apply(uow, decision, decision_id=decision_id, s=s, fact_id=fact.fact_id, content=fact.content)
+    else:
+        decisions.record(uow, kind=DecisionKind.ignore, rule="external_signal:recorded_only", inputs=[fact.fact_id], person_refs=fact.person_refs)
+    entry.state, entry.processed_at = "done", uow.now
+
+
+def _quarantine(ctx: AppContext, fact_id: str, exc: Exception) -> None:
+    """Set a failing signal aside (state failed) with a system fact saying why."""
+    with ctx.uow(actor="cognitive_core") as uow:
+        entry = uow.session.scalars(select(InboxEntry).where(InboxEntry.fact_id == fact_id, InboxEntry.state == "pending")).first()
+        if entry is None:
+            return
+        entry.state, entry.processed_at = "failed", uow.now
+        facts.append(uow, fact_type="system", source="cognitive_core", causation_id=fact_id,
+                     content={"event": "signal_processing_failed", "fact_id": fact_id, "error": type(exc).__name__, "message": str(exc)[:500]})
 
 
 def _concern_inputs(decision: rules.Decision) -> list[str]:

@@ -11,6 +11,7 @@ from action.models import ActionRecord, ActionRequest
 from app.context import AppContext, UnitOfWork
 from concern import flows, messages, service
 from concern.models import ACTIVE_STATES, Concern, OutboxEntry
+from fact import service as facts
 from person import service as persons
 
 log = logging.getLogger("deputy.concern.outbox")
@@ -38,9 +39,22 @@ def drain(ctx: AppContext, *, limit: int = 100) -> int:
         if not entries:
             break
         for entry in entries:
-            run(ctx, entry)
+            try:
+                run(ctx, entry)
+            except Exception as exc:  # one broken entry must not block the queue
+                log.exception("outbox entry %s failed", entry.request_key)
+                _set_aside(ctx, entry, exc)
             ran += 1
     return ran
+
+
+def _set_aside(ctx: AppContext, entry: OutboxEntry, exc: Exception) -> None:
+    """Close a failing entry as `failed` with a system fact saying why."""
+    with ctx.uow(actor="concern") as uow:
+        if service.close_entry(uow, entry_id=entry.id, state="failed", action_id=None):
+            facts.append(uow, fact_type="system", source="concern", causation_id=entry.request["decision_ref"],
+                         content={"event": "outbox_entry_failed", "request_key": entry.request_key, "purpose": entry.purpose,
+                                  "error": type(exc).__name__, "message": str(exc)[:500]})
 
 
 def run(ctx: AppContext, entry: OutboxEntry) -> ActionRecord | None:
