@@ -121,7 +121,8 @@ def _reserve(ctx: AppContext, request: ActionRequest, actor: str, guard: Guard |
             proactive_today=ledger.count_proactive(uow, person_id=person_id, start=start, end=end), limits=limits,
             concern=concern, follow_up=request.follow_up, notification_type=request.notification_type, last_same_notification_at=last_notice,
         )
-        route = routing.candidates(ledger.bindings(uow, person_id=person_id), preferred=policy.preferred_channel, origin=request.origin_channel)
+        route = routing.candidates(ledger.bindings(uow, person_id=person_id), preferred=policy.preferred_channel, origin=request.origin_channel,
+                                   reply=request.reactive)
         first_channel = route[0].channel if route else (policy.preferred_channel or "internal")
         verdict = rules.evaluate(snapshot)
         if not verdict.allowed:

@@ -35,3 +35,9 @@ def test_unreachable_bindings_are_never_tried():
 
 def test_no_reachable_binding_gives_no_route():
     assert candidates([B("feishu", reachable=False)], preferred=None, origin=None) == []
+
+
+def test_a_reactive_reply_goes_back_to_the_channel_the_message_came_from():
+    bindings = [B("feishu"), B("telegram")]
+    assert names(candidates(bindings, preferred="feishu", origin="telegram", reply=True)) == ["telegram", "feishu"]
+    assert names(candidates(bindings, preferred="feishu", origin="telegram")) == ["feishu", "telegram"]
