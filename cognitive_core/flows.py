@@ -53,16 +53,28 @@ def situation(uow: UnitOfWork, content: dict, fact_id: str) -> rules.Situation:
     return rules.Situation(signal=signal, sender=sender, people=people, waiting=tuple(waiting), now=uow.now)
 
 
-def _decide(ctx: AppContext, s: rules.Situation) -> list[rules.Decision]:
-    """The rules' decisions; free text they only answer with help may be rewritten by the optional LLM."""
-    decided = rules.decide(s)
-    if ctx.classifier is None or s.sender is None or [d.rule for d in decided] != ["fallback_help"]:
-        return decided
-    command = ctx.classifier.rewrite(s.signal.text, people=[f"{p.person_id}: {p.display_name}, {', '.join(p.aliases)}" for p in s.people])
-    if command is None:
+def _with_rewrite(s: rules.Situation, decided: list[rules.Decision], command: str | None) -> list[rules.Decision]:
+    """Decide again on the classifier's command, if it gave one for free text the rules only answered with help."""
+    if command is None or [d.rule for d in decided] != ["fallback_help"]:
         return decided
     rewritten = rules.decide(replace(s, signal=replace(s.signal, text=command, mentions_bot=False, chat_type="p2p")))
     return [replace(d, rule=f"llm:{d.rule}", params={**d.params, "llm_command": command}) for d in rewritten]
+
+
+def _llm_hint(ctx: AppContext) -> dict[str, str | None]:
+    """Ask the optional classifier about the next pending signal before any write lock is held (it is a network call)."""
+    if ctx.classifier is None:
+        return {}
+    with ctx.reader() as uow:
+        entry = uow.session.scalars(select(InboxEntry).where(InboxEntry.state == "pending").order_by(InboxEntry.fact_pk).limit(1)).first()
+        fact = facts.get(uow, fact_id=entry.fact_id) if entry else None
+        if fact is None or fact.fact_type != "message_received":
+            return {}
+        s = situation(uow, fact.content, fact.fact_id)
+    if s.sender is None or [d.rule for d in rules.decide(s)] != ["fallback_help"]:
+        return {}
+    people = [f"{p.person_id}: {p.display_name}, {', '.join(p.aliases)}" for p in s.people]
+    return {fact.fact_id: ctx.classifier.rewrite(s.signal.text, people=people)}
 
 
 def _claim(uow: UnitOfWork) -> InboxEntry | None:
@@ -77,13 +89,14 @@ def process_pending(ctx: AppContext, *, limit: int = 200) -> int:
     done = 0
     while done < limit:
         claimed: list[str] = []
+        hints = _llm_hint(ctx)
         try:
             with ctx.uow(actor="cognitive_core") as uow:
                 entry = _claim(uow)
                 if entry is None:
                     break
                 claimed.append(entry.fact_id)
-                _process(ctx, uow, entry)
+                _process(uow, entry, hints)
         except Exception as exc:  # a signal that cannot be processed must not block the ones after it
             if not claimed:
                 raise
@@ -94,11 +107,11 @@ def process_pending(ctx: AppContext, *, limit: int = 200) -> int:
     return done
 
 
-def _process(ctx: AppContext, uow: UnitOfWork, entry: InboxEntry) -> None:
+def _process(uow: UnitOfWork, entry: InboxEntry, hints: dict[str, str | None]) -> None:
     fact = facts.get(uow, fact_id=entry.fact_id)
     if fact.fact_type == "message_received":
         s = situation(uow, fact.content, fact.fact_id)
-        for decision in _decide(ctx, s):
+        for decision in _with_rewrite(s, rules.decide(s), hints.get(fact.fact_id)):
             decision_id = decisions.record(uow, kind=decision.kind, rule=decision.rule, inputs=[fact.fact_id, *_concern_inputs(decision)],
                                            requested=[decision.params | {"kind": decision.kind.value}], person_refs=fact.person_refs)
             apply(uow, decision, decision_id=decision_id, s=s, fact_id=fact.fact_id, content=fact.content)

@@ -44,3 +44,30 @@ def test_commands_never_go_to_the_llm(ctx, client, team):
     ctx.classifier = _fake_llm("/help", seen)
     say(ctx, channel="feishu", user="ou_boss", text="/concerns")
     assert seen == []
+
+
+def test_the_classifier_is_asked_while_no_write_lock_is_held(ctx, client, team):
+    if not ctx.db.is_sqlite:
+        return  # PostgreSQL has no database-wide write lock to hold
+    import sqlite3
+
+    from sqlalchemy.engine import make_url
+
+    path = make_url(ctx.settings.database_url).database
+    locked = []
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        probe = sqlite3.connect(path, timeout=0.2, isolation_level=None)
+        try:
+            probe.execute("BEGIN IMMEDIATE")
+            probe.execute("ROLLBACK")
+        except sqlite3.OperationalError:
+            locked.append(True)
+        finally:
+            probe.close()
+        return httpx.Response(200, json={"choices": [{"message": {"content": "/concerns"}}]})
+
+    ctx.classifier = OpenAICompatibleClassifier("http://llm.test/v1", api_key=None, model="m", transport=httpx.MockTransport(handle))
+    say(ctx, channel="feishu", user="ou_boss", text="我现在在等谁的回复来着")
+    assert locked == []
+    assert client.get("/v1/facts", params={"fact_type": "decision"}).json()["items"][0]["content"]["rule"] == "llm:concerns"

@@ -10,11 +10,11 @@ def test_a_signal_that_breaks_the_core_is_set_aside_and_the_next_one_is_processe
     real = core_flows._process
     calls = []
 
-    def first_one_fails(ctx_, uow, entry):
+    def first_one_fails(uow, entry, hints):
         calls.append(entry.fact_id)
         if len(calls) == 1:
             raise RuntimeError("decide exploded")
-        return real(ctx_, uow, entry)
+        return real(uow, entry, hints)
 
     monkeypatch.setattr(core_flows, "_process", first_one_fails)
     say(ctx, channel="feishu", user="ou_boss", text="/concerns")
