@@ -6,12 +6,14 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from fastapi.testclient import TestClient
 
+from action import service
+from action.models import ActionRequest
 from app.context import AppContext
 from app.main import create_app
 from concern.scheduler import tick
 from tests.conftest import ADMIN_TOKEN, make_settings
 from tests.fakes.feishu_server import APP_ID, APP_SECRET, FakeFeishu, encrypt, message_event, signed_headers
-from tests.fakes.telegram_server import TOKEN, FakeTelegram
+from tests.fakes.telegram_server import FORBIDDEN_BLOCKED, TOKEN, FakeTelegram
 from tests.integration.action_helpers import add_person
 
 KEY, VTOKEN, SECRET = "story-encrypt-key", "story-vtoken", "story-tg-secret"
@@ -81,3 +83,16 @@ def test_ask_follow_up_answer_and_backflow_across_both_platforms(app_ctx, clock,
         assert len(client.get("/v1/facts", params={"fact_type": "message_received"}).json()["items"]) == 2
         uuids = [m.get("uuid") for m in feishu.messages]
         assert all(u and u.startswith("act_20260318_") for u in uuids)
+
+
+def test_a_notify_falls_back_from_telegram_to_feishu_on_the_real_clients(app_ctx, clock, platforms, client):
+    feishu, telegram = platforms
+    add_person(app_ctx, "p_zhangsan", display_name="张三", policy={"preferred_channel": "telegram"},
+               bindings=[{"channel": "telegram", "external_user_id": "1001", "chat_id": "1001"}, {"channel": "feishu", "external_user_id": "ou_zs"}])
+    telegram.script("sendMessage", FORBIDDEN_BLOCKED)
+    record = service.execute(app_ctx, request=ActionRequest(action_type="notify", decision_ref="dec_20260318_001", target_person_id="p_zhangsan", text="明早10点开会"))
+    assert record.result == "success" and record.channel == "feishu"
+    assert [(a["channel"], a.get("error")) for a in record.result_detail["attempts"]] == [("telegram", "unreachable"), ("feishu", None)]
+    assert feishu.sent_to("ou_zs")[0]["uuid"] == record.action_id
+    bindings = {b["channel"]: b["reachable"] for b in client.get("/v1/persons/p_zhangsan").json()["channel_bindings"]}
+    assert bindings == {"telegram": False, "feishu": True}
