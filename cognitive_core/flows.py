@@ -206,8 +206,12 @@ def _direct(uow: UnitOfWork, d: rules.Decision, s: rules.Situation, decision_id:
     if p["action"] == "bind":
         _bind(uow, s, decision_id, p["code"], content or {})
     elif p["action"] == "notify":
-        request = ActionRequest(action_type="notify", decision_ref=decision_id, target_person_id=p["target_person_id"], text=p["text"],
-                                priority=p["priority"], notification_type="message", origin_channel=s.signal.channel, request_key=f"{s.signal.fact_id}:tell")
+        target = persons.get_or_404(uow, person_id=p["target_person_id"])
+        text = messages.relay(s.sender.display_name, p["text"], target.locale)
+        request = ActionRequest(action_type="notify", decision_ref=decision_id, target_person_id=p["target_person_id"], text=text,
+                                priority=p["priority"], origin_channel=s.signal.channel, request_key=f"{s.signal.fact_id}:tell",
+                                # Each relayed message is its own notification: L4's cooldown is for repeats of one kind.
+                                notification_type=f"relay:{s.signal.fact_id}")
         concern_service.enqueue(uow, request=request, purpose="tell", ack_person_id=s.sender.person_id, ack_channel=s.signal.channel)
     elif p["action"] == "policy":
         request = ActionRequest(action_type="internal_update", decision_ref=decision_id, target_person_id=s.sender.person_id,

@@ -114,6 +114,8 @@ def _command(intent: Intent, s: Situation) -> Decision:
         target = find_person(args["who"], s.people, s.signal.mentions)
         if target is None:
             return Decision(DecisionKind.reply, f"{name}:unknown_person", {"template": "unknown_person", "who": args["who"]})
+        if target.person_id == sender.person_id:
+            return Decision(DecisionKind.reply, f"{name}:self", {"template": "ask_self"})
         if name == "ask":
             return Decision(DecisionKind.raise_concern, "ask", {"target_person_id": target.person_id, "question": args["text"], "priority": args.get("prio", "P1").upper()})
         return Decision(DecisionKind.direct_action, "tell", {"action": "notify", "target_person_id": target.person_id, "text": args["text"], "priority": args.get("prio", "P2").upper()})

@@ -28,6 +28,11 @@ def question(asker: str, text: str, locale: str) -> str:
     return f"{asker}想了解：{text}" if locale == "zh" else f"{asker} would like to know: {text}"
 
 
+def relay(sender: str, text: str, locale: str) -> str:
+    """A message passed on for someone."""
+    return f"{sender}让我转告：{text}" if locale == "zh" else f"From {sender}: {text}"
+
+
 def follow_up(asker: str, text: str, since: datetime, now: datetime, tz: ZoneInfo, locale: str) -> str:
     """Item / state / suggestion: what is waited for, since when, what would help."""
     waited = duration(now - since, locale)
@@ -79,6 +84,7 @@ HELP = {
 REPLIES = {
     "not_principal": {"zh": "抱歉，只有负责人可以让我去联系别人。", "en": "Sorry, only a principal can ask me to contact others."},
     "unknown_person": {"zh": "我不认识“{who}”。", "en": "I don't know \"{who}\"."},
+    "ask_self": {"zh": "这是你自己呀。", "en": "That's you."},
     "nothing_to_snooze": {"zh": "现在没有在等你回复的事项。", "en": "Nothing is waiting for your reply."},
     "policy_updated": {"zh": "好的，已更新你的免打扰设置。", "en": "Done, your quiet settings are updated."},
     "sent": {"zh": "已发给{target}：{text}（{concern_id}）", "en": "Sent to {target}: {text} ({concern_id})"},

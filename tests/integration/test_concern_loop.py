@@ -180,3 +180,16 @@ def test_a_signal_recorded_before_a_crash_is_processed_once_on_restart(ctx, clie
     assert len(telegram.texts_to("tg_zs")) == 1
     assert process_pending(ctx) == 0
     assert len(telegram.texts_to("tg_zs")) == 1
+
+
+def test_two_messages_relayed_within_the_hour_both_arrive(ctx, client, team):
+    _, telegram = team
+    say(ctx, channel="feishu", user="ou_boss", text="告诉张三：明早10点开会")
+    say(ctx, channel="feishu", user="ou_boss", text="/tell @zhangsan 会议改到11点")
+    assert telegram.texts_to("tg_zs") == ["老板让我转告：明早10点开会", "老板让我转告：会议改到11点"]
+    assert "已转告张三" in team[0].texts_to("ou_boss")[-1]
+
+
+def test_asking_yourself_is_answered_not_raised(ctx, client, team):
+    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_boss 在吗")
+    assert _concerns(client) == [] and team[0].texts_to("ou_boss")[-1] == "这是你自己呀。"
