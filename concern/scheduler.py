@@ -7,12 +7,11 @@ import threading
 
 from action.service import recover_interrupted
 from app.context import AppContext
+from app.wakeups import WAKE_CHANNEL
 from cognitive_core.flows import process_pending
 from concern import flows, outbox, service
 
 log = logging.getLogger("deputy.scheduler")
-
-
 def tick(ctx: AppContext, *, limit: int = 100) -> dict[str, int]:
     """One scheduler pass; safe to run from several replicas at once (due rows are claimed with SKIP LOCKED)."""
     processed = process_pending(ctx)
@@ -27,26 +26,50 @@ def tick(ctx: AppContext, *, limit: int = 100) -> dict[str, int]:
 
 
 class SchedulerThread:
-    """Runs `tick` every DEPUTY_SCHEDULER_INTERVAL in a daemon thread until stopped."""
+    """Runs `tick` every DEPUTY_SCHEDULER_INTERVAL, and at once when another replica publishes a wake-up."""
 
     def __init__(self, ctx: AppContext) -> None:
         self.ctx = ctx
         self._stop = threading.Event()
+        self._wake = threading.Event()
         self._thread = threading.Thread(target=self._run, name="deputy-scheduler", daemon=True)
+        self._listener = threading.Thread(target=self._listen, name="deputy-scheduler-wake", daemon=True)
 
     def start(self) -> None:
-        """Start ticking."""
+        """Start ticking (and listening for wake-ups when Redis is configured)."""
         self._thread.start()
+        if self.ctx.redis is not None:
+            self._listener.start()
 
     def stop(self, timeout: float = 10) -> None:
-        """Ask the loop to end and wait for the current tick."""
+        """Ask the loops to end and wait for the current tick."""
         self._stop.set()
+        self._wake.set()
         self._thread.join(timeout)
+        if self._listener.is_alive():
+            self._listener.join(timeout)
 
     def _run(self) -> None:
         interval = self.ctx.settings.scheduler_interval.total_seconds()
-        while not self._stop.wait(interval):
+        while not self._stop.is_set():
+            self._wake.wait(interval)
+            self._wake.clear()
+            if self._stop.is_set():
+                break
             try:
                 tick(self.ctx)
             except Exception:  # one failed pass must not end the loop
                 log.exception("scheduler tick failed")
+
+    def _listen(self) -> None:
+        while not self._stop.is_set():
+            try:
+                pubsub = self.ctx.redis.pubsub(ignore_subscribe_messages=True)
+                pubsub.subscribe(WAKE_CHANNEL)
+                while not self._stop.is_set():
+                    if pubsub.get_message(timeout=1.0) is not None:
+                        self._wake.set()
+                pubsub.close()
+            except Exception as exc:  # Redis away: ticks still come from the interval
+                log.warning("scheduler wake-up listener: %s", type(exc).__name__)
+                self._stop.wait(5)

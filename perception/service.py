@@ -7,6 +7,7 @@ from typing import Any
 from sqlalchemy import select
 
 from app.context import AppContext, UnitOfWork
+from app.wakeups import wake
 from fact import service as facts
 from fact.models import Fact
 from perception.models import ExternalSignal, InboundMessage, InboxEntry
@@ -45,6 +46,8 @@ def record_message(ctx: AppContext, *, message: InboundMessage) -> tuple[Fact, b
         )
         if created:
             _enqueue(uow, fact)
+    if created:
+        wake(ctx)  # any replica may take it now, not only this one
     return fact, created
 
 
@@ -62,6 +65,8 @@ def record_signal(ctx: AppContext, *, signal: ExternalSignal, actor: str) -> tup
         )
         if created:
             _enqueue(uow, fact)
+    if created:
+        wake(ctx)  # any replica may take it now, not only this one
     return fact, created
 
 
