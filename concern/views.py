@@ -51,6 +51,8 @@ def raise_concern(body: ConcernIn, ctx: Ctx, caller: Admin) -> dict[str, Any]:
     if body.originator_id == body.target_person_id:
         raise Invalid("a concern needs someone other than the originator to answer", field="target_person_id")
     with ctx.uow(actor=caller.name) as uow:
+        if body.deadline is not None and body.deadline <= uow.now:
+            raise Invalid("deadline must be in the future", field="deadline")
         for field, pid in (("originator_id", body.originator_id), ("target_person_id", body.target_person_id)):
             person = persons.get_or_404(uow, person_id=pid)
             if not person.active:

@@ -19,7 +19,8 @@ def test_raising_a_concern_returns_it_with_the_first_action(client, team):
 
 def test_bad_concern_requests_are_4xx_and_write_nothing(client, team):
     cases = [({**ASK, "priority": "P7"}, 422), ({**ASK, "target_person_id": "p_ghost"}, 404), ({**ASK, "question": ""}, 422),
-             ({**ASK, "target_person_id": "p_boss"}, 422), ({**ASK, "deadline": "2026-03-20T10:00:00"}, 422), ({**ASK, "extra": 1}, 422)]
+             ({**ASK, "target_person_id": "p_boss"}, 422), ({**ASK, "deadline": "2026-03-20T10:00:00"}, 422), ({**ASK, "extra": 1}, 422),
+             ({**ASK, "deadline": "2026-03-18T09:00:00+08:00"}, 422)]
     for body, status in cases:
         response = client.post("/v1/concerns", json=body)
         assert response.status_code == status, body
