@@ -73,8 +73,8 @@ def _snapshot(uow: UnitOfWork, person: Person) -> dict[str, Any]:
     return to_out(uow, person).model_dump(mode="json", exclude={"created_at", "updated_at"})
 
 
-def _record_change(uow: UnitOfWork, *, person: Person, change: str, before: dict | None, source: str) -> None:
-    after = _snapshot(uow, person)
+def _record_change(uow: UnitOfWork, *, person: Person, change: str, before: dict | None, source: str, after: dict | None = None) -> None:
+    after = after if after is not None else _snapshot(uow, person)
     fact_service.append(
         uow,
         fact_type="person_changed",
@@ -170,7 +170,8 @@ def update(uow: UnitOfWork, *, person_id: str, patch: PersonUpdate, source: str 
     before = _snapshot(uow, person)
     for name, value in changes.items():
         setattr(person, name, value)
-    return _finish(uow, person=person, before=before, change="updated", source=source)
+    _finish(uow, person=person, before=before, change="updated", source=source)
+    return person
 
 
 def upsert(uow: UnitOfWork, *, data: PersonCreate, source: str = "admin_api") -> tuple[Person, str]:
@@ -186,18 +187,20 @@ def upsert(uow: UnitOfWork, *, data: PersonCreate, source: str = "admin_api") ->
     person.timezone = data.timezone or person.timezone
     person.interaction_policy = data.interaction_policy.model_dump(mode="json")
     _replace_bindings(uow, person_id=person.person_id, bindings=data.channel_bindings)
-    _finish(uow, person=person, before=before, change="updated", source=source)
-    return person, "unchanged" if _snapshot(uow, person) == before else "updated"
+    changed = _finish(uow, person=person, before=before, change="updated", source=source)
+    return person, "updated" if changed else "unchanged"
 
 
-def _finish(uow: UnitOfWork, *, person: Person, before: dict[str, Any], change: str, source: str) -> Person:
+def _finish(uow: UnitOfWork, *, person: Person, before: dict[str, Any], change: str, source: str) -> bool:
+    """Stamp and record the change if anything changed; True when it did."""
     uow.session.flush()
-    if _snapshot(uow, person) == before:
-        return person
+    after = _snapshot(uow, person)  # created_at / updated_at are not part of it
+    if after == before:
+        return False
     person.updated_at = uow.now
     uow.session.flush()
-    _record_change(uow, person=person, change=change, before=before, source=source)
-    return person
+    _record_change(uow, person=person, change=change, before=before, source=source, after=after)
+    return True
 
 
 def deactivate(uow: UnitOfWork, *, person_id: str, source: str = "admin_api") -> Person:
@@ -205,7 +208,8 @@ def deactivate(uow: UnitOfWork, *, person_id: str, source: str = "admin_api") ->
     person = get_or_404(uow, person_id=person_id)
     before = _snapshot(uow, person)
     person.active = False
-    return _finish(uow, person=person, before=before, change="deactivated", source=source)
+    _finish(uow, person=person, before=before, change="deactivated", source=source)
+    return person
 
 
 def replace_policy(uow: UnitOfWork, *, person_id: str, policy: InteractionPolicy, source: str = "admin_api") -> Person:
@@ -214,7 +218,8 @@ def replace_policy(uow: UnitOfWork, *, person_id: str, policy: InteractionPolicy
     _check_preferred(policy, bindings_of(uow, person_id=person_id), field="preferred_channel")
     before = _snapshot(uow, person)
     person.interaction_policy = policy.model_dump(mode="json")
-    return _finish(uow, person=person, before=before, change="policy_changed", source=source)
+    _finish(uow, person=person, before=before, change="policy_changed", source=source)
+    return person
 
 
 def patch_policy(uow: UnitOfWork, *, person_id: str, patch: InteractionPolicyPatch, source: str = "admin_api") -> Person:
@@ -234,7 +239,8 @@ def replace_bindings(uow: UnitOfWork, *, person_id: str, bindings: list[ChannelB
     _check_preferred(policy_of(person), bindings, field="channel_bindings")
     before = _snapshot(uow, person)
     _replace_bindings(uow, person_id=person_id, bindings=bindings)
-    return _finish(uow, person=person, before=before, change="bindings_changed", source=source)
+    _finish(uow, person=person, before=before, change="bindings_changed", source=source)
+    return person
 
 
 def mark_unreachable(uow: UnitOfWork, *, person_id: str, channel: str, reason: str, source: str = "action_layer") -> bool:
