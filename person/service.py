@@ -73,14 +73,15 @@ def _snapshot(uow: UnitOfWork, person: Person) -> dict[str, Any]:
     return to_out(uow, person).model_dump(mode="json", exclude={"created_at", "updated_at"})
 
 
-def _record_change(uow: UnitOfWork, *, person: Person, change: str, before: dict | None, source: str, after: dict | None = None) -> None:
+def _record_change(uow: UnitOfWork, *, person: Person, change: str, before: dict | None, source: str, after: dict | None = None,
+                   extra: dict[str, Any] | None = None) -> None:
     after = after if after is not None else _snapshot(uow, person)
     fact_service.append(
         uow,
         fact_type="person_changed",
         source=source,
         person_refs=[person.person_id],
-        content={"change": change, "person_id": person.person_id, "actor": uow.actor, "before": before, "after": after},
+        content={"change": change, "person_id": person.person_id, "actor": uow.actor, **(extra or {}), "before": before, "after": after},
     )
 
 
@@ -255,14 +256,7 @@ def mark_unreachable(uow: UnitOfWork, *, person_id: str, channel: str, reason: s
     if changed:
         uow.session.flush()
         person.updated_at = uow.now
-        after = _snapshot(uow, person)
-        fact_service.append(
-            uow,
-            fact_type="person_changed",
-            source=source,
-            person_refs=[person_id],
-            content={"change": "binding_unreachable", "person_id": person_id, "actor": uow.actor, "channel": channel, "reason": reason, "before": before, "after": after},
-        )
+        _record_change(uow, person=person, change="binding_unreachable", before=before, source=source, extra={"channel": channel, "reason": reason})
     return changed
 
 
