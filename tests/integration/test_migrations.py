@@ -104,7 +104,7 @@ def test_upgrade_creates_the_schema_on_an_empty_database(empty_database_url: str
     assert _version(engine) == _head()
     append_only = {"facts", "fact_person_refs"}
     if engine.dialect.name == "sqlite":
-        expected = {f"{t}_no_{verb}" for t in append_only for verb in ("update", "delete")}
+        expected = {f"{t}_no_{verb}" for t in append_only for verb in ("update", "delete", "replace")}
     else:
         expected = {f"{t}_append_only" for t in append_only} | {f"{t}_no_truncate" for t in append_only}
     assert expected <= _triggers(engine)
@@ -139,3 +139,31 @@ def test_downgrade_to_base_and_upgrade_again_round_trips(empty_database_url: str
     assert _triggers(engine) == set()
     migrate.upgrade(empty_database_url)
     assert _schema(engine) == schema
+
+
+def _pg_trigger_modes(engine: Engine) -> dict[str, str]:
+    """tgenabled per append-only trigger: 'O' fires in the origin role only, 'A' in every replication role."""
+    with engine.connect() as conn:
+        query = "SELECT tgname, tgenabled FROM pg_trigger WHERE NOT tgisinternal AND tgname LIKE 'fact%'"
+        rows = conn.execute(text(query))
+        return {name: mode.decode() if isinstance(mode, bytes) else mode for name, mode in rows}
+
+
+def test_fact_log_guards_come_with_0005_and_go_with_its_downgrade(empty_database_url: str, engine: Engine):
+    config = migrate.alembic_config(empty_database_url)
+    command.upgrade(config, "0004")
+    before = _schema(engine)
+    pg = engine.dialect.name == "postgresql"
+    if pg:
+        assert set(_pg_trigger_modes(engine).values()) == {"O"}
+    command.upgrade(config, "0005")
+    if pg:
+        guards = {f"{t}_{k}" for t in ("facts", "fact_person_refs") for k in ("append_only", "no_truncate")}
+        assert _pg_trigger_modes(engine) == dict.fromkeys(guards, "A")
+    else:
+        assert {"facts_no_replace", "fact_person_refs_no_replace"} <= _triggers(engine)
+    command.downgrade(config, "0004")
+    assert _schema(engine) == before
+    assert _version(engine) == "0004"
+    if pg:
+        assert set(_pg_trigger_modes(engine).values()) == {"O"}
