@@ -27,6 +27,14 @@ def _table(title: str, *columns: str) -> Table:
     return table
 
 
+@cli.callback()
+def _redact_logs() -> None:
+    """Keep configured secrets out of whatever any command logs."""
+    from app import logging as app_logging
+
+    app_logging.install_redaction(app_logging.secret_values(Settings()))
+
+
 def _ctx():
     from app.context import AppContext
 
@@ -45,7 +53,8 @@ def serve(
     from app.main import create_app
 
     settings = Settings()
-    app_logging.configure(settings.log_level)
+    app_logging.configure(settings.log_level, secrets=app_logging.secret_values(settings))
+    # log_config=None: uvicorn adds no handlers, so its access and error logs reach the redacting JSON handler.
     uvicorn.run(create_app(settings), host=host or settings.host, port=port or settings.port, log_config=None)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import logging
 import os
 import shutil
 import uuid
@@ -142,6 +143,21 @@ def make_settings(database_url: str, **overrides) -> Settings:
     }
     values.update(overrides)
     return Settings(_env_file=None, **values)
+
+
+@pytest.fixture(autouse=True)
+def _restore_logging() -> Iterator[None]:
+    """`deputy` commands and app.logging.configure() change process-wide logging; undo it after each test."""
+    from app.logging import JsonFormatter
+
+    root = logging.getLogger()
+    factory, level = logging.getLogRecordFactory(), root.level
+    yield
+    logging.setLogRecordFactory(factory)
+    root.setLevel(level)
+    # Only configure()'s handler: pytest attaches and detaches its own capture handlers per test phase.
+    for handler in [h for h in root.handlers if isinstance(h.formatter, JsonFormatter)]:
+        root.removeHandler(handler)
 
 
 @pytest.fixture
