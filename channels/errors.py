@@ -46,6 +46,21 @@ class RateLimited(ChannelError):
     kind = "rate_limited"
 
 
+class Paced(RateLimited):
+    """The service's own pacing refused the send before anything reached the platform; safe to send again
+    `retry_after` seconds from now (the earliest slot the pacer could see)."""
+
+    def __init__(self, message: str, *, retry_after: float, code: str | int | None = "pacing",
+                 detail: dict[str, Any] | None = None) -> None:
+        if not retry_after > 0:
+            raise ValueError("a paced send needs a positive retry_after")
+        super().__init__(message, code=code, retry_after=retry_after, detail=detail)
+
+    def to_attempt(self) -> dict[str, Any]:
+        """The rate_limited record, marked `paced` so the caller defers instead of counting a failure."""
+        return super().to_attempt() | {"paced": True}
+
+
 class InvalidRequest(ChannelError):
     """The platform rejected the message itself (bad content, bad ids)."""
 

@@ -26,7 +26,7 @@ class TelegramChannel(Channel):
     """Sends through the Bot API at `api_base` (a setting, so tests use a local fake server).
 
     The Channel interface is synchronous; PTB is async, so calls run on a private event loop
-    on a daemon thread (`close()` stops it). Nothing here retries or sleeps beyond pacing's short bound.
+    on a daemon thread (`close()` stops it). Nothing here retries or sleeps beyond pacing's waits of at most 1 s.
     """
 
     name = "telegram"
@@ -92,11 +92,15 @@ class TelegramChannel(Channel):
         parts = split_text(message.text)
         if not parts:
             raise InvalidRequest("telegram refuses an empty message", code="empty_text")
+        # The chat is ours for every part's slot at once (others see it busy until the last part's), so
+        # our own pacing never cuts a message short; if the first slot is too far away, Paced and nothing sent.
+        turns = self.pacer.reserve(chat_id, parts=len(parts))
         ids: list[str] = []
         plain = False
         for index, part in enumerate(parts):
             try:
-                self.pacer.acquire(chat_id, continuation=index > 0)
+                if index:
+                    turns.wait(index)
                 message_id, fallback = self._send_part(chat_id, part)
             except ChannelError as exc:
                 if not ids:

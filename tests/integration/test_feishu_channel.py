@@ -10,11 +10,12 @@ from action import service
 from app.context import default_channels
 from app.settings import Settings
 from channels.base import OutboundMessage
-from channels.errors import InvalidRequest, RateLimited, Transient, Unreachable
+from channels.errors import InvalidRequest, Paced, RateLimited, Transient, Unreachable
 from channels.feishu import FeishuChannel
 from channels.feishu.pacing import LocalPacer, RedisPacer
 from channels.memory import MemoryChannel
 from tests.fakes import feishu_server as fs
+from tests.fakes.pace_clock import FakeTime
 from tests.integration.action_helpers import add_person, notify
 
 ACTION = "act_20260318_001"
@@ -168,14 +169,31 @@ def test_markdown_lists_and_tables_go_as_a_card_with_a_markdown_element(fake, fe
     assert card["body"]["elements"] == [{"tag": "markdown", "content": text}]
 
 
-def test_a_sixth_message_to_one_receiver_within_a_second_is_rate_limited_without_sending(fake):
+def test_a_sixth_message_to_one_receiver_within_a_second_is_paced_without_sending(fake):
     channel = make_channel(fake, pacer=LocalPacer(max_wait=0, clock=lambda: 100.0))
     for n in range(5):
         channel.send(msg(key=f"act_20260318_00{n + 1}"))
-    with pytest.raises(RateLimited) as caught:
+    with pytest.raises(Paced) as caught:
         channel.send(msg(key="act_20260318_006"))
-    assert caught.value.retry_after == 1.0 and len(fake.messages) == 5
+    assert caught.value.retry_after == 1.0 and caught.value.code == "pacing" and len(fake.messages) == 5
     channel.send(msg(key="act_20260318_007", to="ou_lisi"))  # another receiver has its own budget
+
+
+def test_a_message_in_parts_is_paced_whole_and_never_cut_by_our_own_pace(fake):
+    t = FakeTime()
+    channel = make_channel(fake, pacer=LocalPacer(clock=t.clock, sleep=t.sleep))
+    for n in range(4):
+        channel.send(msg(key=f"act_20260318_00{n + 1}"))
+    with pytest.raises(Paced):
+        channel.send(msg("字" * 6000, key="act_20260318_005"))  # two parts, one free slot: nothing goes
+    assert len(fake.messages) == 4
+    t.now += 1.0
+    receipt = channel.send(msg("字" * 6000, key="act_20260318_005"))
+    assert receipt.detail["parts"] == 2
+    assert [m["uuid"] for m in fake.messages[4:]] == ["act_20260318_005-1", "act_20260318_005-2"]
+    t.now += 1.0
+    receipt = channel.send(msg("字" * 28000, key="act_20260318_008"))  # seven parts: five now, two a second later
+    assert receipt.detail["parts"] == 7 and len(fake.messages) == 13 and t.slept == [1.0]
 
 
 def test_the_channel_is_registered_from_settings_unless_dry_run():

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import threading
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from sqlalchemy import select
@@ -12,14 +14,16 @@ from app.context import default_channels
 from app.settings import Settings
 from channels.base import OutboundMessage
 from channels.dryrun import DryRunChannel
-from channels.errors import InvalidRequest, RateLimited, Transient, Unreachable
+from channels.errors import ChannelError, InvalidRequest, Paced, Transient, Unreachable
 from channels.memory import MemoryChannel
 from channels.telegram import TelegramChannel
 from channels.telegram import pacing
+from channels.telegram.pacing import Pacer
 from channels.telegram.text import utf16_len
 from fact.models import Fact
 from person import service as persons
 from tests.conftest import redis_url
+from tests.fakes.pace_clock import FakeTime
 from tests.fakes.telegram_server import (
     CHAT_NOT_FOUND, FORBIDDEN_BLOCKED, NOT_JSON, SERVER_ERROR, TOKEN, FakeTelegram, Reply, error, too_many_requests,
 )
@@ -195,24 +199,68 @@ def test_a_message_cut_short_after_its_first_part_is_reported_delivered_not_fail
     assert receipt.detail["incomplete"]["parts_total"] == 2 and receipt.detail["incomplete"]["error"] == "unreachable"
 
 
-def test_a_second_message_to_the_same_chat_within_a_second_is_rate_limited_not_delayed(fake):
-    chan = make_channel(fake, chat_interval=30.0, max_wait=0.05)
+def test_a_second_message_to_the_same_chat_within_a_second_is_paced_not_delayed(fake):
+    chan = make_channel(fake, chat_interval=1.0, max_wait=0.05)
     try:
         chan.send(msg())
-        with pytest.raises(RateLimited) as caught:
+        with pytest.raises(Paced) as caught:
             chan.send(msg())
         chan.send(msg(chat="5002"))  # another chat has its own pace
     finally:
         chan.close()
-    assert 0 < caught.value.retry_after <= 30 and caught.value.code == "pacing"
+    assert 0.5 < caught.value.retry_after <= 1.0 and caught.value.code == "pacing"
     assert [c["chat_id"] for c in fake.calls("sendMessage")] == [CHAT, "5002"]
+
+
+def test_three_concurrent_sends_to_one_chat_deliver_two_and_pace_the_third_without_sending_it_twice(fake):
+    chan = make_channel(fake, chat_interval=0.3, max_wait=0.3)
+    start = threading.Barrier(3)
+
+    def send(n: int):
+        start.wait()
+        try:
+            return chan.send(msg(f"第{n}条"))
+        except ChannelError as exc:
+            return exc
+
+    try:
+        with ThreadPoolExecutor(3) as pool:
+            outcomes = list(pool.map(send, range(3)))
+    finally:
+        chan.close()
+    paced = [o for o in outcomes if isinstance(o, ChannelError)]
+    assert len(paced) == 1 and isinstance(paced[0], Paced) and paced[0].kind == "rate_limited"
+    assert 0.3 < paced[0].retry_after <= 0.6 and paced[0].to_attempt()["paced"] is True
+    delivered = [f"第{n}条" for n, outcome in enumerate(outcomes) if not isinstance(outcome, ChannelError)]
+    assert sorted(c["text"] for c in fake.calls("sendMessage")) == sorted(delivered) and len(delivered) == 2
+
+
+def test_a_long_message_holds_the_chat_so_a_concurrent_send_is_paced_and_it_arrives_whole(fake, channel):
+    t = FakeTime()
+    channel.pacer = Pacer(namespace=channel.bot_id, clock=t.clock, sleep=t.sleep)
+    long_text = "\n\n".join(ch * 4000 for ch in "abc")
+    refused: list[Paced] = []
+
+    def meanwhile():  # another action for the same chat, while the long message waits for its second part
+        if not refused:
+            with pytest.raises(Paced) as caught:
+                channel.send(msg("插一句"))
+            refused.append(caught.value)
+
+    t.on_sleep = meanwhile
+    receipt = channel.send(msg(long_text))
+    parts = [c["text"] for c in fake.calls("sendMessage")]
+    assert "".join(parts) == long_text and len(parts) == 3 and "incomplete" not in receipt.detail
+    assert [exc.retry_after for exc in refused] == [2.0] and t.slept == [1.0, 1.0]  # free after the last part
+    channel.send(msg("插一句"))  # the slot after the last part's, 1 s away: waited for
+    assert t.slept == [1.0, 1.0, 1.0] and fake.calls("sendMessage")[-1]["text"] == "插一句"
 
 
 def test_the_bot_wide_pace_holds_across_chats(fake):
     chan = make_channel(fake, bot_rate=0.1, max_wait=0.05)  # one message per 10 s for the whole bot
     try:
         chan.send(msg(chat="6001"))
-        with pytest.raises(RateLimited) as caught:
+        with pytest.raises(Paced) as caught:
             chan.send(msg(chat="6002"))
     finally:
         chan.close()
@@ -225,12 +273,12 @@ def test_the_per_chat_pace_is_shared_by_processes_through_redis(fake):
 
     client = redis_lib.Redis.from_url(redis_url())
     chat = f"7{uuid.uuid4().int % 10**9}"
-    first, second = (make_channel(fake, redis=client, chat_interval=30.0, max_wait=0.05) for _ in range(2))
+    first, second = (make_channel(fake, redis=client, chat_interval=1.0, max_wait=0.05) for _ in range(2))
     try:
         first.send(msg(chat=chat))
-        with pytest.raises(RateLimited):
+        with pytest.raises(Paced):
             second.send(msg(chat=chat))
-        assert 0 < client.pttl(f"deputy:telegram:123456:chat:{chat}") <= 30_000
+        assert 0 < client.pttl(f"deputy:telegram:123456:chat:{chat}") <= 1_000
     finally:
         first.close(), second.close()
         client.delete(f"deputy:telegram:123456:chat:{chat}")
