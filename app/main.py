@@ -10,7 +10,7 @@ from fastapi import FastAPI
 from action.service import recover_interrupted
 from action.views import router as actions_router
 from app import migrate
-from app.api import errors
+from app.api import errors, guards
 from app.api.health import router as health_router
 from app.clock import Clock
 from app.context import AppContext
@@ -64,6 +64,7 @@ def create_app(settings: Settings | None = None, *, ctx: AppContext | None = Non
         ctx.signal_listeners.append(process_pending)
     app.state.metrics = Metrics()
     errors.install(app)
+    app.add_middleware(guards.InputGuardMiddleware)  # inside the body limit: it buffers at most max_body_bytes
     app.add_middleware(errors.BodyLimitMiddleware, max_bytes=ctx.settings.max_body_bytes)
     app.add_middleware(MetricsMiddleware, metrics=app.state.metrics)
     for router in (health_router, facts_router, persons_router, bind_codes_router, actions_router, concerns_router, signals_router, telegram_router, feishu_router):

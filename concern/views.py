@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from sqlalchemy import select
 
@@ -14,6 +14,7 @@ from action import service as actions
 from action.models import ActionRow
 from app.api.deps import Admin, Ctx, Viewer
 from app.errors import Invalid
+from app.limits import SaneInstant, local_isoformat
 from app.pagination import Page
 from cognitive_core import service as decisions
 from cognitive_core.models import DecisionKind
@@ -23,6 +24,7 @@ from person.models import PERSON_ID_PATTERN
 
 router = APIRouter(tags=["concerns"])
 State = Literal["waiting_reply", "resolved", "escalated", "cancelled", "expired"]
+MAX_DEADLINE_AHEAD = timedelta(days=366)  # "within a year", also across a 29 February
 
 
 class ConcernIn(BaseModel):
@@ -34,14 +36,21 @@ class ConcernIn(BaseModel):
     target_person_id: str = Field(pattern=PERSON_ID_PATTERN)
     question: str = Field(min_length=1, max_length=2000)
     priority: Literal["P0", "P1", "P2", "P3"] = "P1"
-    deadline: AwareDatetime | None = None
+    deadline: SaneInstant | None = None
+
+    def check_deadline(self, *, now: datetime) -> None:
+        """422 naming `deadline` unless it lies in the future and at most a year ahead of `now`."""
+        if self.deadline is not None and self.deadline <= now:
+            raise Invalid("deadline must be in the future", field="deadline")
+        if self.deadline is not None and self.deadline > now + MAX_DEADLINE_AHEAD:
+            raise Invalid(f"deadline must be within {MAX_DEADLINE_AHEAD.days} days from now", field="deadline")
 
 
 def _out(uow: Any, concern: Any) -> dict[str, Any]:
     data = service.snapshot(concern)
     for key in ("deadline", "next_follow_up_at", "created_at", "updated_at", "resolved_at"):
         value = getattr(concern, key)
-        data[key] = value.astimezone(uow.tz).isoformat() if isinstance(value, datetime) else None
+        data[key] = local_isoformat(value, uow.tz) if isinstance(value, datetime) else None
     return data
 
 
@@ -51,8 +60,7 @@ def raise_concern(body: ConcernIn, ctx: Ctx, caller: Admin) -> dict[str, Any]:
     if body.originator_id == body.target_person_id:
         raise Invalid("a concern needs someone other than the originator to answer", field="target_person_id")
     with ctx.uow(actor=caller.name) as uow:
-        if body.deadline is not None and body.deadline <= uow.now:
-            raise Invalid("deadline must be in the future", field="deadline")
+        body.check_deadline(now=uow.now)
         for field, pid in (("originator_id", body.originator_id), ("target_person_id", body.target_person_id)):
             person = persons.get_or_404(uow, person_id=pid)
             if not person.active:

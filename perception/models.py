@@ -5,11 +5,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field as PField
+from pydantic import BaseModel, ConfigDict, Field as PField
 from sqlalchemy import BigInteger, Column, Integer, String
 from sqlmodel import Field, SQLModel
 
 from app.db import UTCDateTime
+from app.limits import SaneInstant, StorableText
 
 _PK = BigInteger().with_variant(Integer(), "sqlite")
 
@@ -17,27 +18,31 @@ _PK = BigInteger().with_variant(Integer(), "sqlite")
 class Mention(BaseModel):
     """Someone @-mentioned in a message (platform user id and the name shown)."""
 
-    external_user_id: str | None = None
-    name: str = ""
+    external_user_id: StorableText | None = None
+    name: StorableText = ""
     is_bot: bool = False
 
 
 class InboundMessage(BaseModel):
-    """One chat message from Feishu or Telegram, normalised (the same shape whatever the transport)."""
+    """One chat message from Feishu or Telegram, normalised (the same shape whatever the transport).
+
+    Its text must be storable on every backend: messages also arrive by long polling and the long
+    connection, where the HTTP guard does not look.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
     channel: Literal["feishu", "telegram"]
-    event_id: str  # Feishu header.event_id / Telegram update_id: the de-duplication key
-    message_id: str
-    chat_id: str
+    event_id: StorableText  # Feishu header.event_id / Telegram update_id: the de-duplication key
+    message_id: StorableText
+    chat_id: StorableText
     chat_type: Literal["p2p", "group"]
-    external_user_id: str
-    text: str = ""
-    reply_to_message_id: str | None = None
+    external_user_id: StorableText
+    text: StorableText = ""
+    reply_to_message_id: StorableText | None = None
     mentions: list[Mention] = PField(default_factory=list)
     mentions_bot: bool = False
-    occurred_at: AwareDatetime
+    occurred_at: SaneInstant
 
 
 class ExternalSignal(BaseModel):
@@ -51,8 +56,8 @@ class ExternalSignal(BaseModel):
     person_id: str | None = PField(None, pattern=r"^p_[a-z0-9_]{1,48}$")
     channel: Literal["feishu", "telegram"] | None = None
     external_user_id: str | None = PField(None, min_length=1, max_length=128)
-    content: dict[str, Any] = PField(default_factory=dict)
-    occurred_at: AwareDatetime | None = None
+    content: dict[str, Any] = PField(default_factory=dict)  # depth and text are screened by app.api.guards
+    occurred_at: SaneInstant | None = None
 
 
 class InboxEntry(SQLModel, table=True):

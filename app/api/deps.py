@@ -11,6 +11,7 @@ from fastapi import Depends, Request
 
 from app.context import AppContext
 from app.errors import Forbidden, Invalid, Unauthorized
+from app.limits import RANGE_TEXT, in_range
 from app.settings import parse_duration
 
 
@@ -64,15 +65,21 @@ Admin = Annotated[Caller, Depends(require_admin)]
 
 
 def parse_instant(value: str | None, *, field: str, now: datetime) -> datetime | None:
-    """An ISO 8601 instant with offset, or a look-back like `24h` (meaning now − 24 h)."""
+    """An ISO 8601 instant with offset, or a look-back like `24h` (meaning now − 24 h); 422 outside the sane range."""
     if value is None or value == "":
         return None
     try:
-        return now - parse_duration(value)
+        parsed = now - parse_duration(value)
     except OverflowError as exc:
         raise Invalid(f"{field} looks back too far", field=field) from exc
     except ValueError:
-        pass
+        parsed = _parse_iso(value, field=field)
+    if not in_range(parsed):
+        raise Invalid(f"{field} must lie {RANGE_TEXT}", field=field)
+    return parsed
+
+
+def _parse_iso(value: str, *, field: str) -> datetime:
     try:
         parsed = datetime.fromisoformat(value)
     except ValueError as exc:
@@ -80,4 +87,3 @@ def parse_instant(value: str | None, *, field: str, now: datetime) -> datetime |
     if parsed.tzinfo is None:
         raise Invalid(f"{field} needs a UTC offset (e.g. 2026-03-18T10:00:00+08:00)", field=field)
     return parsed
-

@@ -7,6 +7,8 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
+from app.api.guards import screen_json
+from app.limits import EARLIEST, in_range
 from perception.models import InboundMessage, Mention
 
 MESSAGE_RECEIVED = "im.message.receive_v1"
@@ -38,7 +40,12 @@ def _post_text(body: dict[str, Any]) -> str:
 
 
 def message_text(message_type: str, raw_content: Any, mentions: list[dict[str, Any]]) -> str:
-    """Plain text of a message; `@_user_n` placeholders become `@<name>`. Non-text messages give ""."""
+    """Plain text of a message; `@_user_n` placeholders become `@<name>`. Non-text messages give "".
+
+    `content` is JSON inside a string, unseen by the HTTP guard: it is screened here (TooDeep, Invalid) before parsing.
+    """
+    if isinstance(raw_content, str):
+        screen_json(raw_content.encode("utf-8", "surrogatepass"))
     try:
         body = json.loads(raw_content) if isinstance(raw_content, str) else _dict(raw_content)
     except ValueError:
@@ -69,10 +76,12 @@ def _mentions(raw: Any, bot_open_id: str | None) -> list[Mention]:
 
 
 def _occurred_at(millis: Any) -> datetime:
+    """create_time (ms); an unreadable or out-of-range one reads as the epoch rather than losing the message."""
     try:
-        return datetime.fromtimestamp(int(millis) / 1000, tz=UTC)
+        instant = datetime.fromtimestamp(int(millis) / 1000, tz=UTC)
     except (TypeError, ValueError, OverflowError, OSError):
-        return datetime.fromtimestamp(0, tz=UTC)
+        return EARLIEST
+    return instant if in_range(instant) else EARLIEST
 
 
 def to_inbound(payload: dict[str, Any], *, bot_open_id: str | None = None) -> InboundMessage | None:
@@ -88,7 +97,8 @@ def to_inbound(payload: dict[str, Any], *, bot_open_id: str | None = None) -> In
     sender_open_id = _open_id(sender.get("sender_id"))
     if not sender_open_id or sender.get("sender_type", "user") != "user" or not message.get("message_id") or not message.get("chat_id"):
         return None
-    raw_mentions = [m for m in message.get("mentions") or [] if isinstance(m, dict)]
+    listed = message.get("mentions")
+    raw_mentions = [m for m in listed if isinstance(m, dict)] if isinstance(listed, list) else []
     mentions = _mentions(raw_mentions, bot_open_id)
     chat_type = "p2p" if message.get("chat_type") == "p2p" else "group"
     return InboundMessage(

@@ -11,12 +11,19 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from pydantic import ValidationError
+
+from app.limits import EARLIEST, LATEST, RANGE_TEXT
 from channels.telegram.text import utf16_slice
 from perception.models import InboundMessage, Mention
 
 
 class InvalidUpdate(ValueError):
     """The JSON is not a Telegram Update (no integer update_id, or a message without its required parts)."""
+
+
+class InvalidDate(InvalidUpdate):
+    """The message's `date` is not a Unix time in the accepted range (SPEC §8: a 422, never a 500)."""
 
 
 @dataclass(frozen=True)
@@ -47,6 +54,15 @@ def update_id(update: Any) -> int:
     if not isinstance(update, dict) or type(update.get("update_id")) is not int:
         raise InvalidUpdate("not a Telegram Update: an integer update_id is required")
     return update["update_id"]
+
+
+def sent_at(date: Any) -> datetime:
+    """The message's `date` (integer Unix seconds) as a UTC instant, or InvalidDate."""
+    if type(date) is not int:
+        raise InvalidDate(f"message.date must be integer Unix seconds, not {type(date).__name__}")
+    if not EARLIEST.timestamp() <= date < LATEST.timestamp():  # checked before fromtimestamp can overflow
+        raise InvalidDate(f"message.date must lie {RANGE_TEXT}")
+    return datetime.fromtimestamp(date, UTC)
 
 
 def _mentions(text: str, entities: list[dict[str, Any]], bot: BotIdentity) -> tuple[list[Mention], bool]:
@@ -101,7 +117,12 @@ def to_inbound(update: dict[str, Any], bot: BotIdentity) -> InboundMessage | Non
             channel="telegram", event_id=str(event_id), message_id=str(message["message_id"]), chat_id=str(chat["id"]),
             chat_type="p2p" if chat.get("type") == "private" else "group", external_user_id=str(sender["id"]), text=text,
             reply_to_message_id=_reply_to(message), mentions=mentions, mentions_bot=addressed,
-            occurred_at=datetime.fromtimestamp(int(message["date"]), UTC),
+            occurred_at=sent_at(message.get("date")),
         )
-    except (KeyError, TypeError, ValueError) as exc:
+    except InvalidDate:
+        raise
+    except ValidationError as exc:  # e.g. text with U+0000, which no backend stores alike
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise InvalidUpdate(f"unreadable message in update {event_id}: {problems}") from exc
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
         raise InvalidUpdate(f"malformed message in update {event_id}: {exc}") from exc

@@ -2,7 +2,10 @@
 
 Each update's fact is committed first, then the offset moves past it, so a restart resumes exactly
 where the last durable update left off (an update recorded just before a crash is fetched again and
-de-duplicated on update_id). Pending updates are never dropped. getUpdates answers 409 Conflict while
+de-duplicated on update_id). Pending updates are never dropped; one Deputy cannot read (a NUL in its text, a
+date out of range) is skipped with a warning and a `system` fact, so it never blocks the ones after it.
+Updates are fetched as raw JSON for that reason: python-telegram-bot's parsed Updates fail the whole batch
+on one unreadable update. getUpdates answers 409 Conflict while
 another process polls with the same token or while a webhook is set (deleteWebhook before polling);
 the poller then backs off, bounded and exponentially, and logs an error each time.
 """
@@ -12,17 +15,21 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import warnings
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from telegram import Bot
 from telegram import error as tg
 from telegram.request import HTTPXRequest
+from telegram.warnings import PTBUserWarning
 
 from app.context import AppContext
+from app.limits import text_problem
 from channels.models import read_state, write_state
 from channels.telegram.errors import retry_after_seconds
 from channels.telegram.inbound import BotIdentity, InvalidUpdate, to_inbound
+from fact import service as facts
 from perception.service import record_message
 
 log = logging.getLogger("deputy.channels.telegram.polling")
@@ -82,22 +89,39 @@ class TelegramPoller:
 
     def _store_offset(self, offset: int) -> None:
         with self.ctx.uow(actor="telegram_poller") as uow:
-            current = read_state(uow, key=self.offset_key)
-            if current is None or int(current) < offset:  # never move backwards (another poller may be ahead)
-                write_state(uow, key=self.offset_key, value=str(offset))
+            self._advance(uow, offset)
+
+    def _advance(self, uow: Any, offset: int) -> None:
+        current = read_state(uow, key=self.offset_key)
+        if current is None or int(current) < offset:  # never move backwards (another poller may be ahead)
+            write_state(uow, key=self.offset_key, value=str(offset))
 
     def _handle(self, update: dict[str, Any]) -> bool:
         """Record one update durably, then advance the offset past it; True if a new fact was written."""
-        created = False
         try:
             message = to_inbound(update, self._identity)
-        except InvalidUpdate:
-            log.exception("skipping a Telegram update Deputy cannot read: %r", update)
-            message = None
+        except InvalidUpdate as exc:
+            self._skip(update, exc)
+            return False
+        created = False
         if message is not None:
             _, created = self._record(self.ctx, message=message)
         self._store_offset(int(update["update_id"]) + 1)
         return created
+
+    def _skip(self, update: Any, exc: InvalidUpdate) -> None:
+        """Move past an update Deputy cannot read, leaving a `system` fact that says which and why."""
+        uid = update.get("update_id") if isinstance(update, dict) else None
+        log.warning("skipping Telegram update %s that Deputy cannot read: %s", uid, exc)
+        if type(uid) is not int:  # nothing to move past; later updates still advance the offset
+            return
+        reason = str(exc)[:500]
+        with self.ctx.uow(actor="telegram_poller") as uow:
+            facts.append(uow, fact_type="system", source="perception", dedup_key=f"telegram:skipped:{uid}", content={
+                "event": "telegram_update_skipped", "update_id": uid,
+                "reason": reason if text_problem(reason) is None else type(exc).__name__,
+            })
+            self._advance(uow, uid + 1)
 
     async def _until_stopped(self, work: Awaitable[Any]) -> tuple[bool, Any]:
         task = asyncio.ensure_future(work)
@@ -112,7 +136,10 @@ class TelegramPoller:
 
     async def _poll_once(self, bot: Bot) -> None:
         offset = await asyncio.to_thread(self.load_offset)
-        finished, updates = await self._until_stopped(bot.get_updates(offset=offset, timeout=self.poll_timeout, limit=self.limit))
+        query = {"offset": offset, "timeout": self.poll_timeout, "limit": self.limit}
+        wait = self.request_timeout + self.poll_timeout
+        fetch = bot.do_api_request("getUpdates", api_kwargs=query, read_timeout=wait)
+        finished, updates = await self._until_stopped(fetch)
         if not finished or not updates:
             return
         if not self._identity.username:
@@ -124,7 +151,7 @@ class TelegramPoller:
         for update in updates:
             if self._stopping.is_set():
                 break
-            created = await asyncio.to_thread(self._handle, update.to_dict()) or created
+            created = await asyncio.to_thread(self._handle, update) or created
         if created:
             await asyncio.to_thread(self._notify)
 
@@ -150,6 +177,8 @@ class TelegramPoller:
 
     async def _main(self) -> None:
         self._loop, self._wake = asyncio.get_running_loop(), asyncio.Event()
+        # do_api_request warns that getUpdates has its own method; the raw JSON is what _poll_once wants.
+        warnings.filterwarnings("ignore", message=r"Please use 'Bot\.getUpdates'", category=PTBUserWarning)
         timeouts = {"read_timeout": self.request_timeout, "write_timeout": self.request_timeout, "connect_timeout": self.request_timeout}
         requests = [HTTPXRequest(connection_pool_size=2, **timeouts), HTTPXRequest(connection_pool_size=1, **timeouts)]
         bot = Bot(self._token, base_url=f"{self.api_base}/bot", base_file_url=f"{self.api_base}/file/bot", request=requests[0], get_updates_request=requests[1])

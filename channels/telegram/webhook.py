@@ -16,8 +16,8 @@ from starlette.concurrency import run_in_threadpool
 
 from app.api.deps import Ctx, Forbidden, Unauthorized
 from app.context import AppContext
-from app.errors import DeputyError
-from channels.telegram.inbound import InvalidUpdate, bot_identity, to_inbound, update_id
+from app.errors import DeputyError, Invalid
+from channels.telegram.inbound import InvalidDate, InvalidUpdate, bot_identity, to_inbound, update_id
 from perception.service import record_message
 
 log = logging.getLogger("deputy.channels.telegram")
@@ -70,6 +70,8 @@ async def telegram_webhook(request: Request, ctx: Ctx, background: BackgroundTas
     try:
         update_id(update)
         created = await run_in_threadpool(_record, ctx, update)
+    except InvalidDate as exc:  # SPEC §8: a date outside the sane range is a 422
+        raise Invalid(str(exc), field="message.date") from exc
     except InvalidUpdate as exc:
         raise BadUpdate(str(exc)) from exc
     if created:

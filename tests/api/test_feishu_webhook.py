@@ -140,3 +140,37 @@ def test_other_event_types_are_acknowledged_and_nothing_is_written(client, wakeu
 def test_a_body_that_is_not_json_is_a_400(client):
     response = client.post(URL, content=b"not json", headers={"Content-Type": "application/json"})
     assert response.status_code == 400 and response.json()["error"]["code"] == "malformed_json"
+
+
+def test_json_nested_too_deep_is_400_before_authentication(client, wakeups):
+    raw = ("[" * 1200 + "]" * 1200).encode()
+    response = client.post(URL, content=raw, headers={"Content-Type": "application/json"})  # unsigned, unencrypted
+    assert response.status_code == 400 and response.json()["error"]["code"] == "too_deep"
+    assert message_facts(client) == [] and wakeups == []
+
+
+@pytest.mark.parametrize("where", ["event", "content"])
+def test_a_decrypted_event_nested_too_deep_is_400_and_nothing_is_written(client, wakeups, where):
+    deep = json.loads("[" * 900 + "]" * 900)
+    event = message_event(event_id="ev_deep", content={"text": "x", "extra": deep} if where == "content" else None)
+    if where == "event":
+        event["event"]["extra"] = deep
+    response = post(client, event)
+    assert response.status_code == 400 and response.json()["error"]["code"] == "too_deep"
+    assert message_facts(client) == [] and wakeups == []
+
+
+@pytest.mark.parametrize("part", ["text", "chat_id", "mention_name"])
+def test_a_decrypted_event_with_a_nul_character_is_422_and_nothing_is_written(ctx, client, wakeups, part):
+    add_person(ctx, bindings=[{"channel": "feishu", "external_user_id": "ou_zhangsan"}])
+    if part == "text":  # inside message.content, JSON in a string: the escape is only a NUL once that is parsed
+        event = message_event(event_id="ev_nul", text="提测\u0000明天")
+    elif part == "chat_id":
+        event = message_event(event_id="ev_nul", chat_id="oc_\u0000")
+    else:
+        event = message_event(event_id="ev_nul", text="@_user_1 hi",
+                              mentions=[mention("@_user_1", "ou_lisi", "李\u0000四")])
+    response = post(client, event)
+    assert response.status_code == 422 and response.json()["error"]["code"] == "validation_error"
+    assert "NUL" in response.json()["error"]["message"]
+    assert message_facts(client) == [] and wakeups == []

@@ -191,3 +191,41 @@ def test_malformed_bodies_are_400_and_write_nothing(tg_ctx, tg, raw, code):
     response = tg.post("/webhooks/telegram", content=raw, headers={**OK, "Content-Type": "application/json"})
     assert response.status_code == 400 and response.json()["error"]["code"] == code
     assert facts(tg_ctx) == []
+
+
+@pytest.mark.parametrize("field, value", [("text", "a\u0000b"), ("caption", "\u0000")])
+def test_a_message_with_a_nul_character_is_422_and_writes_nothing(tg_ctx, tg, field, value):
+    body = update(900010, text=value) if field == "text" else update(900010, text=None, caption=value)
+    response = tg.post("/webhooks/telegram", json=body, headers=OK)
+    assert response.status_code == 422 and response.json()["error"]["code"] == "validation_error"
+    assert response.json()["error"]["field"] == f"message.{field}" and "NUL" in response.json()["error"]["message"]
+    assert facts(tg_ctx) == [] and inbox_size(tg_ctx) == 0
+
+
+def test_json_nested_too_deep_is_400_before_the_secret_is_even_checked(tg_ctx, tg):
+    raw = ('{"update_id": 900011, "message": {"text": %s}}' % ("[" * 1200 + "]" * 1200)).encode()
+    for headers in ({}, OK):
+        response = tg.post("/webhooks/telegram", content=raw, headers={**headers, "Content-Type": "application/json"})
+        assert response.status_code == 400 and response.json()["error"]["code"] == "too_deep"
+    assert facts(tg_ctx) == []
+
+
+@pytest.mark.parametrize("date", [1e20, 10**30, -5, -1, 4102444800, "1773799200", "abc", True, None],
+                         ids=["float_1e20", "huge_int", "very_negative", "just_before_1970", "year_2100",
+                              "numeric_string", "string", "bool", "null"])
+def test_a_message_date_that_is_not_a_sane_unix_time_is_422_naming_it_and_writes_nothing(tg_ctx, tg, date):
+    response = tg.post("/webhooks/telegram", json=update(900012, date=date), headers=OK)
+    assert response.status_code == 422, response.text
+    assert response.json()["error"] == {**response.json()["error"], "code": "validation_error", "field": "message.date"}
+    assert facts(tg_ctx) == [] and inbox_size(tg_ctx) == 0
+
+
+@pytest.mark.parametrize("message", [
+    {"entities": "abc"}, {"entities": [{"type": "mention", "offset": "x", "length": 1}]}, {"entities": [7]},
+    {"chat": "private"}, {"text": 5},
+], ids=["entities_not_a_list", "offset_not_a_number", "entity_not_an_object", "chat_not_an_object",
+        "text_not_a_string"])
+def test_malformed_message_parts_are_400_not_500(tg_ctx, tg, message):
+    response = tg.post("/webhooks/telegram", json=update(900013, **message), headers=OK)
+    assert response.status_code == 400 and response.json()["error"]["code"] == "invalid_update"
+    assert facts(tg_ctx) == []

@@ -193,3 +193,29 @@ def test_polling_and_the_webhook_record_identical_facts_for_the_same_message(ctx
         polled, hooked = uow.session.scalars(select(Fact).where(Fact.fact_type == "message_received").order_by(Fact.pk)).all()
     assert {**polled.content, "event_id": hooked.content["event_id"]} == hooked.content
     assert polled.content["mentions_bot"] is True and polled.person_refs == hooked.person_refs
+
+
+def skipped_facts(ctx: AppContext) -> list[dict]:
+    with ctx.reader() as uow:
+        rows = uow.session.scalars(select(Fact).where(Fact.fact_type == "system").order_by(Fact.pk))
+        return [f.content for f in rows]
+
+
+def test_unreadable_updates_are_skipped_with_a_system_fact_and_never_block_the_next(ctx, fake, caplog):
+    nul = fake.push_message(text="a\u0000b")
+    far_future = fake.push_message(text="from the far future", date=1e20)  # python-telegram-bot cannot parse it
+    negative = fake.push_message(text="before 1970", date=-5)
+    good = fake.push_message(text="after them")
+    with caplog.at_level(logging.WARNING, logger="deputy.channels.telegram.polling"):
+        poller = make_poller(ctx, fake).start()
+        try:
+            wait_for(lambda: poller.load_offset() == good + 1, "the offset past every update")
+            wait_for(lambda: fake.pending_update_ids() == [], "Telegram to see the updates confirmed")
+        finally:
+            poller.stop()
+    assert event_ids(ctx) == [good]
+    skipped = skipped_facts(ctx)
+    assert [s["update_id"] for s in skipped] == [nul, far_future, negative]
+    assert {s["event"] for s in skipped} == {"telegram_update_skipped"}
+    assert "NUL" in skipped[0]["reason"] and "message.date" in skipped[1]["reason"]
+    assert sum("skipping Telegram update" in r.getMessage() for r in caplog.records) == 3

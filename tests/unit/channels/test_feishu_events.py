@@ -7,6 +7,8 @@ from datetime import UTC, datetime
 
 import pytest
 
+from app.api.guards import TooDeep
+from app.errors import Invalid
 from channels.feishu import content
 from channels.feishu.crypto import Rejected, decrypt, open_event, signature
 from channels.feishu.events import message_text, to_inbound
@@ -67,6 +69,29 @@ def test_other_events_and_non_user_senders_convert_to_nothing():
     from_app = message_event()
     from_app["event"]["sender"]["sender_type"] = "app"
     assert to_inbound(from_app) is None
+
+
+@pytest.mark.parametrize("mentions", [True, "@_user_1", {"key": "@_user_1"}, 7])
+def test_mentions_that_are_not_a_list_are_ignored(mentions):
+    event = message_event(text="@_user_1 hi")
+    event["event"]["message"]["mentions"] = mentions
+    message = to_inbound(event)
+    assert message is not None and message.mentions == [] and message.text == "@_user_1 hi"
+
+
+@pytest.mark.parametrize("create_time", ["32503680000000", "-1000", "x", str(10**30)])
+def test_a_create_time_outside_the_sane_range_reads_as_the_epoch(create_time):
+    event = message_event()
+    event["event"]["message"]["create_time"] = create_time
+    assert to_inbound(event).occurred_at == datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def test_message_content_nested_too_deep_or_holding_nul_is_refused_before_it_is_parsed():
+    with pytest.raises(TooDeep):
+        message_text("text", '{"text": "x", "extra": %s}' % ("[" * 5000 + "]" * 5000), [])
+    with pytest.raises(Invalid) as refused:
+        message_text("text", json.dumps({"text": "a\u0000b"}), [])
+    assert refused.value.field == "text"
 
 
 def test_decrypt_reverses_feishu_encryption():

@@ -1,0 +1,119 @@
+"""Hostile-input guard (SPEC §8): every request's path, query and body is screened before routing and authentication.
+
+JSON nested deeper than MAX_JSON_DEPTH is a 400 `too_deep`, counted on the raw bytes so no parser recurses
+into it. Text holding U+0000 (raw, `\\u0000`, or `%00` in the query) or a lone UTF-16 surrogate is a 422
+`validation_error` naming the field: PostgreSQL cannot store it, and SQLite must refuse the same input.
+A path holding U+0000 names nothing: 404 on every route, before any lookup reaches the database.
+Bodies are screened as JSON whatever their content type: the API and the webhooks speak nothing else.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+from urllib.parse import parse_qsl
+
+from fastapi.responses import JSONResponse
+
+from app.errors import DeputyError, Invalid, NotFound
+from app.limits import MAX_JSON_DEPTH, json_too_deep, text_problem
+
+# An odd run of backslashes starts an escape; `\\u0000` is an escaped backslash followed by text.
+_ESCAPE = rb"(?<!\\)(?:\\\\)*\\"
+_NUL = re.compile(rb"\x00|" + _ESCAPE + rb"u0000")
+# Surrogate escapes (valid in pairs, as ensure_ascii encoders write emoji) or raw UTF-8-encoded surrogates,
+# which Python's JSON decoder lets through; either way the parsed text decides.
+_SURROGATE = re.compile(_ESCAPE + rb"u[dD][89a-fA-F]|\xed[\xa0-\xbf]")
+NUL_MESSAGE = "text must not contain NUL characters (U+0000)"
+
+
+class TooDeep(DeputyError):
+    status, code = 400, "too_deep"
+
+
+def screen_json(raw: bytes) -> None:
+    """Raise TooDeep or Invalid (naming the field) for JSON text nested too deep or holding unstorable text."""
+    if json_too_deep(raw):
+        raise TooDeep(f"JSON is nested deeper than {MAX_JSON_DEPTH} levels", field="body")
+    has_nul = _NUL.search(raw) is not None
+    if not has_nul and _SURROGATE.search(raw) is None:
+        return
+    try:
+        document = json.loads(raw)  # shallow enough now to parse safely
+    except ValueError:
+        if has_nul:  # a raw NUL byte makes the JSON invalid, but it is still a NUL
+            raise Invalid(f"body: {NUL_MESSAGE}", field="body") from None
+        return  # not JSON: the route reports it as malformed
+    found = _first_bad_text(document)
+    if found is not None:
+        field, problem = found
+        raise Invalid(f"{field}: {problem}", field=field)
+
+
+def _first_bad_text(document: Any) -> tuple[str, str] | None:
+    """(dotted path, problem) of the first string, key or value, that no backend can store."""
+    pending: list[tuple[Any, tuple[str, ...]]] = [(document, ())]
+    while pending:
+        item, path = pending.pop()
+        if isinstance(item, dict):
+            for key, value in item.items():
+                problem = text_problem(key)
+                if problem:
+                    return ".".join(path) or "body", problem
+                pending.append((value, (*path, key)))
+        elif isinstance(item, list):
+            pending.extend((value, (*path, str(i))) for i, value in reversed(list(enumerate(item))))
+        elif isinstance(item, str) and (problem := text_problem(item)):
+            return ".".join(path) or "body", problem
+    return None
+
+
+def screen_url(scope: dict[str, Any]) -> None:
+    """NotFound for a NUL in the path (no id holds one); Invalid naming the parameter for one in the query (`%00`)."""
+    if "\x00" in scope.get("path", ""):
+        raise NotFound("no resource has a NUL character (U+0000) in its path", field="path")
+    query = scope.get("query_string", b"").decode("latin-1")
+    for name, value in parse_qsl(query, keep_blank_values=True, errors="replace"):
+        if "\x00" in name or "\x00" in value:
+            field = name if "\x00" not in name else "query"
+            raise Invalid(f"{field}: {NUL_MESSAGE}", field=field)
+
+
+class InputGuardMiddleware:
+    """Pure ASGI: buffer the body, screen URL and body, then hand the request on (or answer 400/422 at once)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        try:
+            screen_url(scope)
+            body, replay = await _read_body(receive)
+            screen_json(body)
+        except DeputyError as exc:
+            await JSONResponse(exc.to_body(), status_code=exc.status)(scope, receive, send)
+            return
+        await self.app(scope, replay, send)
+
+
+async def _read_body(receive: Any) -> tuple[bytes, Any]:
+    """The whole body (the size limit outside this middleware still applies) and a `receive` that replays it."""
+    chunks: list[bytes] = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":  # the client left: pass that on instead of a body
+            pending = [message]
+            break
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            pending = [{"type": "http.request", "body": b"".join(chunks), "more_body": False}]
+            break
+
+    async def replay() -> dict:
+        return pending.pop() if pending else await receive()
+
+    return b"".join(chunks), replay
