@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, Field as PField, model_validator
-from sqlalchemy import JSON, BigInteger, Boolean, Column, Index, Integer, String
+from sqlalchemy import JSON, BigInteger, Boolean, Column, Index, Integer, String, false
 from sqlmodel import Field, SQLModel
 
 from app.db import UTCDateTime
@@ -68,6 +69,10 @@ class ActionRow(SQLModel, table=True):
     proactive: bool = Field(sa_column=Column(Boolean, nullable=False))
     # Idempotency of the request itself: executing the same request_key twice never sends twice.
     request_key: str | None = Field(default=None, sa_column=Column(String(120), unique=True))
+    # Counts toward the cap, L3 and L4: delivered, in flight, or possibly delivered (interrupted, lost answer).
+    counted: bool = Field(default=False, sa_column=Column(Boolean, nullable=False, server_default=false()))
+    # An answer or loop-outcome notice the person asked for: never counted toward, nor refused by, the cap.
+    solicited: bool = Field(default=False, sa_column=Column(Boolean, nullable=False, server_default=false()))
 
 
 class ActionRequest(BaseModel):
@@ -80,6 +85,7 @@ class ActionRequest(BaseModel):
     priority: str = PField("P2", pattern=r"^P[0-3]$")
     notification_type: str | None = None
     reactive: bool = False
+    solicited: bool = False  # a backflow always is; so are loop-outcome notices to the originator
     concern_id: str | None = None
     follow_up: bool = False
     origin_channel: str | None = None
@@ -103,6 +109,10 @@ class ActionRequest(BaseModel):
             raise ValueError("a follow-up belongs to a concern")
         if not self.record_fact and self.action_type not in INTERNAL:
             raise ValueError("only query and internal_update may skip the action_result fact")
+        if self.action_type == ActionType.backflow:
+            self.solicited = True
+        if self.solicited and self.action_type not in (ActionType.backflow, ActionType.notify):
+            raise ValueError("only backflows and notices can be solicited")
         return self
 
 
@@ -118,6 +128,43 @@ class ActionRecord(BaseModel):
     result: str
     result_detail: dict[str, Any]
     timestamp: datetime
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """The guard said the action is no longer wanted (a timer lost the race with a reply); nothing was recorded."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class InFlight:
+    """The request's action is pending and someone else is sending it: its owner applies the result."""
+
+    action_id: str
+
+
+@dataclass(frozen=True)
+class Deferred:
+    """The service's own pacing had no slot: the action stays pending (reserved) until `until`, then is sent."""
+
+    action_id: str
+    until: datetime
+
+
+Outcome = ActionRecord | Skipped | InFlight | Deferred
+
+
+def possibly_delivered(result: str, detail: dict[str, Any]) -> bool:
+    """A failure that may still have reached the person: interrupted by a crash, or a send whose answer was lost."""
+    if result != Result.failed:
+        return False
+    return detail.get("error") == "interrupted" or any(a.get("possibly_delivered") for a in detail.get("attempts", []))
+
+
+def counts(result: str, detail: dict[str, Any]) -> bool:
+    """Whether an action with this outcome counts toward the limits (cap, L3, L4)."""
+    return result in (Result.success, Result.pending) or possibly_delivered(result, detail)
 
 
 def preview(text: str) -> str:

@@ -47,6 +47,11 @@ class UnitOfWork:
     actor: str
     settings: Settings
 
+    @property
+    def postgres(self) -> bool:
+        """True on PostgreSQL (row locks, SKIP LOCKED, advisory locks); SQLite has one writer at a time instead."""
+        return self.session.get_bind().dialect.name == "postgresql"
+
 
 @dataclass
 class AppContext:

@@ -105,6 +105,8 @@ class Settings(BaseSettings):
     max_active_concerns_per_person: int = Field(5, ge=0)
     notification_cooldowns: DurationTable = Field(default_factory=lambda: dict(DEFAULT_COOLDOWNS))
     scheduler_interval: Duration = timedelta(seconds=10)
+    # An escalated concern nobody answers expires this long after its last escalation step.
+    concern_expire_after: Duration = timedelta(days=7)
     llm_base_url: str | None = None  # OpenAI-compatible API; off when unset
     llm_api_key: SecretStr | None = None
     llm_model: str = "gpt-4o-mini"

@@ -40,6 +40,10 @@ class Concern(SQLModel, table=True):
     # Backflows / escalations that a layer deferred: [{"purpose", "request", "not_before"}].
     pending_deliveries: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     resolved_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime))
+    # When the last escalation step happened (expiry counts from it).
+    escalated_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime))
+    # When the loop's own next step is due; next_follow_up_at is the earlier of this and the held deliveries.
+    step_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime))
     version: int = Field(default=1, sa_column=Column(Integer, nullable=False))
     created_at: datetime = Field(sa_column=Column(UTCDateTime, nullable=False))
     updated_at: datetime = Field(sa_column=Column(UTCDateTime, nullable=False))
@@ -49,6 +53,7 @@ class OutboxEntry(SQLModel, table=True):
     """An action a decision requested, written with the decision; drained after commit, idempotent by request_key."""
 
     __tablename__ = "action_outbox"
+    __table_args__ = (Index("ix_action_outbox_available", "state", "available_at"),)
 
     id: int | None = Field(default=None, sa_column=Column(BigInteger().with_variant(Integer(), "sqlite"), primary_key=True, autoincrement=True))
     request_key: str = Field(sa_column=Column(String(120), nullable=False, unique=True))
@@ -59,6 +64,10 @@ class OutboxEntry(SQLModel, table=True):
     # Who asked for this action and on which channel: they are told the outcome (tell, policy).
     ack_person_id: str | None = Field(default=None, sa_column=Column(String(64)))
     ack_channel: str | None = Field(default=None, sa_column=Column(String(16)))
-    state: str = Field(sa_column=Column(String(12), nullable=False, index=True))  # open | done | superseded
+    state: str = Field(sa_column=Column(String(12), nullable=False, index=True))  # open | done | superseded | failed
     action_id: str | None = Field(default=None, sa_column=Column(String(32)))
     created_at: datetime = Field(sa_column=Column(UTCDateTime, nullable=False))
+    # The one drainer that owns the entry while it runs (a lease until available_at), or None.
+    claimed_by: str | None = Field(default=None, sa_column=Column(String(80)))
+    # When a drainer may take it: now for a new entry, the lease's end while claimed, the slot of a paced send.
+    available_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime))

@@ -14,6 +14,7 @@ from sqlalchemy import JSON, Boolean, Column, ForeignKey, Integer, String, Uniqu
 from sqlmodel import Field, SQLModel
 
 from app.db import UTCDateTime
+from app.limits import SaneInstant
 
 PERSON_ID_PATTERN = r"^p_[a-z0-9_]{1,48}$"
 Channel = Literal["feishu", "telegram"]
@@ -98,7 +99,7 @@ Text = Annotated[str, PField(min_length=1, max_length=200), AfterValidator(_stor
 ExternalId = Annotated[str, PField(min_length=1, max_length=128), AfterValidator(_storable_text)]
 WorkState = Annotated[dict[str, Any], AfterValidator(_storable_json)]
 QuietDays = Annotated[list[Annotated[StrictInt, PField(ge=1, le=7)]], PField(max_length=7), AfterValidator(_unique_sorted_days)]
-PausedUntil = Annotated[AwareDatetime | None, BeforeValidator(_no_bare_number)]
+PausedUntil = Annotated[SaneInstant | None, BeforeValidator(_no_bare_number)]
 
 
 class Strict(BaseModel):
