@@ -7,13 +7,12 @@ from typing import Any
 
 from sqlalchemy import Row, bindparam, func, insert, select, text, update
 
-from action.models import ActionRow, ActionType, Result
+from action.models import ActionRow, ActionType, Result, counts
 from action.rules import ConcernView, Limits
 from app.context import UnitOfWork
 from concern.models import ACTIVE_STATES, Concern
 from person.models import ChannelBinding, Person
 
-COUNTED = (Result.success.value, Result.pending.value)  # in-flight reservations count, so limits hold under concurrency
 A = ActionRow.__table__.c
 
 _TARGET = select(Person.__table__.c.active, Person.__table__.c.timezone, Person.__table__.c.locale, Person.__table__.c.interaction_policy).where(
@@ -24,30 +23,42 @@ _BINDINGS = (
     .where(ChannelBinding.__table__.c.person_id == bindparam("person_id"))
     .order_by(ChannelBinding.__table__.c.id)
 )
+# `counted` rows: delivered, in flight (pending reservations count, so limits hold under concurrency), or
+# possibly delivered (interrupted by a crash, answer lost in a timeout).
 _PROACTIVE = select(func.count()).where(
-    A.target_person_id == bindparam("person_id"), A.proactive.is_(True), A.result.in_(COUNTED),
+    A.target_person_id == bindparam("person_id"), A.proactive.is_(True), A.solicited.is_(False), A.counted.is_(True),
     A.created_at >= bindparam("start"), A.created_at < bindparam("end"),
 )
 _LAST_NOTICE = select(func.max(A.created_at)).where(
     A.target_person_id == bindparam("person_id"), A.action_type == ActionType.notify.value, A.notification_type == bindparam("ntype"),
-    A.proactive.is_(True), A.result.in_(COUNTED), A.created_at > bindparam("since"),
+    A.proactive.is_(True), A.counted.is_(True), A.created_at > bindparam("since"),
 )
+# Loop-outcome notices are cooled down per concern: two loops' outcomes never hold each other back.
+_LAST_CONCERN_NOTICE = _LAST_NOTICE.where(A.concern_id == bindparam("concern_id"))
 _CONTACTS = select(A.created_at).where(
     A.concern_id == bindparam("concern_id"), A.target_person_id == bindparam("person_id"),
-    A.action_type == ActionType.send_message.value, A.result.in_(COUNTED),
+    A.action_type == ActionType.send_message.value, A.counted.is_(True),
 ).order_by(A.created_at)
 _INSERT = insert(ActionRow.__table__).returning(*ActionRow.__table__.c)
 _FINALIZE = (
     update(ActionRow.__table__)
     .where(A.action_id == bindparam("a_id"), A.result == Result.pending.value)
-    .values(result=bindparam("new_result"), channel=bindparam("new_channel"), result_detail=bindparam("new_detail"), timestamp=bindparam("new_timestamp"))
+    .values(result=bindparam("new_result"), channel=bindparam("new_channel"), result_detail=bindparam("new_detail"),
+            timestamp=bindparam("new_timestamp"), counted=bindparam("new_counted"))
     .returning(*ActionRow.__table__.c)
+)
+
+
+_TOUCH = (
+    update(ActionRow.__table__)
+    .where(A.action_id == bindparam("a_id"), A.result == Result.pending.value)
+    .values(result_detail=bindparam("new_detail"), timestamp=bindparam("new_timestamp"))
 )
 
 
 def lock_person(uow: UnitOfWork, *, person_id: str) -> None:
     """Serialise check-and-reserve per target person (SQLite already holds the write lock: BEGIN IMMEDIATE)."""
-    if uow.session.get_bind().dialect.name == "postgresql":
+    if uow.postgres:
         uow.session.execute(text("SELECT pg_advisory_xact_lock(hashtext(:key))"), {"key": f"person:{person_id}"})
 
 
@@ -66,9 +77,13 @@ def count_proactive(uow: UnitOfWork, *, person_id: str, start: datetime, end: da
     return uow.session.execute(_PROACTIVE, {"person_id": person_id, "start": start, "end": end}).scalar_one()
 
 
-def last_notification_at(uow: UnitOfWork, *, person_id: str, notification_type: str, since: datetime) -> datetime | None:
-    """When a proactive notify of this type last went (or is going) to the person, after `since`."""
-    return uow.session.execute(_LAST_NOTICE, {"person_id": person_id, "ntype": notification_type, "since": since}).scalar_one()
+def last_notification_at(uow: UnitOfWork, *, person_id: str, notification_type: str, since: datetime,
+                         concern_id: str | None = None) -> datetime | None:
+    """When a proactive notify of this type (about `concern_id`, if given) last went to the person, after `since`."""
+    params = {"person_id": person_id, "ntype": notification_type, "since": since}
+    if concern_id is None:
+        return uow.session.execute(_LAST_NOTICE, params).scalar_one()
+    return uow.session.execute(_LAST_CONCERN_NOTICE, {**params, "concern_id": concern_id}).scalar_one()
 
 
 def concern_view(uow: UnitOfWork, *, concern_id: str, person_id: str, limits: Limits, now: datetime) -> ConcernView | None:
@@ -94,6 +109,16 @@ def by_request_key(uow: UnitOfWork, *, request_key: str) -> Row | None:
     return uow.session.execute(select(*ActionRow.__table__.c).where(A.request_key == request_key)).first()
 
 
+def by_action_id(uow: UnitOfWork, *, action_id: str) -> Row:
+    """The action with this id (it must exist)."""
+    return uow.session.execute(select(*ActionRow.__table__.c).where(A.action_id == action_id)).one()
+
+
+def touch_pending(uow: UnitOfWork, *, action_id: str, detail: dict[str, Any]) -> None:
+    """Rewrite a pending action's detail (deferred or resumed) and restart its clock (the interrupted sweep reads it)."""
+    uow.session.execute(_TOUCH, {"a_id": action_id, "new_detail": detail, "new_timestamp": uow.now})
+
+
 def insert_action(uow: UnitOfWork, values: dict[str, Any]) -> Row:
     """Insert an action row and return it."""
     return uow.session.execute(_INSERT, values).one()
@@ -101,17 +126,18 @@ def insert_action(uow: UnitOfWork, values: dict[str, Any]) -> Row:
 
 def finalize_action(uow: UnitOfWork, *, action_id: str, result: str, channel: str, detail: dict[str, Any]) -> Row | None:
     """Set the outcome of a pending action; None if it is no longer pending."""
-    params = {"a_id": action_id, "new_result": result, "new_channel": channel, "new_detail": detail, "new_timestamp": uow.now}
+    params = {"a_id": action_id, "new_result": result, "new_channel": channel, "new_detail": detail, "new_timestamp": uow.now,
+              "new_counted": counts(result, detail)}
     return uow.session.execute(_FINALIZE, params).first()
 
 
 _CONTACT_TIMES = select(func.min(A.created_at), func.max(A.created_at)).where(
     A.concern_id == bindparam("concern_id"), A.target_person_id == bindparam("person_id"),
-    A.action_type == ActionType.send_message.value, A.result == Result.success.value,
+    A.action_type == ActionType.send_message.value, A.counted.is_(True), A.result != Result.pending.value,
 )
 
 
 def contact_times(uow: UnitOfWork, *, concern_id: str, person_id: str) -> tuple[datetime | None, datetime | None]:
-    """First and last successful send_message of a concern to its target."""
+    """First and last finished send_message of a concern to its target that reached (or may have reached) them."""
     first, last = uow.session.execute(_CONTACT_TIMES, {"concern_id": concern_id, "person_id": person_id}).one()
     return first, last

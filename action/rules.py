@@ -72,18 +72,23 @@ class Snapshot:
     reactive: bool
     policy: InteractionPolicy
     tz: ZoneInfo
-    proactive_today: int  # successful or in-flight proactive actions in the person's local day
+    proactive_today: int  # counted (delivered, in flight, possibly delivered) unsolicited contacts in the local day
     limits: Limits
     concern: ConcernView | None = None
     follow_up: bool = False
     notification_type: str | None = None
     last_same_notification_at: datetime | None = None
+    solicited: bool = False  # the person asked for it: pause and quiet time apply, the switch and the cap do not
 
 
 def layer1_person_policy(s: Snapshot) -> Verdict:
-    """L1 Person.interaction_policy: proactive switch, pause, quiet time (P0 exempt), daily cap."""
+    """L1 Person.interaction_policy: proactive switch, pause, quiet time (P0 exempt), daily cap.
+
+    A solicited delivery (an answer to the person's own request, a loop-outcome notice) honours pause and
+    quiet time but neither the proactive switch nor the cap: the person asked for it.
+    """
     p = s.policy
-    if not p.allow_proactive_ping:
+    if not p.allow_proactive_ping and not s.solicited:
         return _block("L1:proactive_disabled", "the person does not allow proactive contact")
     if p.paused_until is not None and s.now < p.paused_until:
         return _block("L1:paused", f"the person paused proactive contact until {p.paused_until.astimezone(s.tz).isoformat()}", p.paused_until)
@@ -92,7 +97,9 @@ def layer1_person_policy(s: Snapshot) -> Verdict:
         if allowed_at != s.now:
             local = s.now.astimezone(s.tz).strftime("%H:%M %a")
             return _block("L1:quiet_hours", f"{local} is quiet time for the person ({s.tz.key})", allowed_at)
-    if s.proactive_today >= p.max_proactive_contacts_per_day:
+    if not s.solicited and p.max_proactive_contacts_per_day == 0:
+        return _block("L1:daily_cap", "the person accepts no proactive contacts (cap 0)")
+    if not s.solicited and s.proactive_today >= p.max_proactive_contacts_per_day:
         _, next_day = local_day_bounds(s.now, s.tz)
         return _block(
             "L1:daily_cap",

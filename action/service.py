@@ -1,189 +1,59 @@
-"""Execute actions: check-and-reserve under a per-person lock, send with fallback, write back record + fact."""
+"""Execute actions (the only code that acts), recover interrupted ones, and read the action ledger."""
 
 from __future__ import annotations
 
-import logging
 from datetime import datetime, timedelta
-from dataclasses import dataclass
-from collections.abc import Callable
-from typing import Any
-from zoneinfo import ZoneInfo
 
 from sqlalchemy import select, update
 
-from action import ledger, routing, rules
-from action.models import INTERNAL, PERSON_FACING, ActionRecord, ActionRequest, ActionRow, ActionType, Result, preview
+from action import execution, ledger
+from action.execution import Guard, Reservation, limits_from, to_record
+from action.models import INTERNAL, ActionRecord, ActionRequest, ActionRow, Outcome, Result
 from app.context import AppContext, UnitOfWork
-from app.ids import allocate
 from app.metrics import ACTIONS
 from app.pagination import page_by_key
-from channels.base import OutboundMessage
-from channels.errors import ChannelError, Transient
-from fact import service as facts
-from person import service as persons
-from person.models import InteractionPolicy
-from person.rules import local_day_bounds
+from channels.errors import ChannelError
 
-log = logging.getLogger("deputy.action")
+__all__ = ["execute", "execute_guarded", "recover_interrupted", "get", "get_by_request_key", "list_", "to_record", "limits_from"]
 
 
-def limits_from(ctx: AppContext) -> rules.Limits:
-    """The layers' limits from settings."""
-    s = ctx.settings
-    return rules.Limits(
-        max_active_concerns=s.max_active_concerns,
-        max_active_concerns_per_person=s.max_active_concerns_per_person,
-        concern_contact_limit=s.concern_contact_limit,
-        concern_contact_window=s.concern_contact_window,
-        follow_up_schedule=s.follow_up_schedule,
-        cooldowns=s.notification_cooldowns,
-    )
+def execute(ctx: AppContext, *, request: ActionRequest, actor: str = "system") -> ActionRecord:
+    """Run one action through the layers and channels; the Action record (pending while a paced send waits)."""
+    outcome = execute_guarded(ctx, request=request, actor=actor)
+    if isinstance(outcome, ActionRecord):
+        return outcome
+    with ctx.reader() as uow:
+        return to_record(ledger.by_action_id(uow, action_id=outcome.action_id), tz=uow.tz)
 
 
-def to_record(row: Any, *, tz: Any) -> ActionRecord:
-    """The SPEC §3.6 shape of a ledger row, its timestamp in the deployment timezone."""
-    return ActionRecord(
-        action_id=row.action_id, action_type=row.action_type, decision_ref=row.decision_ref, target_person_id=row.target_person_id,
-        channel=row.channel, content_preview=row.content_preview, result=row.result, result_detail=row.result_detail,
-        timestamp=row.timestamp.astimezone(tz),
-    )
+def execute_guarded(ctx: AppContext, *, request: ActionRequest, guard: Guard | None = None, actor: str = "system") -> Outcome:
+    """Like `execute`, but `guard(uow)` runs inside the reserving transaction and may cancel the action.
+
+    A request whose action is already pending comes back as `InFlight` (someone else is sending it) or
+    `Deferred` (waiting for a pacing slot): never as a result.
+    """
+    if request.action_type in INTERNAL:
+        outcome: Outcome = _execute_internal(ctx, request, actor)
+    else:
+        reserved = execution.reserve(ctx, request, actor, guard)
+        outcome = _send(ctx, request, reserved, actor) if isinstance(reserved, Reservation) else reserved
+    if isinstance(outcome, ActionRecord) and outcome.result != Result.pending:
+        ACTIONS.labels(outcome.action_type, outcome.result, outcome.result_detail.get("blocked_by", "")).inc()
+    return outcome
 
 
-def _write_result_fact(uow: UnitOfWork, row: Any) -> None:
-    content = to_record(row, tz=uow.tz).model_dump(mode="json")
-    facts.append(
-        uow, fact_type="action_result", source="action_layer", content=content,
-        person_refs=[row.target_person_id] if row.target_person_id else [], causation_id=row.decision_ref,
-    )
-
-
-def _new_row(uow: UnitOfWork, request: ActionRequest, *, channel: str, result: Result, detail: dict[str, Any], write_fact: bool = True) -> Any:
-    row = ledger.insert_action(uow, {
-        "action_id": allocate(uow.session, "act", now=uow.now, tz=uow.tz), "action_type": request.action_type.value,
-        "decision_ref": request.decision_ref, "target_person_id": request.target_person_id, "channel": channel,
-        "content_preview": preview(request.text or str(request.operation or "")), "result": result.value, "result_detail": detail,
-        "timestamp": uow.now, "created_at": uow.now, "concern_id": request.concern_id, "notification_type": request.notification_type,
-        "priority": request.priority, "proactive": request.action_type in PERSON_FACING and not request.reactive,
-        "request_key": request.request_key,
-    })
-    if result != Result.pending and write_fact:
-        _write_result_fact(uow, row)
-    return row
-
-
-@dataclass(frozen=True)
-class Reservation:
-    """A pending action that passed every layer: where to try sending it, in order."""
-
-    action_id: str
-    locale: str
-    route: list[tuple[str, str, str | None]]
-
-
-@dataclass(frozen=True)
-class Skipped:
-    """The guard said the action is no longer wanted (e.g. a timer lost the race with a reply); nothing was recorded."""
-
-    reason: str
-
-
-Guard = Callable[[UnitOfWork], str | None]
-
-
-def _reserve(ctx: AppContext, request: ActionRequest, actor: str, guard: Guard | None = None) -> ActionRecord | Reservation | Skipped:
-    """Check the layers and, if allowed, reserve a pending row — one transaction under the person's lock."""
-    with ctx.uow(actor=actor) as uow:
-        ledger.lock_person(uow, person_id=request.target_person_id)
-        if request.request_key:
-            done = ledger.by_request_key(uow, request_key=request.request_key)
-            if done is not None:  # executed before (a crash or a second drainer): never send twice
-                return to_record(done, tz=uow.tz)
-        if guard is not None and (reason := guard(uow)):
-            return Skipped(reason)
-        person = ledger.target(uow, person_id=request.target_person_id)
-        if person is None or not person.active:
-            error = "target_not_found" if person is None else "target_inactive"
-            row = _new_row(uow, request, channel="internal", result=Result.failed, detail={"error": error, "reason": f"person {request.target_person_id} cannot be contacted ({error})", "attempts": []})
-            return to_record(row, tz=uow.tz)
-        policy, tz = InteractionPolicy.model_validate(person.interaction_policy), ZoneInfo(person.timezone)
-        person_id = request.target_person_id
-        limits = limits_from(ctx)
-        start, end = local_day_bounds(uow.now, tz)
-        concern = None
-        if request.concern_id and request.action_type == ActionType.send_message:
-            concern = ledger.concern_view(uow, concern_id=request.concern_id, person_id=person_id, limits=limits, now=uow.now)
-        last_notice = None
-        if request.action_type == ActionType.notify and not request.reactive:
-            ntype = request.notification_type or "default"
-            last_notice = ledger.last_notification_at(uow, person_id=person_id, notification_type=ntype, since=uow.now - limits.cooldown_for(ntype))
-        snapshot = rules.Snapshot(
-            action_type=request.action_type, now=uow.now, priority=request.priority, reactive=request.reactive, policy=policy, tz=tz,
-            proactive_today=ledger.count_proactive(uow, person_id=person_id, start=start, end=end), limits=limits,
-            concern=concern, follow_up=request.follow_up, notification_type=request.notification_type, last_same_notification_at=last_notice,
-        )
-        route = routing.candidates(ledger.bindings(uow, person_id=person_id), preferred=policy.preferred_channel, origin=request.origin_channel,
-                                   reply=request.reactive)
-        first_channel = route[0].channel if route else (policy.preferred_channel or "internal")
-        verdict = rules.evaluate(snapshot)
-        if not verdict.allowed:
-            detail = {"blocked_by": verdict.blocked_by, "reason": verdict.reason}
-            if verdict.not_before is not None:
-                detail["not_before"] = verdict.not_before.astimezone(uow.tz).isoformat()
-            return to_record(_new_row(uow, request, channel=first_channel, result=Result.blocked, detail=detail), tz=uow.tz)
-        if not route:
-            row = _new_row(uow, request, channel=first_channel, result=Result.failed, detail={"error": "no_reachable_binding", "reason": f"{person_id} has no reachable channel binding", "attempts": []})
-            return to_record(row, tz=uow.tz)
-        pending = _new_row(uow, request, channel=first_channel, result=Result.pending, detail={})
-        return Reservation(pending.action_id, person.locale, [(b.channel, b.external_user_id, b.chat_id) for b in route])
-
-
-def _send(ctx: AppContext, request: ActionRequest, reserved: Reservation) -> tuple[dict[str, Any], str, list[str]]:
-    """Try each route in order; returns (result_detail, channel used or last tried, channels to mark unreachable)."""
-    attempts: list[dict[str, Any]] = []
-    unreachable: list[str] = []
-    last_channel = reserved.route[0][0]
-    for channel_name, external_user_id, chat_id in reserved.route:
-        last_channel = channel_name
-        channel = ctx.channels.get(channel_name)
-        if channel is None:
-            attempts.append({"channel": channel_name, "error": "not_configured", "message": f"channel {channel_name} is not configured"})
-            continue
-        message = OutboundMessage(idempotency_key=reserved.action_id, external_user_id=external_user_id, chat_id=chat_id, text=request.text, locale=reserved.locale)
-        try:
-            receipt = channel.send(message)
-        except ChannelError as exc:
-            attempts.append({"channel": channel_name, **exc.to_attempt()})
-            if exc.kind == "unreachable" and exc.permanent:
-                unreachable.append(channel_name)
-            continue
-        except Exception as exc:  # an adapter bug must not leave the action pending
-            log.exception("channel %s raised outside the taxonomy", channel_name)
-            attempts.append({"channel": channel_name, **Transient(f"adapter error: {type(exc).__name__}").to_attempt()})
-            continue
-        attempts.append({"channel": channel_name, "result": "success", "message_id": receipt.message_id, **receipt.detail})
-        return {"message_id": receipt.message_id, "attempts": attempts}, channel_name, unreachable
-    return {"error": "all_channels_failed", "reason": "every channel attempt failed", "attempts": attempts}, last_channel, unreachable
-
-
-def _finalize(ctx: AppContext, *, action_id: str, result: Result, channel: str, detail: dict[str, Any], unreachable: list[str], actor: str) -> ActionRecord:
-    """Write the outcome and its action_result fact in one transaction (only if still pending)."""
-    with ctx.uow(actor=actor) as uow:
-        row = ledger.finalize_action(uow, action_id=action_id, result=result.value, channel=channel, detail=detail)
-        if row is None:
-            # Recovery already finalised it as interrupted: keep that record, note the late truth.
-            row = uow.session.scalars(select(ActionRow).where(ActionRow.action_id == action_id)).one()
-            facts.append(uow, fact_type="system", source="action_layer", person_refs=[row.target_person_id] if row.target_person_id else [],
-                          causation_id=action_id, content={"event": "late_action_outcome", "action_id": action_id, "result": result.value, "result_detail": detail})
-        else:
-            _write_result_fact(uow, row)
-        for name in unreachable:
-            persons.mark_unreachable(uow, person_id=row.target_person_id, channel=name, reason=f"{name} reported the person permanently unreachable")
-        return to_record(row, tz=uow.tz)
+def _send(ctx: AppContext, request: ActionRequest, reserved: Reservation, actor: str) -> Outcome:
+    sent = execution.send(ctx, request, reserved)
+    if sent.paced_for is not None:
+        return execution.defer(ctx, action_id=reserved.action_id, sent=sent, actor=actor)
+    return execution.finalize(ctx, action_id=reserved.action_id, sent=sent, actor=actor)
 
 
 def _execute_internal(ctx: AppContext, request: ActionRequest, actor: str) -> ActionRecord:
     """query / internal_update: no layers, one transaction, run on the internal channel."""
     with ctx.uow(actor=actor) as uow:
+        if request.request_key and (done := ledger.by_request_key(uow, request_key=request.request_key)) is not None:
+            return to_record(done, tz=uow.tz)
         internal = ctx.channels.get("internal")
         try:
             with uow.session.begin_nested():
@@ -193,52 +63,33 @@ def _execute_internal(ctx: AppContext, request: ActionRequest, actor: str) -> Ac
             result, detail = Result.failed, {"error": exc.kind, **exc.to_attempt()}
         # SPEC §4.4 exceptions: a query only for the current reply, or an update its truth source already recorded.
         recorded_elsewhere = result == Result.success and bool(detail["output"].get("recorded_fact_id"))
-        row = _new_row(uow, request, channel="internal", result=result, detail=detail, write_fact=request.record_fact and not recorded_elsewhere)
+        row = execution.new_row(uow, request, channel="internal", result=result, detail=detail,
+                                write_fact=request.record_fact and not recorded_elsewhere)
         return to_record(row, tz=uow.tz)
 
 
-def execute(ctx: AppContext, *, request: ActionRequest, actor: str = "system") -> ActionRecord:
-    """Run one action through the layers and channels; always returns the final Action record."""
-    outcome = execute_guarded(ctx, request=request, actor=actor)
-    assert isinstance(outcome, ActionRecord)
-    return outcome
-
-
-def execute_guarded(ctx: AppContext, *, request: ActionRequest, guard: Guard | None = None, actor: str = "system") -> ActionRecord | Skipped:
-    """Like `execute`, but `guard(uow)` runs inside the reserving transaction and may cancel the action."""
-    outcome = _execute(ctx, request, actor, guard)
-    if isinstance(outcome, ActionRecord):
-        ACTIONS.labels(outcome.action_type, outcome.result, outcome.result_detail.get("blocked_by", "")).inc()
-    return outcome
-
-
-def _execute(ctx: AppContext, request: ActionRequest, actor: str, guard: Guard | None) -> ActionRecord | Skipped:
-    if request.action_type in INTERNAL:
-        return _execute_internal(ctx, request, actor)
-    reserved = _reserve(ctx, request, actor, guard)
-    if isinstance(reserved, (ActionRecord, Skipped)):
-        return reserved
-    detail, channel, unreachable = _send(ctx, request, reserved)
-    result = Result.success if "message_id" in detail else Result.failed
-    return _finalize(ctx, action_id=reserved.action_id, result=result, channel=channel, detail=detail, unreachable=unreachable, actor=actor)
-
-
 def recover_interrupted(ctx: AppContext, *, older_than: timedelta) -> list[str]:
-    """Finalise pending actions older than `older_than` as failed ("interrupted"); they are never re-sent."""
+    """Finalise in-flight actions untouched for `older_than` as failed ("interrupted"); never re-sent.
+
+    An interrupted action may well have been delivered, so it keeps counting toward the cap, L3 and L4.
+    A send deferred by the service's own pacing is not in flight: its request's owner finishes it.
+    """
     recovered = []
     with ctx.uow(actor="system") as uow:
         cutoff = uow.now - older_than
-        rows = list(uow.session.scalars(select(ActionRow).where(ActionRow.result == Result.pending.value, ActionRow.created_at <= cutoff)))
-        for row in rows:
+        stmt = select(ActionRow).where(ActionRow.result == Result.pending.value, ActionRow.timestamp <= cutoff)
+        for row in uow.session.scalars(stmt):
+            if row.result_detail.get("deferred_until"):
+                continue
+            detail = {"error": "interrupted", "reason": "the process ended between decision and send confirmation; not re-sent",
+                      "attempts": row.result_detail.get("attempts", [])}
             changed = uow.session.execute(
-                update(ActionRow).where(ActionRow.pk == row.pk, ActionRow.result == Result.pending.value).values(
-                    result=Result.failed.value, timestamp=uow.now,
-                    result_detail={"error": "interrupted", "reason": "the process ended between decision and send confirmation; not re-sent"},
-                )
+                update(ActionRow).where(ActionRow.pk == row.pk, ActionRow.result == Result.pending.value)
+                .values(result=Result.failed.value, timestamp=uow.now, result_detail=detail, counted=True)
             ).rowcount
             if changed:
                 uow.session.refresh(row)
-                _write_result_fact(uow, row)
+                execution.write_result_fact(uow, row)
                 recovered.append(row.action_id)
     return recovered
 
@@ -246,6 +97,11 @@ def recover_interrupted(ctx: AppContext, *, older_than: timedelta) -> list[str]:
 def get(uow: UnitOfWork, *, action_id: str) -> ActionRow | None:
     """The action with this id, or None."""
     return uow.session.scalars(select(ActionRow).where(ActionRow.action_id == action_id)).first()
+
+
+def get_by_request_key(uow: UnitOfWork, *, request_key: str) -> ActionRow | None:
+    """The action executed for a request key, or None (not run yet)."""
+    return uow.session.scalars(select(ActionRow).where(ActionRow.request_key == request_key)).first()
 
 
 def list_(uow: UnitOfWork, *, person_id: str | None = None, action_type: str | None = None, result: str | None = None,

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from action import service
@@ -14,6 +15,7 @@ from app.errors import NotFound
 from app.pagination import Page
 from cognitive_core import service as decisions
 from cognitive_core.models import DecisionKind
+from concern import outbox, service as queue
 from fact import service as facts, trace
 from person import service as persons
 from person.models import PERSON_ID_PATTERN
@@ -32,20 +34,30 @@ class NotificationIn(BaseModel):
     priority: str = Field("P2", pattern=r"^P[0-3]$")
 
 
-@router.post("/v1/notifications", response_model=ActionRecord)
-def send_notification(body: NotificationIn, ctx: Ctx, caller: Admin) -> ActionRecord:
-    """Notify a person now; 200 with the Action record whether it succeeded, was blocked or failed."""
+@router.post("/v1/notifications", response_model=ActionRecord, responses={202: {"description": "pending: waiting for a send slot"}})
+def send_notification(body: NotificationIn, ctx: Ctx, caller: Admin) -> Any:
+    """Notify a person now: 200 with the Action record (success, blocked or failed), 202 while it waits for a send slot.
+
+    The decision and its queued action commit together, so a crash right after leaves the action to run, not lost.
+    """
     with ctx.uow(actor=caller.name) as uow:
         persons.get_or_404(uow, person_id=body.target_person_id)
         decision_id = decisions.record(
             uow, kind=DecisionKind.direct_action, rule="admin_api:notifications", source="admin_api", person_refs=[body.target_person_id],
-            requested=[{"action_type": "notify", "target_person_id": body.target_person_id, "notification_type": body.notification_type, "priority": body.priority}],
+            requested=[{"action_type": "notify", "target_person_id": body.target_person_id, "notification_type": body.notification_type,
+                        "priority": body.priority}],
         )
-    request = ActionRequest(
-        action_type=ActionType.notify, decision_ref=decision_id, target_person_id=body.target_person_id, text=body.text,
-        priority=body.priority, notification_type=body.notification_type,
-    )
-    return service.execute(ctx, request=request, actor=caller.name)
+        request = ActionRequest(action_type=ActionType.notify, decision_ref=decision_id, target_person_id=body.target_person_id,
+                                text=body.text, priority=body.priority, notification_type=body.notification_type,
+                                request_key=f"{decision_id}:notify")
+        queue.enqueue(uow, request=request, purpose="notification", claimed_by=outbox.owner_token(), lease=outbox.LEASE)
+    outcome = outbox.run_owned(ctx, request_key=request.request_key)
+    with ctx.reader() as uow:
+        row = service.get_by_request_key(uow, request_key=request.request_key)
+        record = service.to_record(row, tz=uow.tz)
+    if outcome is None or record.result == Result.pending:
+        return JSONResponse(record.model_dump(mode="json"), status_code=202)
+    return record
 
 
 @router.get("/v1/actions", response_model=Page)
