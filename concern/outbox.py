@@ -1,23 +1,36 @@
-"""Drain the action outbox: execute queued actions after their decision committed, then apply the results."""
+"""Drain the action outbox: claim an entry, execute its action, apply the result exactly once.
+
+An entry has exactly one owner at a time: a drainer claims it with a lease (`claimed_by`, `available_at`).
+A drainer that meets an action still pending under someone else leaves the entry alone; `pending` is never
+a failure. A send the service's own pacing deferred goes back to the queue until its slot. Whoever closes
+the entry (`open` → `done`) applies the result, so a result is applied once even if a lease ran out.
+"""
 
 from __future__ import annotations
 
 import logging
-from datetime import datetime
-from typing import Any
+import os
+import socket
+import uuid
+from datetime import timedelta
 
 from action import service as actions
-from action.models import ActionRecord, ActionRequest
+from action.models import ActionRecord, ActionRequest, Deferred, InFlight, Outcome
 from app.context import AppContext, UnitOfWork
-from concern import flows, messages, service
-from concern.models import ACTIVE_STATES, Concern, OutboxEntry
+from concern import results, service
+from concern.models import ACTIVE_STATES, OutboxEntry
 from fact import service as facts
-from person import service as persons
 
 log = logging.getLogger("deputy.concern.outbox")
-# Purposes decided by a timer or a raise for a concern version: a newer version (a reply, a cancel) supersedes them.
-VERSIONED = {"question", "follow_up", "escalation", "stall_notice"}
-MAX_ROUNDS = 10
+# Decided for one version of a concern (a timer, a raise): a newer version (a reply, a cancel) supersedes them.
+VERSIONED = {"question", "follow_up", "escalation"}
+# Longer than any send can take (channel timeouts are far shorter); a dead owner's entry is free after it.
+LEASE = timedelta(seconds=60)
+
+
+def owner_token() -> str:
+    """A name for one drainer: host, process and a random part."""
+    return f"{socket.gethostname()[:40]}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 
 def _guard(entry: OutboxEntry):
@@ -30,22 +43,28 @@ def _guard(entry: OutboxEntry):
     return check
 
 
-def drain(ctx: AppContext, *, limit: int = 100) -> int:
-    """Execute open outbox entries (and the entries their results queue); returns how many ran."""
-    ran = 0
-    for _ in range(MAX_ROUNDS):
-        with ctx.reader() as uow:
-            entries = service.open_entries(uow, limit=limit)
-        if not entries:
+def drain(ctx: AppContext, *, limit: int = 200) -> int:
+    """Claim and run available entries (and the ones their results queue) until none is left; returns how many ran."""
+    owner, ran = owner_token(), 0
+    while ran < limit:
+        with ctx.uow(actor="concern") as uow:
+            entry = service.claim(uow, owner=owner, lease=LEASE)
+        if entry is None:
             break
-        for entry in entries:
-            try:
-                run(ctx, entry)
-            except Exception as exc:  # one broken entry must not block the queue
-                log.exception("outbox entry %s failed", entry.request_key)
-                _set_aside(ctx, entry, exc)
-            ran += 1
+        ran += 1
+        try:
+            run(ctx, entry)
+        except Exception as exc:  # one broken entry must not block the queue
+            log.exception("outbox entry %s failed", entry.request_key)
+            _set_aside(ctx, entry, exc)
     return ran
+
+
+def run_owned(ctx: AppContext, *, request_key: str) -> Outcome | None:
+    """Run an entry the caller queued already claimed (so no drainer took it meanwhile)."""
+    with ctx.reader() as uow:
+        entry = service.open_entry(uow, request_key=request_key)
+    return run(ctx, entry) if entry is not None else None
 
 
 def _set_aside(ctx: AppContext, entry: OutboxEntry, exc: Exception) -> None:
@@ -57,117 +76,20 @@ def _set_aside(ctx: AppContext, entry: OutboxEntry, exc: Exception) -> None:
                                   "error": type(exc).__name__, "message": str(exc)[:500]})
 
 
-def run(ctx: AppContext, entry: OutboxEntry) -> ActionRecord | None:
-    """Execute one entry (idempotent by request_key) and apply its result exactly once."""
+def run(ctx: AppContext, entry: OutboxEntry) -> Outcome:
+    """Execute one claimed entry (idempotent by request_key) and apply its result exactly once."""
     request = ActionRequest.model_validate(entry.request)
     guard = _guard(entry) if entry.purpose in VERSIONED and entry.concern_id else None
     outcome = actions.execute_guarded(ctx, request=request, guard=guard, actor="concern")
+    if isinstance(outcome, InFlight):  # someone else's send: its owner applies the result
+        return outcome
+    if isinstance(outcome, Deferred):  # our own pacing: back to the queue until the slot
+        with ctx.uow(actor="concern") as uow:
+            service.release(uow, entry_id=entry.id, available_at=outcome.until)
+        return outcome
     record = outcome if isinstance(outcome, ActionRecord) else None
     with ctx.uow(actor="concern") as uow:
-        if not service.close_entry(uow, entry_id=entry.id, state="done" if record else "superseded", action_id=record.action_id if record else None):
-            return record
-        if record is not None:
-            HANDLERS.get(entry.purpose, _nothing)(uow, entry, request, record)
-    return record
-
-
-def _nothing(*_: Any) -> None:
-    return None
-
-
-def _reply(uow: UnitOfWork, *, to: str, template: str, causation: str, origin_channel: str | None, key: str, **values: str) -> None:
-    """Queue a reactive reply to `to` in their language."""
-    person = persons.get(uow, person_id=to)
-    if person is None:
-        return
-    text = messages.reply(template, person.locale, **values)
-    request = ActionRequest(action_type="notify", decision_ref=causation, target_person_id=to, text=text, reactive=True,
-                            origin_channel=origin_channel, notification_type="reply", request_key=key)
-    service.enqueue(uow, request=request, purpose="reply")
-
-
-def _name(uow: UnitOfWork, person_id: str) -> str:
-    person = persons.get(uow, person_id=person_id)
-    return person.display_name if person else person_id
-
-
-def _reason(record: ActionRecord) -> str:
-    d = record.result_detail
-    return d.get("reason") or d.get("error") or record.result
-
-
-def _defer(uow: UnitOfWork, c: Concern, purpose: str, request: ActionRequest, record: ActionRecord) -> bool:
-    """Keep a blocked delivery on the concern for the earliest allowed moment; False if there is none."""
-    not_before = record.result_detail.get("not_before")
-    if record.result != "blocked" or not not_before:
-        return False
-    pending = [*c.pending_deliveries, {"purpose": purpose, "request": request.model_dump(mode="json"), "not_before": not_before, "blocked_by": record.result_detail["blocked_by"]}]
-    nxt = min(datetime.fromisoformat(p["not_before"]) for p in pending)
-    current = c.next_follow_up_at
-    service.change(uow, c, change="delivery_deferred", pending_deliveries=pending, next_follow_up_at=min(nxt, current) if current else nxt,
-                   extra={"purpose": purpose, "action_id": record.action_id, "blocked_by": record.result_detail["blocked_by"]})
-    return True
-
-
-def _asked(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest, record: ActionRecord) -> None:
-    c = service.get(uow, concern_id=entry.concern_id, lock=True)
-    if c is None:
-        return
-    first_ask = entry.purpose == "question" and not c.message_refs
-    if record.result == "success":
-        service.note_message(uow, c, ref=f"{record.channel}:{record.result_detail.get('message_id')}")
-        count = c.follow_up_count + (1 if entry.purpose == "follow_up" else 0)
-        flows.schedule_after_contact(uow, c, change=f"{entry.purpose}_sent", follow_up_count=count, causation_id=record.action_id)
-        if first_ask:
-            template = "risk_passed_on" if c.kind == "risk" else "sent"
-            _reply(uow, to=c.originator_id, template=template, causation=c.concern_id, origin_channel=c.origin_channel, key=f"{c.concern_id}:ack",
-                   target=_name(uow, c.target_person_id), maker=_name(uow, c.target_person_id), text=c.question, concern_id=c.concern_id)
-        return
-    not_before = record.result_detail.get("not_before")
-    if record.result == "blocked" and not_before:
-        service.change(uow, c, change="rescheduled", causation_id=record.action_id, next_follow_up_at=datetime.fromisoformat(not_before),
-                       extra={"blocked_by": record.result_detail["blocked_by"]})
-    elif entry.purpose == "question" and not c.message_refs:
-        service.change(uow, c, change="undeliverable", causation_id=record.action_id, state="cancelled", next_follow_up_at=None, extra={"reason": _reason(record)})
-    else:  # a follow-up that could not go out counts as tried: no retry loop, move along the schedule
-        flows.schedule_after_contact(uow, c, change=f"{entry.purpose}_failed", follow_up_count=c.follow_up_count + 1, causation_id=record.action_id)
-    if first_ask:
-        _reply(uow, to=c.originator_id, template="not_sent", causation=c.concern_id, origin_channel=c.origin_channel, key=f"{c.concern_id}:ack",
-               target=_name(uow, c.target_person_id), reason=_reason(record))
-
-
-def _escalated(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest, record: ActionRecord) -> None:
-    c = service.get(uow, concern_id=entry.concern_id, lock=True)
-    if c is None or _defer(uow, c, entry.purpose, request, record):
-        return
-    if record.result == "success" and c.state == "waiting_reply":
-        service.change(uow, c, change="escalated", causation_id=record.action_id, state="escalated", escalated_to=request.target_person_id, next_follow_up_at=None)
-    elif record.result != "success" and entry.purpose == "escalation":
-        service.change(uow, c, change="escalation_failed", causation_id=record.action_id, extra={"reason": _reason(record)})
-
-
-def _backflow(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest, record: ActionRecord) -> None:
-    c = service.get(uow, concern_id=entry.concern_id, lock=True)
-    if c is not None:
-        _defer(uow, c, "backflow", request, record)
-
-
-def _told(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest, record: ActionRecord) -> None:
-    if not entry.ack_person_id:
-        return
-    target = _name(uow, request.target_person_id or "")
-    if record.result == "success":
-        _reply(uow, to=entry.ack_person_id, template="told", causation=request.decision_ref, origin_channel=entry.ack_channel, key=f"{entry.request_key}:ack", target=target)
-    else:
-        _reply(uow, to=entry.ack_person_id, template="not_sent", causation=request.decision_ref, origin_channel=entry.ack_channel, key=f"{entry.request_key}:ack",
-               target=target, reason=_reason(record))
-
-
-def _policy_changed(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest, record: ActionRecord) -> None:
-    if entry.ack_person_id:
-        template = "policy_updated" if record.result == "success" else "not_sent"
-        _reply(uow, to=entry.ack_person_id, template=template, causation=request.decision_ref, origin_channel=entry.ack_channel,
-               key=f"{entry.request_key}:ack", target=_name(uow, entry.ack_person_id), reason=_reason(record))
-
-
-HANDLERS = {"tell": _told, "policy": _policy_changed, "question": _asked, "follow_up": _asked, "escalation": _escalated, "stall_notice": _escalated, "backflow": _backflow}
+        state = "done" if record else "superseded"
+        if service.close_entry(uow, entry_id=entry.id, state=state, action_id=record.action_id if record else None) and record:
+            results.HANDLERS.get(entry.purpose, results.nothing)(uow, entry, request, record)
+    return outcome

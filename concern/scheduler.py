@@ -12,6 +12,8 @@ from cognitive_core.flows import process_pending
 from concern import flows, outbox, service
 
 log = logging.getLogger("deputy.scheduler")
+
+
 def tick(ctx: AppContext, *, limit: int = 100) -> dict[str, int]:
     """One scheduler pass; safe to run from several replicas at once (due rows are claimed with SKIP LOCKED)."""
     processed = process_pending(ctx)
@@ -20,9 +22,17 @@ def tick(ctx: AppContext, *, limit: int = 100) -> dict[str, int]:
         for concern in service.claim_due(uow, now=uow.now, limit=limit):
             flows.fire(uow, concern)
             fired += 1
-    drained = outbox.drain(ctx)
+    # Interrupted actions are finalised before draining, so their entries' results are applied in this pass.
     recovered = len(recover_interrupted(ctx, older_than=ctx.settings.action_pending_timeout))
+    drained = outbox.drain(ctx)
     return {"signals_processed": processed, "timers_fired": fired, "actions_drained": drained, "actions_recovered": recovered}
+
+
+def next_wake(ctx: AppContext) -> float | None:
+    """Seconds until the earliest queued action becomes available (a paced send's slot), or None."""
+    with ctx.reader() as uow:
+        at = service.next_available(uow)
+        return None if at is None else max(0.0, (at - uow.now).total_seconds())
 
 
 class SchedulerThread:
@@ -58,6 +68,9 @@ class SchedulerThread:
                 break
             try:
                 tick(self.ctx)
+                soon = next_wake(self.ctx)
+                if soon is not None and soon < interval:  # a deferred send's slot comes before the next interval
+                    threading.Timer(soon + 0.01, self._wake.set).start()
             except Exception:  # one failed pass must not end the loop
                 log.exception("scheduler tick failed")
 

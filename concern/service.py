@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import func, or_, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from action.models import ActionRequest
 from app.context import UnitOfWork
@@ -16,7 +18,8 @@ from concern.models import ACTIVE_STATES, Concern, OutboxEntry
 from concern.rules import can_transition
 from fact import service as facts
 
-_TRACKED = ("state", "follow_up_count", "next_follow_up_at", "answer", "answered_by", "escalated_to", "pending_deliveries", "resolved_at")
+_TRACKED = ("state", "follow_up_count", "next_follow_up_at", "answer", "answered_by", "escalated_to", "escalated_at", "pending_deliveries",
+            "resolved_at")
 
 
 def _json(value: Any) -> Any:
@@ -30,7 +33,7 @@ def snapshot(concern: Concern) -> dict[str, Any]:
         "question": concern.question, "priority": concern.priority, "deadline": _json(concern.deadline), "origin_channel": concern.origin_channel,
         "state": concern.state, "follow_up_count": concern.follow_up_count, "next_follow_up_at": _json(concern.next_follow_up_at),
         "answer": concern.answer, "answered_by": concern.answered_by, "escalated_to": concern.escalated_to, "kind": concern.kind,
-        "pending_deliveries": concern.pending_deliveries, "version": concern.version,
+        "escalated_at": _json(concern.escalated_at), "pending_deliveries": concern.pending_deliveries, "version": concern.version,
         "created_at": _json(concern.created_at), "updated_at": _json(concern.updated_at), "resolved_at": _json(concern.resolved_at),
     }
 
@@ -59,14 +62,30 @@ def create(uow: UnitOfWork, *, originator_id: str, target_person_id: str, questi
     return concern
 
 
-def change(uow: UnitOfWork, concern: Concern, *, change: str, causation_id: str | None = None, extra: dict[str, Any] | None = None, **fields: Any) -> Concern:
-    """Apply field changes (state moves checked against the state machine), bump the version, write the fact."""
+def timer(step_at: datetime | None, pending: list[dict[str, Any]]) -> datetime | None:
+    """The one durable timer: the earlier of the loop's own next step and the held deliveries."""
+    moments = [datetime.fromisoformat(p["not_before"]) for p in pending]
+    if step_at is not None:
+        moments.append(step_at)
+    return min(moments, default=None)
+
+
+def change(uow: UnitOfWork, concern: Concern, *, change: str, causation_id: str | None = None, extra: dict[str, Any] | None = None,
+           supersedes: bool = True, **fields: Any) -> Concern:
+    """Apply field changes (state moves checked against the state machine), bump the version, write the fact.
+
+    `next_follow_up_at` is never set directly: it follows `step_at` and `pending_deliveries`. A change that
+    `supersedes` bumps the version, so queued sends decided for the older version are dropped; keeping held
+    deliveries on the side does not (it must not drop the question or follow-up the loop is waiting on).
+    """
     if "state" in fields and fields["state"] != concern.state and not can_transition(concern.state, fields["state"]):
         raise Invalid(f"concern {concern.concern_id} is {concern.state}; it cannot become {fields['state']}", field="state")
     before = {k: _json(getattr(concern, k)) for k in _TRACKED}
     for name, value in fields.items():
         setattr(concern, name, value)
-    concern.version += 1
+    concern.next_follow_up_at = timer(concern.step_at, concern.pending_deliveries)
+    if supersedes:
+        concern.version += 1
     concern.updated_at = uow.now
     uow.session.flush()
     _fact(uow, concern, change=change, causation_id=causation_id, before=before, extra=extra)
@@ -82,7 +101,7 @@ def note_message(uow: UnitOfWork, concern: Concern, *, ref: str) -> None:
 def get(uow: UnitOfWork, *, concern_id: str, lock: bool = False) -> Concern | None:
     """A concern by id; `lock` takes its row lock on PostgreSQL."""
     stmt = select(Concern).where(Concern.concern_id == concern_id)
-    if lock and uow.session.get_bind().dialect.name == "postgresql":
+    if lock and uow.postgres:
         stmt = stmt.with_for_update()
     return uow.session.scalars(stmt).first()
 
@@ -107,10 +126,16 @@ def waiting_on(uow: UnitOfWork, *, person_id: str) -> list[Concern]:
     return list(uow.session.scalars(stmt))
 
 
+def escalated_to(uow: UnitOfWork, *, person_id: str) -> list[Concern]:
+    """Escalated concerns whose escalation reached this person (their answer resolves them)."""
+    stmt = select(Concern).where(Concern.escalated_to == person_id, Concern.state == "escalated").order_by(Concern.created_at)
+    return list(uow.session.scalars(stmt))
+
+
 def claim_due(uow: UnitOfWork, *, now: datetime, limit: int = 100) -> list[Concern]:
     """Due timers, locked so another replica skips them (SKIP LOCKED); cost grows with due rows only."""
     stmt = select(Concern).where(Concern.next_follow_up_at.is_not(None), Concern.next_follow_up_at <= now).order_by(Concern.next_follow_up_at).limit(limit)
-    if uow.session.get_bind().dialect.name == "postgresql":
+    if uow.postgres:
         stmt = stmt.with_for_update(skip_locked=True)
     return list(uow.session.scalars(stmt))
 
@@ -131,21 +156,62 @@ def list_(uow: UnitOfWork, *, state: str | None = None, originator_id: str | Non
 
 
 def enqueue(uow: UnitOfWork, *, request: ActionRequest, purpose: str, concern: Concern | None = None,
-            ack_person_id: str | None = None, ack_channel: str | None = None) -> OutboxEntry:
-    """Queue an action in the caller's transaction; it is executed after commit by `drain`."""
-    entry = OutboxEntry(
-        ack_person_id=ack_person_id, ack_channel=ack_channel,
-        request_key=request.request_key, request=request.model_dump(mode="json"), concern_id=concern.concern_id if concern else None,
-        concern_version=concern.version if concern else None, purpose=purpose, state="open", created_at=uow.now,
-    )
-    uow.session.add(entry)
-    uow.session.flush()
+            ack_person_id: str | None = None, ack_channel: str | None = None, claimed_by: str | None = None,
+            lease: timedelta = timedelta(0), available_at: datetime | None = None) -> bool:
+    """Queue an action in the caller's transaction; executed after commit by a drainer. False if its key is queued already.
+
+    `claimed_by` queues it already owned (for a caller that runs it at once): nobody else takes it before the lease ends.
+    """
+    values = {
+        "request_key": request.request_key, "request": request.model_dump(mode="json"), "purpose": purpose,
+        "concern_id": concern.concern_id if concern else None, "concern_version": concern.version if concern else None,
+        "ack_person_id": ack_person_id, "ack_channel": ack_channel, "state": "open", "created_at": uow.now,
+        "claimed_by": claimed_by, "available_at": available_at or uow.now + lease,
+    }
+    insert_ = pg_insert if uow.postgres else sqlite_insert
+    stmt = insert_(OutboxEntry.__table__).values(**values).on_conflict_do_nothing(index_elements=["request_key"])
+    return uow.session.execute(stmt).rowcount == 1
+
+
+def claim(uow: UnitOfWork, *, owner: str, lease: timedelta, request_key: str | None = None) -> OutboxEntry | None:
+    """Take the oldest available entry (or the one with `request_key`) for `owner` until the lease ends.
+
+    Exactly one drainer owns an entry at a time: PostgreSQL skips rows another transaction holds, and
+    SQLite has one writer at a time. A lease that ends (its owner died) makes the entry available again.
+    """
+    stmt = select(OutboxEntry).where(OutboxEntry.state == "open", OutboxEntry.available_at <= uow.now)
+    if request_key is not None:
+        stmt = stmt.where(OutboxEntry.request_key == request_key)
+    stmt = stmt.order_by(OutboxEntry.available_at, OutboxEntry.id).limit(1)
+    if uow.postgres:
+        stmt = stmt.with_for_update(skip_locked=True)
+    entry = uow.session.scalars(stmt).first()
+    if entry is not None:
+        entry.claimed_by, entry.available_at = owner, uow.now + lease
+        uow.session.flush()
     return entry
 
 
-def open_entries(uow: UnitOfWork, *, limit: int = 100) -> list[OutboxEntry]:
-    """Outbox entries not yet executed, oldest first."""
-    return list(uow.session.scalars(select(OutboxEntry).where(OutboxEntry.state == "open").order_by(OutboxEntry.id).limit(limit)))
+def release(uow: UnitOfWork, *, entry_id: int, available_at: datetime) -> None:
+    """Give an entry back until `available_at` (a send deferred to its pacing slot)."""
+    uow.session.execute(update(OutboxEntry).where(OutboxEntry.id == entry_id, OutboxEntry.state == "open")
+                        .values(claimed_by=None, available_at=available_at))
+
+
+def next_available(uow: UnitOfWork) -> datetime | None:
+    """When the earliest open entry becomes available (a drainer wakes then)."""
+    return uow.session.scalar(select(func.min(OutboxEntry.available_at)).where(OutboxEntry.state == "open"))
+
+
+def open_entry(uow: UnitOfWork, *, request_key: str) -> OutboxEntry | None:
+    """The open entry with this key, or None."""
+    stmt = select(OutboxEntry).where(OutboxEntry.request_key == request_key, OutboxEntry.state == "open")
+    return uow.session.scalars(stmt).first()
+
+
+def queued(uow: UnitOfWork, *, request_key: str) -> bool:
+    """True when an action with this key was ever queued."""
+    return uow.session.scalar(select(func.count()).select_from(OutboxEntry).where(OutboxEntry.request_key == request_key)) > 0
 
 
 def close_entry(uow: UnitOfWork, *, entry_id: int, state: str, action_id: str | None) -> bool:
