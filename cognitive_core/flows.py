@@ -12,10 +12,10 @@ from sqlalchemy import select
 from action.ledger import contact_times
 from action.models import ActionRequest
 from app.context import AppContext, UnitOfWork
-from app.errors import Conflict, DeputyError
+from app.errors import Conflict, DeputyError, Forbidden, NotFound
 from cognitive_core import rules, service as decisions, summaries
 from cognitive_core.models import DecisionKind
-from concern import flows as concerns, messages, outbox, service as concern_service
+from concern import flows as concerns, messages, outbox, reasons, replies, service as concern_service
 from fact import service as facts
 from perception.models import InboxEntry
 from person import bind_codes, service as persons
@@ -44,6 +44,9 @@ def situation(uow: UnitOfWork, content: dict, fact_id: str) -> rules.Situation:
         for c in concern_service.waiting_on(uow, person_id=sender.person_id):
             _, last = contact_times(uow, concern_id=c.concern_id, person_id=c.target_person_id)
             waiting.append(rules.WaitingConcern(c.concern_id, c.originator_id, c.question, tuple(c.message_refs), last))
+        for c in concern_service.escalated_to(uow, person_id=sender.person_id):  # their answer resolves the escalation
+            waiting.append(rules.WaitingConcern(c.concern_id, c.originator_id, c.question, tuple(c.message_refs), c.escalated_at,
+                                                role="escalation"))
     reply_to = content.get("reply_to_message_id")
     signal = rules.SignalView(
         fact_id=fact_id, channel=content["channel"], text=content.get("text", ""), chat_type=content.get("chat_type", "p2p"),
@@ -136,9 +139,9 @@ def _concern_inputs(decision: rules.Decision) -> list[str]:
     return [concern_id] if concern_id else []
 
 
-def _reply(uow: UnitOfWork, s: rules.Situation, decision_id: str, text: str, suffix: str = "reply") -> None:
+def _reply(uow: UnitOfWork, s: rules.Situation, decision_id: str, text: str, key: str | None = None) -> None:
     request = ActionRequest(action_type="notify", decision_ref=decision_id, target_person_id=s.sender.person_id, text=text, reactive=True,
-                            origin_channel=s.signal.channel, notification_type="reply", request_key=f"{s.signal.fact_id}:{suffix}")
+                            origin_channel=s.signal.channel, notification_type="reply", request_key=key or f"{s.signal.fact_id}:reply")
     concern_service.enqueue(uow, request=request, purpose="reply")
 
 
@@ -154,25 +157,33 @@ def apply(uow: UnitOfWork, d: rules.Decision, *, decision_id: str, s: rules.Situ
         outcome = concerns.raise_(uow, originator_id=sender.person_id, target_person_id=p["target_person_id"], question=p["question"],
                                   priority=p["priority"], decision_id=decision_id, origin_channel=s.signal.channel, source_fact_id=fact_id)
         if isinstance(outcome, str):
-            target = persons.get(uow, person_id=p["target_person_id"])
-            _reply(uow, s, decision_id, messages.reply("refused_limit", locale, target=target.display_name, reason=outcome))
+            _refused(uow, s, decision_id, p["target_person_id"], outcome)
     elif d.kind == DecisionKind.escalate:
         outcome = concerns.raise_(uow, originator_id=sender.person_id, target_person_id=p["decision_maker_id"], question=p["question"],
                                   priority="P1", decision_id=decision_id, origin_channel=s.signal.channel, kind="risk", source_fact_id=fact_id)
         if isinstance(outcome, str):
-            maker = persons.get(uow, person_id=p["decision_maker_id"])
-            _reply(uow, s, decision_id, messages.reply("refused_limit", locale, target=maker.display_name, reason=outcome))
+            _refused(uow, s, decision_id, p["decision_maker_id"], outcome)
     elif d.kind == DecisionKind.resolve_concern:
         concerns.resolve(uow, concern_id=p["concern_id"], answer=p["answer"], answered_by=sender.person_id, decision_id=decision_id)
+    elif d.kind == DecisionKind.snooze_concern and p.get("acknowledgement"):
+        concerns.acknowledge(uow, concern_id=p["concern_id"], decision_id=decision_id)
     elif d.kind == DecisionKind.snooze_concern:
         c = concerns.snooze(uow, concern_id=p["concern_id"], duration=timedelta(seconds=p["duration_s"]), decision_id=decision_id)
         if c is not None:
             tz = ZoneInfo(persons.get(uow, person_id=sender.person_id).timezone)
-            _reply(uow, s, decision_id, messages.reply("snoozed", locale, until=messages.when(c.next_follow_up_at, tz)))
+            until = messages.when(c.next_follow_up_at, tz, locale, now=uow.now)
+            _reply(uow, s, decision_id, replies.reply("snoozed", locale, until=until))
     elif d.kind == DecisionKind.cancel_concern:
         _cancel(uow, s, p["concern_id"], decision_id)
     elif d.kind == DecisionKind.direct_action:
         _direct(uow, d, s, decision_id, content)
+
+
+def _refused(uow: UnitOfWork, s: rules.Situation, decision_id: str, target_id: str, code: str) -> None:
+    """A request the L2 limits refused: say so in the sender's language."""
+    target = persons.get(uow, person_id=target_id)
+    reason = reasons.not_done({"blocked_by": code}, s.sender.locale, target=target.display_name)
+    _reply(uow, s, decision_id, replies.reply("refused_limit", s.sender.locale, target=target.display_name, reason=reason))
 
 
 def _cancel(uow: UnitOfWork, s: rules.Situation, concern_id: str, decision_id: str) -> None:
@@ -180,9 +191,13 @@ def _cancel(uow: UnitOfWork, s: rules.Situation, concern_id: str, decision_id: s
     try:
         with uow.session.begin_nested():
             concerns.cancel(uow, concern_id=concern_id, by=s.sender.person_id, is_admin=False, decision_id=decision_id)
-        _reply(uow, s, decision_id, messages.reply("cancelled", locale, concern_id=concern_id))
     except DeputyError as exc:
-        _reply(uow, s, decision_id, messages.reply("cannot_cancel", locale, concern_id=concern_id, reason=exc.message))
+        why = {NotFound: "cancel_not_found", Forbidden: "cancel_not_yours"}.get(type(exc), "cancel_closed")
+        state = reasons.state((exc.details or {}).get("state", ""), locale) if isinstance(exc.details, dict) else ""
+        _reply(uow, s, decision_id, replies.reply("cannot_cancel", locale, concern_id=concern_id, reason=replies.reply(why, locale, state=state)))
+        return
+    # The originator's confirmation is how this loop ends for them: keyed by the concern, told once.
+    _reply(uow, s, decision_id, replies.reply("cancelled", locale, concern_id=concern_id), key=f"{concern_id}:outcome:cancelled")
 
 
 def _bind(uow: UnitOfWork, s: rules.Situation, decision_id: str, code: str, content: dict) -> None:
@@ -196,7 +211,7 @@ def _bind(uow: UnitOfWork, s: rules.Situation, decision_id: str, code: str, cont
         return  # an unknown sender with a wrong code gets no answer: nobody to answer to
     template = "bound" if outcome == "bound" else "bind_failed"
     request = ActionRequest(action_type="notify", decision_ref=decision_id, target_person_id=replier.person_id, reactive=True,
-                            text=messages.reply(template, replier.locale, name=replier.display_name), origin_channel=content["channel"],
+                            text=replies.reply(template, replier.locale, name=replier.display_name), origin_channel=content["channel"],
                             notification_type="reply", request_key=f"{s.signal.fact_id}:bind")
     concern_service.enqueue(uow, request=request, purpose="reply")
 
@@ -214,8 +229,10 @@ def _direct(uow: UnitOfWork, d: rules.Decision, s: rules.Situation, decision_id:
                                 notification_type=f"relay:{s.signal.fact_id}")
         concern_service.enqueue(uow, request=request, purpose="tell", ack_person_id=s.sender.person_id, ack_channel=s.signal.channel)
     elif p["action"] == "policy":
+        tz = ZoneInfo(persons.get_or_404(uow, person_id=s.sender.person_id).timezone)
         request = ActionRequest(action_type="internal_update", decision_ref=decision_id, target_person_id=s.sender.person_id,
                                 operation={"name": "person.interaction_policy", "person_id": s.sender.person_id, "patch": p["patch"]},
+                                text=replies.policy_change(p["patch"], s.sender.locale, tz=tz, now=uow.now),
                                 request_key=f"{s.signal.fact_id}:policy")
         concern_service.enqueue(uow, request=request, purpose="policy", ack_person_id=s.sender.person_id, ack_channel=s.signal.channel)
 
@@ -229,4 +246,4 @@ def _reply_text(uow: UnitOfWork, d: rules.Decision, s: rules.Situation) -> str:
                              window=timedelta(seconds=p["window_s"]), today=p["today"], person_id=p.get("person_id"))
     if p["template"] == "concerns":
         return summaries.concerns(uow, viewer_id=sender.person_id, locale=sender.locale, tz=tz)
-    return messages.reply(p["template"], sender.locale, who=p.get("who", ""))
+    return replies.reply(p["template"], sender.locale, who=p.get("who", ""), command=p.get("command", ""))

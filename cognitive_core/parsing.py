@@ -45,6 +45,42 @@ _PATTERNS: list[tuple[str, re.Pattern]] = [
 ]
 
 
+# Commands the bot knows by their slash name (`/later` is the snooze command).
+SLASH_COMMANDS = {"ask": "ask", "tell": "tell", "concerns": "concerns", "cancel": "cancel", "did": "did", "start": "start",
+                  "quiet": "quiet", "pause": "pause", "resume": "resume", "later": "later", "snooze": "later", "help": "help"}
+_SLASH = re.compile(r"^/([A-Za-z_]+)(?:@\w+)?(?=\s|$)")
+# A keyword command written without a slash, when what follows cannot be read: its usage hint, not the help.
+_KEYWORD_HEADS = re.compile(r"^(?:(免打扰|暂停|取消|稍后|绑定)(?=[\s\d:：]|$)|(bind|pause|cancel|later)\b)", re.I)
+_KEYWORD_COMMAND = {"免打扰": "quiet", "暂停": "pause", "取消": "cancel", "稍后": "later", "绑定": "bind", "bind": "bind",
+                    "pause": "pause", "cancel": "cancel", "later": "later"}
+# Bare acknowledgements: not an answer (compared without spaces, punctuation or emoji, case-folded).
+ACKNOWLEDGEMENTS = frozenset({
+    "收到", "收到了", "好的", "好", "好滴", "好哒", "嗯", "嗯嗯", "哦", "知道了", "明白", "明白了", "了解", "我看下", "我看看", "我看一下",
+    "稍等", "等下", "马上", "在看了", "谢谢", "好的谢谢", "收到谢谢", "ok", "okay", "okk", "k", "kk", "gotit", "gotcha", "noted",
+    "roger", "willdo", "sure", "thanks", "thx", "thankyou", "illcheck", "letmecheck", "onit", "👍",
+})
+
+
+def slash_command(text: str) -> str | None:
+    """`/ask@deputy_bot …` → `ask`; an unknown `/foo` → `/foo`; None when the text is not a slash command."""
+    match = _SLASH.match(text.strip())
+    if not match:
+        return None
+    return SLASH_COMMANDS.get(match.group(1).lower(), f"/{match.group(1)}")
+
+
+def keyword_command(text: str) -> str | None:
+    """The command a slash-less keyword (`免打扰 …`, `暂停 …`) starts, or None."""
+    match = _KEYWORD_HEADS.match(text.strip())
+    return _KEYWORD_COMMAND[(match.group(1) or match.group(2)).lower()] if match else None
+
+
+def is_acknowledgement(text: str) -> bool:
+    """`收到` / `好的👌` / `OK.` / `got it`: a bare acknowledgement, not an answer."""
+    bare = re.sub(r"[\W_]+", "", text.casefold())
+    return bare in ACKNOWLEDGEMENTS or (not bare and bool(text.strip()) and text.strip() not in ("?", "？"))
+
+
 def _norm_time(value: str) -> str:
     hours, minutes = value.split(":")
     return f"{int(hours):02d}:{minutes}"
@@ -52,7 +88,7 @@ def _norm_time(value: str) -> str:
 
 def parse(text: str) -> Intent | None:
     """The command in `text`, or None when it is free text."""
-    text = text.strip()
+    text = re.sub(r"^/([A-Za-z_]+)@\w+", r"/\1", text.strip())  # `/ask@deputy_bot` in groups
     for name, pattern in _PATTERNS:
         match = pattern.match(text)
         if not match:

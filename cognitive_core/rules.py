@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from cognitive_core.models import DecisionKind
-from cognitive_core.parsing import Intent, parse, strip_bot_mention
+from cognitive_core.parsing import Intent, is_acknowledgement, keyword_command, parse, slash_command, strip_bot_mention
 
 RISK_KEYWORDS = (
     "付款", "打款", "转账", "报销", "预算", "合同", "签约", "法务", "律师", "诉讼", "审批", "批准", "采购", "发票", "报价", "赔偿", "罚款", "涨薪",
@@ -31,13 +31,14 @@ class PersonView:
 
 @dataclass(frozen=True)
 class WaitingConcern:
-    """A concern waiting for the sender's answer."""
+    """A concern waiting for the sender's answer: as the person asked, or as the escalation's recipient."""
 
     concern_id: str
     originator_id: str
     question: str
     message_refs: tuple[str, ...] = ()
     last_contact_at: datetime | None = None
+    role: str = "target"  # target | escalation
 
 
 @dataclass(frozen=True)
@@ -142,6 +143,41 @@ def _command(intent: Intent, s: Situation) -> Decision:
     return Decision(DecisionKind.reply, name, {"template": name})
 
 
+def _usage(command: str) -> Decision:
+    """A malformed command gets the hint for that command only; an unknown one says so."""
+    if command.startswith("/"):
+        return Decision(DecisionKind.reply, "unknown_command", {"template": "unknown_command", "command": command})
+    return Decision(DecisionKind.reply, f"usage:{command}", {"template": f"usage:{command}"})
+
+
+def _names_someone_else(intent: Intent, s: Situation) -> bool:
+    """A principal's ask or tell about a known other person: a request, even from someone who owes an answer."""
+    if intent.name not in ("ask", "tell") or s.sender is None or s.sender.role != "principal":
+        return False
+    target = find_person(intent.args["who"], s.people, s.signal.mentions)
+    return target is not None and target.person_id != s.sender.person_id
+
+
+def _from_someone_waited_on(s: Situation, text: str, intent: Intent | None) -> Decision | None:
+    """For a person with a waiting concern, only slash commands are commands; anything else is their reply.
+
+    Exceptions: a bare acknowledgement ("收到") keeps the loop open; "稍后 2小时" snoozes (the follow-up
+    suggests it); a principal's request that names someone else is that request.
+    """
+    concern = _answered_concern(s)
+    if concern is None or not text:
+        return None
+    quoted = s.signal.reply_to is not None and s.signal.reply_to in concern.message_refs
+    if is_acknowledgement(text):
+        if concern.role == "escalation":
+            return Decision(DecisionKind.ignore, "acknowledgement:escalation", {"concern_id": concern.concern_id})
+        return Decision(DecisionKind.snooze_concern, "acknowledgement", {"concern_id": concern.concern_id, "acknowledgement": True})
+    if not quoted and intent is not None and (intent.name == "snooze" or _names_someone_else(intent, s)):
+        return None
+    rule = "quoted_reply" if quoted else ("escalation_reply" if concern.role == "escalation" else "reply_to_waiting_concern")
+    return Decision(DecisionKind.resolve_concern, rule, {"concern_id": concern.concern_id, "answer": text})
+
+
 def decide(s: Situation) -> list[Decision]:
     """Decisions for one inbound message (an empty list never happens: at least `ignore`)."""
     sig = s.signal
@@ -153,11 +189,14 @@ def decide(s: Situation) -> list[Decision]:
         return [Decision(DecisionKind.direct_action, "bind_code", {"action": "bind", "code": intent.args["code"]})]
     if s.sender is None:
         return [Decision(DecisionKind.ignore, "unknown_sender")]
+    if (slash := slash_command(text)) is not None:  # anything that starts as a command is a command
+        return [_command(intent, s) if intent is not None else _usage(slash)]
+    if (answer := _from_someone_waited_on(s, text, intent)) is not None:
+        return [answer]
     if intent is not None:
         return [_command(intent, s)]
-    concern = _answered_concern(s)
-    if concern is not None and text:
-        return [Decision(DecisionKind.resolve_concern, "reply_to_waiting_concern" if not sig.reply_to else "quoted_reply", {"concern_id": concern.concern_id, "answer": text})]
+    if (keyword := keyword_command(text)) is not None:
+        return [_usage(keyword)]
     keywords = _risky(text)
     if keywords and s.sender.role != "principal":
         maker = s.sender.manager_id or next((p.person_id for p in s.people if p.role == "principal" and p.person_id != s.sender.person_id), None)

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections import Counter
-from datetime import timedelta
+from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import or_, select
 
 from action.models import ActionRow
 from app.context import UnitOfWork
+from concern import reasons
+from concern.messages import when
 from concern.models import ACTIVE_STATES, Concern
 from person.models import Person
 from person.rules import local_day_bounds
@@ -38,8 +40,14 @@ def did(uow: UnitOfWork, *, viewer_id: str, viewer_role: str, locale: str, tz: Z
     lines = [head]
     for r in rows[-MAX_LINES:]:
         who = names.get(r.target_person_id or "", r.target_person_id or "-")
-        why = f" [{r.result_detail.get('blocked_by')}]" if r.result == "blocked" else (f" [{r.result_detail.get('error')}]" if r.result == "failed" else "")
-        lines.append(f"{r.action_id} {r.action_type} → {who} ({r.channel}) {r.result}{why}: {r.content_preview[:40]}")
+        not_before = r.result_detail.get("not_before")
+        until = when(datetime.fromisoformat(not_before), tz, locale, now=uow.now) if not_before else None
+        why = f"（{reasons.why(r.result_detail, locale, target=who, until=until)}）" if r.result in ("blocked", "failed") else ""
+        if not zh and why:
+            why = f" ({why[1:-1]})"
+        kind, channel, result = reasons.action_type(r.action_type, locale), reasons.channel(r.channel, locale), reasons.result(r.result, locale)
+        lines.append(f"{r.action_id} {kind} → {who}（{channel}）{result}{why}：{r.content_preview[:40]}" if zh else
+                     f"{r.action_id} {kind} → {who} ({channel}) {result}{why}: {r.content_preview[:40]}")
     waiting = _active(uow, viewer_id=viewer_id)
     if waiting:
         lines.append("仍在等待：" if zh else "Still waiting:")
@@ -60,7 +68,9 @@ def concerns(uow: UnitOfWork, *, viewer_id: str, locale: str, tz: ZoneInfo) -> s
     for c in _active(uow, viewer_id=viewer_id):
         nxt = f"{c.next_follow_up_at.astimezone(tz):%m-%d %H:%M}" if c.next_follow_up_at else "-"
         who = names.get(c.target_person_id, c.target_person_id)
-        lines.append(f"{c.concern_id} {who}: {c.question[:40]} · {c.state} · " + (f"已跟进 {c.follow_up_count} 次 · 下次 {nxt}" if zh else f"{c.follow_up_count} follow-ups · next {nxt}"))
+        state = reasons.state(c.state, locale)
+        lines.append(f"{c.concern_id} {who}：{c.question[:40]} · {state} · 已跟进 {c.follow_up_count} 次 · 下次 {nxt}" if zh else
+                     f"{c.concern_id} {who}: {c.question[:40]} · {state} · {c.follow_up_count} follow-ups · next {nxt}")
     held = select(Concern).where(Concern.originator_id == viewer_id, Concern.state == "resolved", Concern.next_follow_up_at.is_not(None))
     for c in uow.session.scalars(held):
         lines.append(f"{c.concern_id} {names.get(c.answered_by or '', c.answered_by)}: {c.answer}")

@@ -1,4 +1,8 @@
-"""Concern use cases: raise, resolve, cancel, snooze, risk escalation, and the timer tick."""
+"""Concern use cases: raise, resolve, cancel, snooze, acknowledge, expire, and the timer that drives each loop.
+
+Every loop ends with its originator told how it ended (answer, cancellation, expiry, undeliverable), and
+every active concern keeps a timer: the next step of its schedule, its expiry, or a held delivery.
+"""
 
 from __future__ import annotations
 
@@ -16,9 +20,28 @@ from concern.models import ACTIVE_STATES, Concern
 from concern.rules import next_step
 from person import service as persons
 
+OUTCOME = "outcome"  # the purpose of every loop-outcome notice and closure notice
+
 
 def _person(uow: UnitOfWork, person_id: str):
     return persons.get_or_404(uow, person_id=person_id)
+
+
+def notice(uow: UnitOfWork, c: Concern, *, to: str, key: str, template: str, reactive: bool = False,
+           origin_channel: str | None = None, **values: str) -> bool:
+    """Queue a loop-outcome notice (solicited: quiet hours and pause apply, the cap does not; L4 per concern).
+
+    `reactive` when it answers the person's own message right now. The key makes it once per concern and kind.
+    """
+    person = persons.get(uow, person_id=to)
+    if person is None:
+        return False
+    text = messages.render(template, person.locale, **values)
+    request = ActionRequest(
+        action_type="notify", decision_ref=c.concern_id, target_person_id=to, text=text, priority=c.priority, reactive=reactive,
+        solicited=not reactive, concern_id=c.concern_id, origin_channel=origin_channel or c.origin_channel,
+        notification_type="reply" if reactive else "loop_outcome", request_key=f"{c.concern_id}:{key}")
+    return service.enqueue(uow, request=request, purpose=OUTCOME, concern=c)
 
 
 def send_request(uow: UnitOfWork, c: Concern, *, purpose: str, decision_ref: str, attempt: str) -> ActionRequest:
@@ -34,66 +57,93 @@ def send_request(uow: UnitOfWork, c: Concern, *, purpose: str, decision_ref: str
         text = messages.question(asker.display_name, c.question, target.locale)
     return ActionRequest(
         action_type="send_message", decision_ref=decision_ref, target_person_id=c.target_person_id, text=text, priority=c.priority,
-        concern_id=c.concern_id, follow_up=purpose == "follow_up", origin_channel=c.origin_channel, request_key=f"{c.concern_id}:{purpose}:{attempt}",
+        concern_id=c.concern_id, follow_up=purpose == "follow_up", origin_channel=c.origin_channel,
+        request_key=f"{c.concern_id}:{purpose}:{attempt}",
     )
 
 
-def escalation_request(uow: UnitOfWork, c: Concern, *, decision_ref: str) -> tuple[str, ActionRequest]:
-    """Escalate to the target's manager, or tell the originator the loop stalled when there is none."""
+def expires_at(uow: UnitOfWork, c: Concern) -> datetime:
+    """When an escalated concern expires: DEPUTY_CONCERN_EXPIRE_AFTER after its last escalation step."""
+    return (c.escalated_at or uow.now) + uow.settings.concern_expire_after
+
+
+def _escalate(uow: UnitOfWork, c: Concern, *, decision_id: str) -> None:
+    """Escalate to the target's manager; without one, the loop stalls: escalated, with an expiry, originator told."""
     target, asker = _person(uow, c.target_person_id), _person(uow, c.originator_id)
     first, _ = contact_times(uow, concern_id=c.concern_id, person_id=c.target_person_id)
     since = first or c.created_at
     if target.manager_id and target.manager_id != c.originator_id:
         manager = _person(uow, target.manager_id)
         text = messages.escalation(target.display_name, asker.display_name, c.question, since, uow.now, ZoneInfo(manager.timezone), manager.locale)
-        return "escalation", ActionRequest(action_type="escalate", decision_ref=decision_ref, target_person_id=manager.person_id, text=text,
-                                           priority=c.priority, concern_id=c.concern_id, request_key=f"{c.concern_id}:escalation:v{c.version}")
-    text = messages.stalled(target.display_name, c.question, since, uow.now, ZoneInfo(asker.timezone), asker.locale)
-    return "stall_notice", ActionRequest(action_type="escalate", decision_ref=decision_ref, target_person_id=asker.person_id, text=text,
-                                         priority=c.priority, concern_id=c.concern_id, request_key=f"{c.concern_id}:stall:v{c.version}")
+        request = ActionRequest(action_type="escalate", decision_ref=decision_id, target_person_id=manager.person_id, text=text,
+                                priority=c.priority, concern_id=c.concern_id, request_key=f"{c.concern_id}:escalation:v{c.version}")
+        service.enqueue(uow, request=request, purpose="escalation", concern=c)
+        return
+    service.change(uow, c, change="stalled", causation_id=decision_id, state="escalated", escalated_to=None, escalated_at=uow.now,
+                   step_at=uow.now + uow.settings.concern_expire_after, extra={"reason": "no manager to escalate to"})
+    tz = ZoneInfo(asker.timezone)
+    notice(uow, c, to=c.originator_id, key="outcome:stalled", template="stalled", target=target.display_name, text=c.question,
+           since=messages.when(since, tz), waited=messages.duration(uow.now - since, asker.locale),
+           expires=messages.when(expires_at(uow, c), tz, asker.locale, now=uow.now))
 
 
 def raise_(uow: UnitOfWork, *, originator_id: str, target_person_id: str, question: str, priority: str, decision_id: str,
            deadline: datetime | None = None, origin_channel: str | None = None, kind: str = "ask", source_fact_id: str | None = None) -> Concern | str:
-    """Create a concern and queue its question; returns the refusal reason instead when L2 limits are full."""
+    """Create a concern and queue its question; returns the refusing L2 code instead when the limits are full."""
     total, for_person = service.active_counts(uow, target_person_id=target_person_id)
-    limits = uow.settings
-    if total >= limits.max_active_concerns:
-        return f"L2:global_concern_limit ({total} active concerns)"
-    if for_person >= limits.max_active_concerns_per_person:
-        return f"L2:person_concern_limit ({for_person} active concerns wait on this person)"
+    if total >= uow.settings.max_active_concerns:
+        return "L2:global_concern_limit"
+    if for_person >= uow.settings.max_active_concerns_per_person:
+        return "L2:person_concern_limit"
     c = service.create(uow, originator_id=originator_id, target_person_id=target_person_id, question=question, priority=priority,
                        causation_id=decision_id, deadline=deadline, origin_channel=origin_channel, kind=kind, source_fact_id=source_fact_id)
     service.enqueue(uow, request=send_request(uow, c, purpose="question", decision_ref=c.concern_id, attempt="1"), purpose="question", concern=c)
     return c
 
 
+def _close_for_others(uow: UnitOfWork, c: Concern, *, template: str, answered_by: str | None = None) -> None:
+    """Tell whoever the escalation reached (and the person asked, when someone else answered) that it is over."""
+    asker, target = _person(uow, c.originator_id), _person(uow, c.target_person_id)
+    if c.escalated_to and c.escalated_to != answered_by:
+        notice(uow, c, to=c.escalated_to, key=f"closed:{c.escalated_to}", template=template, asker=asker.display_name,
+               target=target.display_name, text=c.question)
+    if answered_by and answered_by != c.target_person_id:
+        notice(uow, c, to=c.target_person_id, key=f"closed:{c.target_person_id}", template="closed_answered_for_you",
+               answerer=_person(uow, answered_by).display_name, asker=asker.display_name, text=c.question)
+
+
 def resolve(uow: UnitOfWork, *, concern_id: str, answer: str, answered_by: str, decision_id: str) -> Concern | None:
-    """Resolve with the answer, cancel timers, and queue the backflow to the originator."""
+    """Resolve with the answer (from the target or the escalation's recipient), stop timers, queue the backflow."""
     c = service.get(uow, concern_id=concern_id, lock=True)
     if c is None or c.state not in ACTIVE_STATES:
         return None
     service.change(uow, c, change="resolved", causation_id=decision_id, state="resolved", answer=answer, answered_by=answered_by,
-                   resolved_at=uow.now, next_follow_up_at=None, pending_deliveries=[])
-    originator, answerer = _person(uow, c.originator_id), _person(uow, answered_by)
+                   resolved_at=uow.now, step_at=None, pending_deliveries=[])
+    originator, answerer, target = _person(uow, c.originator_id), _person(uow, answered_by), _person(uow, c.target_person_id)
     if c.kind == "risk":
         text = messages.decision_back(answerer.display_name, answer, originator.locale)
     else:
-        text = messages.backflow(answerer.display_name, c.question, answer, uow.now - c.created_at, originator.locale)
+        text = messages.backflow(answerer.display_name, c.question, answer, uow.now - c.created_at, originator.locale, target=target.display_name)
     request = ActionRequest(action_type="backflow", decision_ref=decision_id, target_person_id=c.originator_id, text=text, priority=c.priority,
-                            origin_channel=c.origin_channel, request_key=f"{c.concern_id}:backflow:1")
+                            origin_channel=c.origin_channel, concern_id=c.concern_id, request_key=f"{c.concern_id}:backflow:1")
     service.enqueue(uow, request=request, purpose="backflow", concern=c)
+    _close_for_others(uow, c, template="closed_answered", answered_by=answered_by)
     return c
 
 
 def cancel(uow: UnitOfWork, *, concern_id: str, by: str, is_admin: bool, decision_id: str | None = None) -> Concern:
-    """Cancel (originator or admin only); no further contact."""
+    """Cancel (originator or admin only); no further contact. An admin's cancellation is told to the originator."""
     c = service.get_or_404(uow, concern_id=concern_id)
     if not is_admin and by != c.originator_id:
         raise Forbidden(f"only the originator of {concern_id} may cancel it", field="concern_id")
     if c.state not in ACTIVE_STATES:
-        raise Conflict(f"concern {concern_id} is already {c.state}", field="state")
-    return service.change(uow, c, change="cancelled", causation_id=decision_id, state="cancelled", next_follow_up_at=None, pending_deliveries=[], extra={"by": by})
+        raise Conflict(f"concern {concern_id} is already {c.state}", field="state", details={"state": c.state})
+    service.change(uow, c, change="cancelled", causation_id=decision_id, state="cancelled", step_at=None, pending_deliveries=[], extra={"by": by})
+    target = _person(uow, c.target_person_id)
+    if is_admin:
+        notice(uow, c, to=c.originator_id, key="outcome:cancelled", template="cancelled_by_admin", target=target.display_name, text=c.question)
+    _close_for_others(uow, c, template="closed_cancelled")
+    return c
 
 
 def snooze(uow: UnitOfWork, *, concern_id: str, duration: timedelta, decision_id: str) -> Concern | None:
@@ -101,44 +151,74 @@ def snooze(uow: UnitOfWork, *, concern_id: str, duration: timedelta, decision_id
     c = service.get(uow, concern_id=concern_id, lock=True)
     if c is None or c.state != "waiting_reply":
         return None
-    return service.change(uow, c, change="snoozed", causation_id=decision_id, next_follow_up_at=uow.now + duration)
+    return service.change(uow, c, change="snoozed", causation_id=decision_id, step_at=uow.now + duration)
+
+
+def acknowledge(uow: UnitOfWork, *, concern_id: str, decision_id: str) -> Concern | None:
+    """A bare "收到"/"ok": the loop stays open; the next follow-up waits at least the priority's first interval."""
+    c = service.get(uow, concern_id=concern_id, lock=True)
+    if c is None or c.state != "waiting_reply":
+        return None
+    later = uow.now + uow.settings.follow_up_schedule[c.priority][0]
+    step_at = max(c.step_at, later) if c.step_at else later
+    return service.change(uow, c, change="acknowledged", causation_id=decision_id, step_at=step_at)
 
 
 def schedule_after_contact(uow: UnitOfWork, c: Concern, *, change: str, follow_up_count: int, causation_id: str | None) -> None:
-    """Set the timer for the next step after a successful contact."""
+    """Set the timer for the next step after a contact (or a contact that counts as tried)."""
     _, last = contact_times(uow, concern_id=c.concern_id, person_id=c.target_person_id)
     step = next_step(priority=c.priority, schedule=uow.settings.follow_up_schedule, contacted=True, follow_up_count=follow_up_count,
                      last_contact_at=last or uow.now, deadline=c.deadline, now=uow.now)
-    service.change(uow, c, change=change, causation_id=causation_id, follow_up_count=follow_up_count, next_follow_up_at=step.at)
+    service.change(uow, c, change=change, causation_id=causation_id, follow_up_count=follow_up_count, step_at=step.at)
+
+
+def _expire(uow: UnitOfWork, c: Concern) -> None:
+    service.change(uow, c, change="expired", state="expired", step_at=None, pending_deliveries=[])
+    target = _person(uow, c.target_person_id)
+    notice(uow, c, to=c.originator_id, key="outcome:expired", template="expired", target=target.display_name, text=c.question)
+    _close_for_others(uow, c, template="closed_expired")
+
+
+def _redeliver(uow: UnitOfWork, c: Concern) -> None:
+    """Queue the held deliveries whose moment came (each try is its own action)."""
+    due = [p for p in c.pending_deliveries if datetime.fromisoformat(p["not_before"]) <= uow.now]
+    if not due:
+        return
+    service.change(uow, c, change="deliveries_retried", pending_deliveries=[p for p in c.pending_deliveries if p not in due], supersedes=False)
+    for p in due:
+        base, _, tries = p["request"]["request_key"].partition("#")
+        request = ActionRequest.model_validate({**p["request"], "request_key": f"{base}#{int(tries or 1) + 1}"})
+        service.enqueue(uow, request=request, purpose=p["purpose"], concern=c)
 
 
 def fire(uow: UnitOfWork, c: Concern) -> None:
-    """A due timer: redeliver deferred deliveries, or take the next step of the schedule."""
-    due = [p for p in c.pending_deliveries if datetime.fromisoformat(p["not_before"]) <= uow.now]
-    if c.pending_deliveries:
-        later = [p for p in c.pending_deliveries if p not in due]
-        nxt = min((datetime.fromisoformat(p["not_before"]) for p in later), default=None)
-        service.change(uow, c, change="deliveries_retried", pending_deliveries=later, next_follow_up_at=nxt)
-        for p in due:
-            request = ActionRequest.model_validate({**p["request"], "request_key": f"{p['request']['request_key'].split('#')[0]}#{c.version}"})
-            service.enqueue(uow, request=request, purpose=p["purpose"], concern=c)
+    """A due timer: redeliver held deliveries, then take the loop's own step if it is due (or expire it)."""
+    _redeliver(uow, c)
+    if c.step_at is None or c.step_at > uow.now:
+        if c.state not in ACTIVE_STATES and c.step_at is not None:
+            service.change(uow, c, change="timer_cleared", step_at=None)
+        return
+    if c.state == "escalated":
+        if uow.now >= expires_at(uow, c):
+            _expire(uow, c)
+        else:
+            service.change(uow, c, change="rescheduled", step_at=expires_at(uow, c), extra={"reason": "not due yet"})
         return
     if c.state != "waiting_reply":
-        service.change(uow, c, change="timer_cleared", next_follow_up_at=None)
+        service.change(uow, c, change="timer_cleared", step_at=None)
         return
     first, last = contact_times(uow, concern_id=c.concern_id, person_id=c.target_person_id)
     step = next_step(priority=c.priority, schedule=uow.settings.follow_up_schedule, contacted=last is not None, follow_up_count=c.follow_up_count,
                      last_contact_at=last, deadline=c.deadline, now=uow.now)
     if step.at > uow.now:
-        service.change(uow, c, change="rescheduled", next_follow_up_at=step.at, extra={"reason": "not due yet"})
+        service.change(uow, c, change="rescheduled", step_at=step.at, extra={"reason": "not due yet"})
         return
     kind = DecisionKind.escalate if step.kind == "escalate" else DecisionKind.direct_action
     decision_id = decisions.record(uow, kind=kind, rule=f"follow_up_schedule:{c.priority}:{step.kind}", inputs=[c.concern_id],
                                    person_refs=[c.target_person_id], source="concern", requested=[{"step": step.kind, "concern_id": c.concern_id}])
-    service.change(uow, c, change="timer_fired", causation_id=decision_id, next_follow_up_at=None, extra={"step": step.kind})
+    service.change(uow, c, change="timer_fired", causation_id=decision_id, step_at=None, extra={"step": step.kind})
     if step.kind == "escalate":
-        purpose, request = escalation_request(uow, c, decision_ref=decision_id)
+        _escalate(uow, c, decision_id=decision_id)
     else:
-        purpose = step.kind
-        request = send_request(uow, c, purpose=purpose, decision_ref=decision_id, attempt=f"v{c.version}")
-    service.enqueue(uow, request=request, purpose=purpose, concern=c)
+        request = send_request(uow, c, purpose=step.kind, decision_ref=decision_id, attempt=f"v{c.version}")
+        service.enqueue(uow, request=request, purpose=step.kind, concern=c)

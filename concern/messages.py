@@ -1,9 +1,75 @@
-"""What the bot says, in the recipient's language (zh / en). Pure functions, no I/O."""
+"""What the bot says about a loop, in the reader's language (zh / en) and timezone. Pure functions, no I/O."""
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
+
+WEEKDAYS = {"zh": "一二三四五六日", "en": ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")}
+
+TEMPLATES: dict[str, dict[str, str]] = {
+    "question": {"zh": "{asker}想了解：{text}", "en": "{asker} would like to know: {text}"},
+    "relay": {"zh": "{sender}让我转告：{text}", "en": "From {sender}: {text}"},
+    "follow_up": {
+        "zh": "【跟进】{asker}的问题：{text}\n状态：自 {since} 起等待你的回复（已 {waited}）。\n建议：直接回复这条消息即可；需要时间可以回复“稍后 2小时”。",
+        "en": "[Follow-up] {asker}'s question: {text}\nState: waiting for your reply since {since} ({waited}).\n"
+              "Suggestion: just reply to this message; if you need time, reply \"later 2h\".",
+    },
+    "escalation": {
+        "zh": "【升级】{asker}问{target}：{text}\n状态：自 {since} 起未回复（已 {waited}），跟进已用完。\n建议：请直接联系{target}，或直接回复这条消息，我会把你的答复转给{asker}。",
+        "en": "[Escalation] {asker} asked {target}: {text}\nState: no reply since {since} ({waited}); follow-ups are exhausted.\n"
+              "Suggestion: please reach {target} directly, or reply to this message and I will pass your answer to {asker}.",
+    },
+    "stalled": {
+        "zh": "【停滞】你问{target}的“{text}”自 {since} 起没有回复（已 {waited}），{target}没有可升级的上级。建议你直接联系。这个问题会在 {expires} 过期。",
+        "en": "[Stalled] Your question to {target} (\"{text}\") has had no reply since {since} ({waited}) and {target} has no "
+              "manager to escalate to. You may want to reach them directly. It expires {expires}.",
+    },
+    "escalation_failed": {
+        "zh": "【升级未送达】你问{target}的“{text}”没有回复，我没能把它升级给{manager}：{reason}。建议你直接联系。这个问题会在 {expires} 过期。",
+        "en": "[Escalation not delivered] Your question to {target} (\"{text}\") has no reply and I could not escalate it to "
+              "{manager}: {reason}. You may want to reach them directly. It expires {expires}.",
+    },
+    "expired": {
+        "zh": "【已过期】你问{target}的“{text}”一直没有回复，我已停止跟进。",
+        "en": "[Expired] Your question to {target} (\"{text}\") never got an answer; I have stopped following up.",
+    },
+    "undeliverable": {
+        "zh": "没能把问题发给{target}：{reason}。这个问题已关闭：“{text}”",
+        "en": "I could not get your question to {target}: {reason}. It is closed: \"{text}\"",
+    },
+    "held": {
+        "zh": "{target}{why}，问题将在 {when} 发出：{text}（{concern_id}）",
+        "en": "{target} {why}; your question goes out {when}: {text} ({concern_id})",
+    },
+    "cancelled_by_admin": {
+        "zh": "管理员取消了你问{target}的问题“{text}”，不会再联系{target}。",
+        "en": "An administrator cancelled your question to {target} (\"{text}\"); {target} will not be contacted again.",
+    },
+    "backflow": {"zh": "{answerer}回复了你的问题“{text}”：{answer}（用时 {waited}）",
+                 "en": "{answerer} answered your question \"{text}\": {answer} (after {waited})"},
+    "backflow_for": {"zh": "{answerer}代{target}回复了你的问题“{text}”：{answer}（用时 {waited}）",
+                     "en": "{answerer} answered for {target} your question \"{text}\": {answer} (after {waited})"},
+    "closed_answered": {"zh": "{target}已经回复了{asker}的问题“{text}”，这件事不用再处理了。",
+                        "en": "{target} has answered {asker}'s question (\"{text}\"); nothing more to do."},
+    "closed_answered_for_you": {"zh": "{answerer}已代你回复了{asker}的问题“{text}”，不用再回复了。",
+                                "en": "{answerer} has answered {asker}'s question (\"{text}\") for you; no need to reply."},
+    "closed_cancelled": {"zh": "{asker}取消了问{target}的问题“{text}”，这件事不用再处理了。",
+                         "en": "{asker} cancelled the question to {target} (\"{text}\"); nothing more to do."},
+    "closed_expired": {"zh": "{asker}问{target}的“{text}”已过期，我已停止跟进。",
+                       "en": "{asker}'s question to {target} (\"{text}\") has expired; I have stopped following up."},
+    "risk_question": {
+        "zh": "【需要你决定】{member}的消息涉及需要你拍板的事项：{text}\n请直接回复这条消息，我会把你的决定转告{member}。",
+        "en": "[Decision needed] {member}'s message needs your decision: {text}\nReply to this message and I will pass your decision on to {member}.",
+    },
+    "decision_back": {"zh": "{maker}的决定：{answer}", "en": "{maker}'s decision: {answer}"},
+}
+
+
+def render(name: str, locale: str, **values: str) -> str:
+    """One template in the reader's locale (English when the locale has none)."""
+    table = TEMPLATES[name]
+    return table.get(locale, table["en"]).format(**values)
 
 
 def duration(delta: timedelta, locale: str) -> str:
@@ -18,91 +84,52 @@ def duration(delta: timedelta, locale: str) -> str:
     return " ".join(p for p in parts if p) or "under a minute"
 
 
-def when(instant: datetime, tz: ZoneInfo) -> str:
-    """Local `03-18 10:00`."""
-    return instant.astimezone(tz).strftime("%m-%d %H:%M")
+def when(instant: datetime, tz: ZoneInfo, locale: str = "zh", *, now: datetime | None = None) -> str:
+    """A local moment for the reader: `今天 08:00` / `明天 08:00` / `03-20（周五）08:00` (`today 08:00` …)."""
+    local = instant.astimezone(tz)
+    if now is None:
+        return local.strftime("%m-%d %H:%M")
+    days = (local.date() - now.astimezone(tz).date()).days
+    clock = local.strftime("%H:%M")
+    if locale == "zh":
+        named = {0: "今天", 1: "明天", 2: "后天"}.get(days)
+        return f"{named} {clock}" if named else f"{local:%m-%d}（周{WEEKDAYS['zh'][local.weekday()]}）{clock}"
+    named = {0: "today", 1: "tomorrow"}.get(days)
+    return f"{named} {clock}" if named else f"{WEEKDAYS['en'][local.weekday()]} {local:%m-%d} {clock}"
 
 
 def question(asker: str, text: str, locale: str) -> str:
     """The question sent to the target on the originator's behalf."""
-    return f"{asker}想了解：{text}" if locale == "zh" else f"{asker} would like to know: {text}"
+    return render("question", locale, asker=asker, text=text)
 
 
 def relay(sender: str, text: str, locale: str) -> str:
     """A message passed on for someone."""
-    return f"{sender}让我转告：{text}" if locale == "zh" else f"From {sender}: {text}"
+    return render("relay", locale, sender=sender, text=text)
 
 
 def follow_up(asker: str, text: str, since: datetime, now: datetime, tz: ZoneInfo, locale: str) -> str:
     """Item / state / suggestion: what is waited for, since when, what would help."""
-    waited = duration(now - since, locale)
-    if locale == "zh":
-        return f"【跟进】{asker}的问题：{text}\n状态：自 {when(since, tz)} 起等待你的回复（已 {waited}）。\n建议：直接回复这条消息即可；需要时间可以回复“稍后 2小时”。"
-    return f"[Follow-up] {asker}'s question: {text}\nState: waiting for your reply since {when(since, tz)} ({waited}).\nSuggestion: just reply to this message; if you need time, reply \"later 2h\"."
+    return render("follow_up", locale, asker=asker, text=text, since=when(since, tz), waited=duration(now - since, locale))
 
 
 def escalation(target: str, asker: str, text: str, since: datetime, now: datetime, tz: ZoneInfo, locale: str) -> str:
-    """To the target's manager: the loop stalled."""
-    waited = duration(now - since, locale)
-    if locale == "zh":
-        return f"【升级】{asker}问{target}：{text}\n状态：自 {when(since, tz)} 起未回复（已 {waited}），跟进已用完。\n建议：请直接联系{target}，或告诉我该怎么处理。"
-    return f"[Escalation] {asker} asked {target}: {text}\nState: no reply since {when(since, tz)} ({waited}); follow-ups are exhausted.\nSuggestion: please reach {target} directly."
+    """To the target's manager: the loop stalled; their own answer is welcome."""
+    return render("escalation", locale, target=target, asker=asker, text=text, since=when(since, tz), waited=duration(now - since, locale))
 
 
-def stalled(target: str, text: str, since: datetime, now: datetime, tz: ZoneInfo, locale: str) -> str:
-    """To the originator when the target has no manager to escalate to."""
-    waited = duration(now - since, locale)
-    if locale == "zh":
-        return f"【停滞】你问{target}的“{text}”自 {when(since, tz)} 起没有回复（已 {waited}），{target}没有可升级的上级。建议你直接联系。"
-    return f"[Stalled] Your question to {target} (\"{text}\") has had no reply since {when(since, tz)} ({waited}) and {target} has no manager to escalate to."
-
-
-def backflow(answerer: str, text: str, answer: str, waited: timedelta, locale: str) -> str:
-    """The answer, who answered, after how long."""
-    if locale == "zh":
-        return f"{answerer}回复了你的问题“{text}”：{answer}（用时 {duration(waited, locale)}）"
-    return f"{answerer} answered your question \"{text}\": {answer} (after {duration(waited, locale)})"
+def backflow(answerer: str, text: str, answer: str, waited: timedelta, locale: str, *, target: str | None = None) -> str:
+    """The answer, who answered (for whom, when it was not the person asked), after how long."""
+    if target and target != answerer:
+        return render("backflow_for", locale, answerer=answerer, target=target, text=text, answer=answer, waited=duration(waited, locale))
+    return render("backflow", locale, answerer=answerer, text=text, answer=answer, waited=duration(waited, locale))
 
 
 def risk_question(member: str, text: str, locale: str) -> str:
     """To the decision maker: a member's message needs a decision above the bot's autonomy."""
-    if locale == "zh":
-        return f"【需要你决定】{member}的消息涉及需要你拍板的事项：{text}\n请直接回复这条消息，我会把你的决定转告{member}。"
-    return f"[Decision needed] {member}'s message needs your decision: {text}\nReply to this message and I will pass your decision on to {member}."
+    return render("risk_question", locale, member=member, text=text)
 
 
 def decision_back(maker: str, answer: str, locale: str) -> str:
     """The decision flowing back to the member."""
-    return f"{maker}的决定：{answer}" if locale == "zh" else f"{maker}'s decision: {answer}"
-
-
-HELP = {
-    "zh": "我可以帮你：\n/ask @某人 问题 —— 替你去问并跟进（或：问一下张三：……）\n/tell @某人 内容 —— 转告\n/concerns —— 在等谁\n/cancel con_… —— 取消\n/did [24h] [@某人] —— 我做了什么\n/quiet 22:00-08:00 · /pause 3d · /resume —— 免打扰设置\n回复“稍后 2小时”可以推迟跟进。",
-    "en": "I can:\n/ask @someone question — ask on your behalf and follow up (or: ask Zhang San: …)\n/tell @someone text — pass a message on\n/concerns — who we are waiting for\n/cancel con_… — cancel\n/did [24h] [@someone] — what I did\n/quiet 22:00-08:00 · /pause 3d · /resume — quiet settings\nReply \"later 2h\" to push a follow-up back.",
-}
-
-REPLIES = {
-    "not_principal": {"zh": "抱歉，只有负责人可以让我去联系别人。", "en": "Sorry, only a principal can ask me to contact others."},
-    "unknown_person": {"zh": "我不认识“{who}”。", "en": "I don't know \"{who}\"."},
-    "ask_self": {"zh": "这是你自己呀。", "en": "That's you."},
-    "nothing_to_snooze": {"zh": "现在没有在等你回复的事项。", "en": "Nothing is waiting for your reply."},
-    "policy_updated": {"zh": "好的，已更新你的免打扰设置。", "en": "Done, your quiet settings are updated."},
-    "sent": {"zh": "已发给{target}：{text}（{concern_id}）", "en": "Sent to {target}: {text} ({concern_id})"},
-    "not_sent": {"zh": "没能发给{target}：{reason}", "en": "Could not reach {target}: {reason}"},
-    "told": {"zh": "已转告{target}。", "en": "Passed on to {target}."},
-    "refused_limit": {"zh": "现在不能再问{target}：{reason}", "en": "I can't ask {target} now: {reason}"},
-    "cancelled": {"zh": "已取消 {concern_id}，不会再联系。", "en": "Cancelled {concern_id}; no further contact."},
-    "cannot_cancel": {"zh": "不能取消 {concern_id}：{reason}", "en": "Can't cancel {concern_id}: {reason}"},
-    "snoozed": {"zh": "好的，{until} 之后再提醒你。", "en": "OK, I'll follow up after {until}."},
-    "risk_passed_on": {"zh": "这件事需要{maker}决定，我已转给{maker}，有结果会告诉你。", "en": "This needs {maker}'s decision; I passed it on and will tell you the answer."},
-    "bound": {"zh": "绑定成功，你好 {name}！", "en": "You're linked, {name}!"},
-    "bind_failed": {"zh": "绑定码无效或已过期。", "en": "That bind code is invalid or expired."},
-}
-
-
-def reply(template: str, locale: str, **values: str) -> str:
-    """A short reactive reply by template name."""
-    if template == "help":
-        return HELP.get(locale, HELP["en"])
-    table = REPLIES[template]
-    return table.get(locale, table["en"]).format(**values)
+    return render("decision_back", locale, maker=maker, answer=answer)

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 
 TRANSITIONS = {
     "waiting_reply": {"resolved", "escalated", "cancelled", "expired"},
-    "escalated": {"resolved", "cancelled"},
+    "escalated": {"resolved", "cancelled", "expired"},
     "resolved": set(),
     "cancelled": set(),
     "expired": set(),

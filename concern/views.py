@@ -48,7 +48,7 @@ class ConcernIn(BaseModel):
 
 def _out(uow: Any, concern: Any) -> dict[str, Any]:
     data = service.snapshot(concern)
-    for key in ("deadline", "next_follow_up_at", "created_at", "updated_at", "resolved_at"):
+    for key in ("deadline", "next_follow_up_at", "created_at", "updated_at", "resolved_at", "escalated_at"):
         value = getattr(concern, key)
         data[key] = local_isoformat(value, uow.tz) if isinstance(value, datetime) else None
     return data
@@ -108,7 +108,9 @@ def cancel_concern(concern_id: str, ctx: Ctx, caller: Admin) -> dict[str, Any]:
         concern = service.get_or_404(uow, concern_id=concern_id)
         decision_id = decisions.record(uow, kind=DecisionKind.cancel_concern, rule="admin_api:cancel", source="admin_api",
                                        inputs=[concern_id], person_refs=[concern.originator_id, concern.target_person_id])
-        return _out(uow, flows.cancel(uow, concern_id=concern_id, by=caller.name, is_admin=True, decision_id=decision_id))
+        out = _out(uow, flows.cancel(uow, concern_id=concern_id, by=caller.name, is_admin=True, decision_id=decision_id))
+    outbox.drain(ctx)  # the originator (and an escalation's recipient) hear about it now
+    return out
 
 
 @router.post("/v1/scheduler/tick")

@@ -162,7 +162,7 @@ def test_self_service_quiet_hours_and_pause(ctx, client, team):
     assert datetime.fromisoformat(paused) == ctx.clock.now() + timedelta(days=3)
     say(ctx, channel="telegram", user="tg_zs", text="恢复")
     assert client.get("/v1/persons/p_zhangsan/interaction_policy").json()["paused_until"] is None
-    assert telegram.texts_to("tg_zs")[-1] == "好的，已更新你的免打扰设置。"
+    assert telegram.texts_to("tg_zs")[-1] == "好的，已更新你的免打扰设置：恢复消息。"
 
 
 def test_a_signal_recorded_before_a_crash_is_processed_once_on_restart(ctx, client, team):

@@ -67,7 +67,7 @@ def test_the_whole_story(ctx, clock, client, story):
     # /did tells the principal what happened, with ids.
     say(ctx, channel="feishu", user="ou_boss", text="/did 7d")
     summary = feishu.texts_to("ou_boss")[-1]
-    assert "act_" in summary and "backflow" in summary and "escalate" in summary
+    assert "act_" in summary and "回传答复" in summary and "升级" in summary
 
     # The trace of the backflow reaches both signals: the answer and the original request.
     backflow = client.get("/v1/actions", params={"action_type": "backflow"}).json()["items"][0]
