@@ -114,3 +114,12 @@ def test_patch_cannot_null_a_policy_field_that_is_not_nullable(client, person, f
 @pytest.mark.parametrize("method", ["put", "patch"])
 def test_policy_of_an_unknown_person_is_a_404_and_writes_nothing(client, method):
     assert_rejected_unchanged(client, "p_ghost", lambda: getattr(client, method)("/v1/persons/p_ghost/interaction_policy", json={}), 404, "person_id")
+
+
+def test_a_pause_beyond_the_sane_range_is_422_and_changes_nothing(client, person):
+    before = client.get(URL).json()
+    response = client.patch(URL, json={"paused_until": "9999-12-31T23:59:59+00:00"})
+    assert response.status_code == 422 and response.json()["error"]["field"] == "paused_until"
+    assert client.get(URL).json() == before
+    notice = client.post("/v1/notifications", json={"target_person_id": "p_pol", "text": "在吗"})
+    assert notice.status_code == 200

@@ -8,12 +8,13 @@ from fastapi.testclient import TestClient
 from action import service
 from app.main import create_app
 from tests.conftest import START
-from tests.integration.action_helpers import action_facts, action_rows, add_memory_channels, add_person, notify
+from tests.integration.action_helpers import action_facts, action_rows, add_concern, add_memory_channels, add_person, ask, notify
 from tests.integration.workers import notify_and_die
 
 
-def _crash_mid_send(ctx) -> None:
-    proc = multiprocessing.get_context("spawn").Process(target=notify_and_die, args=(ctx.settings.database_url, START.isoformat()))
+def _crash_mid_send(ctx, concern_id: str | None = None) -> None:
+    args = (ctx.settings.database_url, START.isoformat(), concern_id)
+    proc = multiprocessing.get_context("spawn").Process(target=notify_and_die, args=args)
     proc.start()
     proc.join(60)
     assert proc.exitcode == 17
@@ -44,11 +45,24 @@ def test_recovery_leaves_actions_that_may_still_be_in_flight(ctx, clock):
     assert action_rows(ctx)[0].result == "pending"
 
 
-def test_an_interrupted_pending_still_counts_until_finalised_and_then_frees_the_cap(ctx, clock):
+def test_an_interrupted_action_keeps_counting_toward_the_cap_because_it_may_have_arrived(ctx, clock):
     add_memory_channels(ctx)
     add_person(ctx, policy={"max_proactive_contacts_per_day": 1})
     _crash_mid_send(ctx)
     assert service.execute(ctx, request=notify(notification_type="x")).result_detail["blocked_by"] == "L1:daily_cap"
     clock.advance(ctx.settings.action_pending_timeout + timedelta(seconds=1))
+    [recovered] = service.recover_interrupted(ctx, older_than=ctx.settings.action_pending_timeout)
+    assert action_rows(ctx)[0].counted and action_rows(ctx)[0].result == "failed"
+    assert service.execute(ctx, request=notify(notification_type="y")).result_detail["blocked_by"] == "L1:daily_cap"
+
+
+def test_an_interrupted_send_keeps_counting_toward_the_concerns_contact_limit(ctx, clock):
+    add_memory_channels(ctx)
+    add_person(ctx)
+    add_concern(ctx, "con_20260318_001")
+    assert service.execute(ctx, request=ask("con_20260318_001")).result == "success"
+    _crash_mid_send(ctx, concern_id="con_20260318_001")
+    clock.advance(ctx.settings.action_pending_timeout + timedelta(seconds=1))
     service.recover_interrupted(ctx, older_than=ctx.settings.action_pending_timeout)
-    assert service.execute(ctx, request=notify(notification_type="y")).result == "success"
+    third = service.execute(ctx, request=ask("con_20260318_001"))
+    assert third.result_detail["blocked_by"] == "L3:concern_contact_limit"

@@ -47,12 +47,17 @@ class DyingChannel(MemoryChannel):
         return ChannelHealth(name=self.name, ok=True)
 
 
-def notify_and_die(database_url: str, start_iso: str) -> None:
-    """Reserve a notify and die inside the channel send."""
+def notify_and_die(database_url: str, start_iso: str, concern_id: str | None = None) -> None:
+    """Reserve a notify (or a concern's send_message) and die inside the channel send."""
     ctx = build_ctx(database_url, start_iso)
     ctx.channels.register(DyingChannel("feishu"))
     ctx.channels.register(DyingChannel("telegram"))
-    service.execute(ctx, request=ActionRequest(action_type="notify", decision_ref="dec_20260318_001", target_person_id="p_zhangsan", text="never confirmed"))
+    if concern_id:
+        request = ActionRequest(action_type="send_message", decision_ref=concern_id, target_person_id="p_zhangsan", text="again?",
+                                concern_id=concern_id)
+    else:
+        request = ActionRequest(action_type="notify", decision_ref="dec_20260318_001", target_person_id="p_zhangsan", text="never confirmed")
+    service.execute(ctx, request=request)
 
 
 def tick_at(database_url: str, now_iso: str, barrier) -> dict:

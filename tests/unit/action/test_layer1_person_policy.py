@@ -139,3 +139,34 @@ def test_l1_applies_to_every_person_facing_type(action):
 @pytest.mark.parametrize("action", [ActionType.query, ActionType.internal_update])
 def test_l1_does_not_apply_to_internal_types(action):
     assert evaluate(snap(local(SHANGHAI, 2026, 3, 18, 10), action=action, allow_proactive_ping=False)).allowed
+
+
+def solicited(now, **kw):
+    return Snapshot(**{**snap(now, **kw).__dict__, "solicited": True})
+
+
+def test_a_cap_of_zero_has_no_moment_to_retry():
+    v = layer1_person_policy(snap(local(SHANGHAI, 2026, 3, 18, 10), max_proactive_contacts_per_day=0))
+    assert v.blocked_by == "L1:daily_cap" and v.not_before is None
+
+
+def test_a_solicited_delivery_is_not_held_back_by_the_cap():
+    now = local(SHANGHAI, 2026, 3, 18, 10)
+    assert layer1_person_policy(solicited(now, today=5)).allowed
+    assert layer1_person_policy(solicited(now, max_proactive_contacts_per_day=0)).allowed
+
+
+def test_a_solicited_delivery_reaches_someone_who_turned_proactive_contact_off():
+    assert layer1_person_policy(solicited(local(SHANGHAI, 2026, 3, 18, 10), allow_proactive_ping=False)).allowed
+
+
+def test_a_solicited_delivery_still_waits_for_quiet_hours_and_pause():
+    night = layer1_person_policy(solicited(local(SHANGHAI, 2026, 3, 18, 23, 30)))
+    assert (night.blocked_by, night.not_before) == ("L1:quiet_hours", local(SHANGHAI, 2026, 3, 19, 8, 0))
+    until = local(SHANGHAI, 2026, 3, 20, 9)
+    paused = layer1_person_policy(solicited(local(SHANGHAI, 2026, 3, 18, 10), paused_until=until))
+    assert (paused.blocked_by, paused.not_before) == ("L1:paused", until)
+
+
+def test_a_p0_solicited_delivery_passes_quiet_hours():
+    assert layer1_person_policy(solicited(local(SHANGHAI, 2026, 3, 18, 23, 30), priority="P0")).allowed
