@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test migrate bench clean
+.PHONY: run test migrate bench simulate clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,15 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/actions.py
 	$(BIN)/python bench/scheduler.py
+
+# `make simulate SEEDS=1000 DB=both` runs many more seeds than CI; `SEED=17` replays one (STEPS, ONLY= to narrow);
+# SHRINK=120 spends up to two minutes per failure finding the fewest steps that still fail the same way.
+SEEDS ?= 100
+STEPS ?= 70
+DB    ?= both
+simulate: $(STAMP)
+	$(BIN)/python -m tests.simulation --seeds $(SEEDS) --steps $(STEPS) --db $(DB) $(if $(SEED),--seed $(SEED)) \
+		$(if $(ONLY),--only $(ONLY)) $(if $(SHRINK),--shrink $(SHRINK))
 
 clean:
 	rm -rf $(VENV) var .pytest_cache

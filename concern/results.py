@@ -96,9 +96,11 @@ def _asked(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest, record: 
     if c is None:
         return
     first_try = request.request_key == f"{c.concern_id}:question:1"
+    if _reached(record) and record.result == "success":
+        service.note_message(uow, c, ref=f"{record.channel}:{record.result_detail.get('message_id')}")
+    if c.state not in ACTIVE_STATES:  # answered or closed while the send was on its way: nothing left to schedule
+        return
     if _reached(record):
-        if record.result == "success":
-            service.note_message(uow, c, ref=f"{record.channel}:{record.result_detail.get('message_id')}")
         count = c.follow_up_count + (1 if entry.purpose == "follow_up" else 0)
         flows.schedule_after_contact(uow, c, change=f"{entry.purpose}_sent", follow_up_count=count, causation_id=record.action_id)
         if first_try:

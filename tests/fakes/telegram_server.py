@@ -124,6 +124,11 @@ class FakeTelegram:
         with self._cond:
             self._scripts[method].extend(replies)
 
+    def unscript(self, method: str) -> None:
+        """Forget the answers still queued for `method`."""
+        with self._cond:
+            self._scripts[method].clear()
+
     def calls(self, method: str) -> list[dict[str, Any]]:
         """Parameters of every call of `method` so far, oldest first."""
         with self._cond:

@@ -1,0 +1,100 @@
+"""What simulated people and operators say and do: the texts and requests each step kind produces."""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from tests.simulation.world import PersonSpec
+
+ACKS = ("收到", "好的", "ok", "got it", "我看下", "好的👌", "收到！", "OK.")
+MALFORMED = ("/quiet 25:00-08:00", "/pause abc", "/cancel", "/ask", "/later soon", "/quiet", "/tell @nobody")
+SELF_SERVICE = ("/quiet 22:00-07:00", "免打扰 23:00-07:00", "/pause 1d", "暂停 2小时", "/resume", "恢复")
+STATUS = ("/did", "/concerns", "在等谁", "今天做了什么", "/did 24h", "/help")
+NOTIFICATION_TYPES = ("default", "task_overdue", "weekly_report")
+PRIORITIES = ("P0", "P1", "P1", "P2", "P2", "P3")
+
+
+@dataclass(frozen=True)
+class Said:
+    """A chat message a person sends: who, on which binding, what, quoting which platform message."""
+
+    person: PersonSpec
+    channel: str
+    user: str
+    text: str
+    reply_to: str | None = None
+
+
+def binding_of(rng: random.Random, person: PersonSpec, channel: str | None = None) -> tuple[str, str]:
+    """The (channel, user) a person writes from: `channel` if they are on it, else one of theirs."""
+    for b in person.bindings:
+        if b.channel == channel:
+            return b.channel, b.user
+    b = rng.choice(person.bindings)
+    return b.channel, b.user
+
+
+def question(rng: random.Random, n: int, locale: str) -> str:
+    """A question text, unique per simulation (`n`)."""
+    if locale == "zh":
+        return rng.choice((f"问题{n}：提测什么时候能给？", f"问题{n}：周报写了吗", f"问题{n}：客户的反馈处理了吗？"))
+    return rng.choice((f"Q{n}: when is the build ready?", f"Q{n}: did the client reply?", f"Q{n}: status of the report?"))
+
+
+def ask_text(rng: random.Random, asker: PersonSpec, target: PersonSpec, text: str) -> str:
+    """An ask in one of the forms the rules understand."""
+    priority = rng.choice(("",) * 4 + PRIORITIES) if rng.random() < 0.5 else ""
+    forms = [f"/ask @{target.person_id} {priority + ' ' if priority else ''}{text}"]
+    if asker.locale == "zh":
+        forms.append(f"问一下{target.display_name}：{text}")
+    else:
+        forms.append(f"ask {target.aliases[0]}: {text}")
+    return rng.choice(forms)
+
+
+def tell_text(rng: random.Random, asker: PersonSpec, target: PersonSpec, n: int) -> tuple[str, str]:
+    """(the command, the relayed text)."""
+    body = f"通知{n}：明早10点开会" if asker.locale == "zh" else f"Note{n}: standup moved to 11"
+    forms = [f"/tell @{target.person_id} {body}"]
+    forms.append(f"告诉{target.display_name}：{body}" if asker.locale == "zh" else f"tell {target.aliases[0]}: {body}")
+    return rng.choice(forms), body
+
+
+def answer(rng: random.Random, n: int, locale: str) -> str:
+    """A reply that answers a question."""
+    if locale == "zh":
+        return rng.choice((f"答复{n}：明天下午", f"答复{n}：已经处理好了", f"答复{n}：周五前给你"))
+    return rng.choice((f"Answer{n}: tomorrow afternoon", f"Answer{n}: done already", f"Answer{n}: by Friday"))
+
+
+def nested(depth: int) -> str:
+    """A JSON text nested `depth` levels deep."""
+    return "[" * depth + "]" * depth
+
+
+def hostile_requests(rng: random.Random, now_iso: str, principal: str, target: str) -> list[tuple[str, str, dict[str, Any]]]:
+    """(method, path, request kwargs) of hostile API calls; none of them may answer 5xx or write partially."""
+    telegram = {"X-Telegram-Bot-Api-Secret-Token": "sim-hook", "Content-Type": "application/json"}
+    deep = '{"update_id": 9, "message": ' + nested(1200) + "}"
+    choices = [
+        [("POST", "/v1/concerns", {"json": {"originator_id": principal, "target_person_id": target, "question": "远期？",
+                                             "deadline": "9999-12-31T00:00:00+00:00"}}),
+         ("GET", "/v1/concerns", {})],
+        [("POST", "/v1/notifications", {"json": {"target_person_id": target, "text": "含\x00空字符"}})],
+        [("POST", "/v1/concerns", {"json": {"originator_id": principal, "target_person_id": target, "question": "问\x00题"}})],
+        [("POST", "/v1/signals", {"json": {"source": "sim", "signal_type": "x", "external_id": f"nul-{rng.random()}",
+                                            "person_id": target, "content": {"t": "a\x00b"}}})],
+        [("POST", "/v1/signals", {"content": '{"source":"sim","signal_type":"x","external_id":"deep","content":{"a":'
+                                             + nested(900) + "}}", "headers": {"Content-Type": "application/json"}})],
+        [("POST", "/webhooks/telegram", {"content": deep, "headers": telegram})],
+        [("POST", "/webhooks/feishu", {"content": '{"a":' + nested(1200) + "}", "headers": {"Content-Type": "application/json"}})],
+        [("POST", "/webhooks/telegram", {"content": json.dumps({"update_id": rng.randint(10**6, 10**7), "message": {
+            "message_id": 5, "date": 1e20, "chat": {"id": 1, "type": "private"}, "from": {"id": 1, "is_bot": False}, "text": "hi"}}),
+            "headers": telegram})],
+        [("GET", "/v1/facts", {"params": {"since": "9999-12-31T23:59:59-14:00"}})],
+        [("GET", "/v1/actions", {"params": {"since": "0001-01-01T00:00:00+14:00"}})],
+    ]
+    return rng.choice(choices)

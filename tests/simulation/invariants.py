@@ -1,0 +1,277 @@
+"""The invariants every step of a simulation must keep, read from the database and the platform's deliveries."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import select
+
+from action.models import ActionRow
+from concern.models import ACTIVE_STATES, Concern, OutboxEntry
+from fact.models import Fact
+from perception.models import InboxEntry
+from person.models import InteractionPolicy, Person
+from person.rules import is_quiet, local_day_bounds
+from tests.simulation.factlog import FactLogGuard
+from tests.simulation.platform import Delivery
+
+if TYPE_CHECKING:
+    from tests.simulation.runner import Simulation, Step
+
+TERMINAL_OUTCOMES = {"undeliverable", "expired", "cancelled"}
+_ENGLISH = re.compile(r"[A-Za-z]{3,}")
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+# Parts of a message that are not language: ids, commands, durations, channel names.
+_NOT_WORDS = re.compile(r"\b(?:con|act|dec|fact)_[\d_…]+|\bp_[a-z0-9_]+|/[a-z]+|@\S+|\b\d+[smhd]\b|Telegram|Feishu|Lark|HH:MM")
+
+
+@dataclass
+class State:
+    """One consistent read of everything the invariants look at."""
+
+    concerns: list[Concern]
+    actions: dict[str, ActionRow]
+    outbox: list[OutboxEntry]
+    inbox_failed: int
+    persons: dict[str, Person]
+
+
+class Invariants:
+    """Checks after every step; violations found by actors' oracles are collected here too."""
+
+    def __init__(self, sim: Simulation) -> None:
+        self.sim = sim
+        self.violations: list[str] = []
+        self.user_texts: set[str] = set()
+        self.log_guard = FactLogGuard(sim)
+        self._last_fact_pk = 0
+        self._policies: dict[str, list[tuple[datetime, InteractionPolicy]]] = defaultdict(list)
+        self._reported_outcome: dict[str, str] = {}
+        self._language_checked = 0
+
+    def check(self, *, step: Step | None, final: bool = False) -> None:
+        """Run every invariant; stop the simulation with the trace on the first violations."""
+        state = self._read()
+        self._new_facts()
+        for rule in (self._active_has_timer, self._one_terminal_message, self._no_double_delivery, self._pending_never_failed,
+                     self._proactive_limits, self._concern_contact_limit, self._one_result_fact, self._nothing_set_aside,
+                     self._language, self._never_failed_by_own_pacing, self._solicited_not_capped, self._no_secret_in_logs):
+            if rule.__name__.strip("_") not in self.sim.options.ignore:
+                rule(state, final)
+        if final:
+            self.violations += self.log_guard.unchanged()
+        if self.violations:
+            where = f"after step {step.index} ({step.kind})" if step else ("at the end" if final else "while settling")
+            self.sim.fail(*(f"{v} [{where}]" for v in self.violations))
+
+    # --- reading ------------------------------------------------------------------------------------------------
+
+    def _reader(self):
+        return self.sim.replicas["r1"].ctx.reader()
+
+    def _read(self) -> State:
+        with self._reader() as uow:
+            s = uow.session
+            return State(
+                concerns=list(s.scalars(select(Concern).order_by(Concern.concern_id))),
+                actions={a.action_id: a for a in s.scalars(select(ActionRow))},
+                outbox=list(s.scalars(select(OutboxEntry))),
+                inbox_failed=len(list(s.scalars(select(InboxEntry).where(InboxEntry.state == "failed")))),
+                persons={p.person_id: p for p in s.scalars(select(Person))},
+            )
+
+    def _new_facts(self) -> None:
+        with self._reader() as uow:
+            rows = list(uow.session.scalars(select(Fact).where(Fact.pk > self._last_fact_pk).order_by(Fact.pk)))
+        for fact in rows:
+            self.log_guard.remember(fact)
+            self._last_fact_pk = fact.pk
+            after = fact.content.get("after") if fact.fact_type == "person_changed" else None
+            if isinstance(after, dict) and "interaction_policy" in after:
+                policy = InteractionPolicy.model_validate(after["interaction_policy"])
+                self._policies[fact.content["person_id"]].append((fact.timestamp, policy))
+        self.results = Counter()  # action_id → action_result facts, recounted below
+        with self._reader() as uow:
+            for content in uow.session.scalars(select(Fact.content).where(Fact.fact_type == "action_result")):
+                self.results[content["action_id"]] += 1
+            self.concern_facts = list(uow.session.scalars(select(Fact).where(Fact.fact_type == "concern_changed")))
+
+    def _policies_at(self, person_id: str, at: datetime) -> list[InteractionPolicy]:
+        """The policy in force at `at` (both, when it changed at that very instant)."""
+        timeline = self._policies[person_id]
+        before = [p for t, p in timeline if t < at]
+        same = [p for t, p in timeline if t == at]
+        return (before[-1:] + same) or same
+
+    def _deliveries(self, state: State) -> list[tuple[Delivery, ActionRow]]:
+        return [(d, state.actions[d.action_id]) for d in self.sim.platform.deliveries if d.action_id in state.actions]
+
+    # --- the invariants -------------------------------------------------------------------------------------------
+
+    def _active_has_timer(self, state: State, final: bool) -> None:
+        """Every active concern has a timer, a held delivery, or a queued action in flight."""
+        queued = {e.concern_id for e in state.outbox if e.state == "open"}
+        for c in state.concerns:
+            if c.state in ACTIVE_STATES and c.next_follow_up_at is None and not c.pending_deliveries and c.concern_id not in queued:
+                self.violations.append(f"{c.concern_id} is {c.state} with no timer and no held delivery (stuck)")
+
+    def _one_terminal_message(self, state: State, final: bool) -> None:
+        """A loop that ended tells its originator exactly once how it ended."""
+        told: dict[str, list[str]] = defaultdict(list)
+        for delivery, row in self._deliveries(state):
+            for c in state.concerns:
+                if row.target_person_id == c.originator_id and _terminal_for(row, delivery.text, c.concern_id):
+                    told[c.concern_id].append(delivery.action_id)
+        for c in state.concerns:
+            messages = sorted(set(told[c.concern_id]))
+            if len(messages) > 1:
+                self.violations.append(f"{c.originator_id} was told {len(messages)} times how {c.concern_id} ended: {messages}")
+            if final and c.state not in ACTIVE_STATES and not messages and not c.pending_deliveries:
+                tried = [a for a in state.actions.values() if a.target_person_id == c.originator_id and a.result == "failed"
+                         and _terminal_for(a, "", c.concern_id)]
+                if not tried:
+                    self.violations.append(f"{c.originator_id} was never told that {c.concern_id} ended ({c.state})")
+
+    def _no_double_delivery(self, state: State, final: bool) -> None:
+        """No action reaches a person twice."""
+        for action_id, n in Counter(d.action_id for d in self.sim.platform.deliveries).items():
+            if n > 1:
+                self.violations.append(f"{action_id} was delivered {n} times")
+
+    def _pending_never_failed(self, state: State, final: bool) -> None:
+        """A concern never records as failed an action that went out or is still in flight."""
+        for fact in self.concern_facts:
+            change = fact.content.get("change", "")
+            if change in ("undeliverable", "escalation_failed") or change.endswith("_failed"):
+                row = state.actions.get(fact.causation_id or "")
+                if row is not None and row.result in ("success", "pending"):
+                    self.violations.append(f"{fact.content['concern_id']} recorded {change} for {row.action_id}, which is {row.result}")
+
+    def _proactive_limits(self, state: State, final: bool) -> None:
+        """Caps per local day (interrupted ones included), quiet hours except P0, pause, proactive switch."""
+        per_day: Counter[tuple[str, datetime]] = Counter()
+        for delivery, row in self._deliveries(state):
+            if not row.proactive:
+                continue
+            person = state.persons[row.target_person_id]
+            tz = ZoneInfo(person.timezone)
+            solicited = row.action_type == "backflow" or bool(getattr(row, "solicited", False))
+            policies = self._policies_at(person.person_id, row.created_at)
+            if not policies:
+                continue
+            at = row.created_at
+            if row.priority != "P0" and all(is_quiet(p, tz, at) for p in policies):
+                self.violations.append(f"{row.action_id} ({row.action_type}) reached {person.person_id} in quiet time {at.astimezone(tz):%a %H:%M}")
+            if all(p.paused_until is not None and at < p.paused_until for p in policies):
+                self.violations.append(f"{row.action_id} reached {person.person_id} while paused")
+            if solicited:
+                continue
+            if all(not p.allow_proactive_ping for p in policies):
+                self.violations.append(f"{row.action_id} reached {person.person_id}, who allows no proactive contact")
+            day = local_day_bounds(at, tz)[0]
+            per_day[(person.person_id, day)] += 1
+            cap = min(p.max_proactive_contacts_per_day for p in policies)
+            if per_day[(person.person_id, day)] > max(p.max_proactive_contacts_per_day for p in policies):
+                self.violations.append(f"{person.person_id} got {per_day[(person.person_id, day)]} proactive contacts on "
+                                       f"{day.astimezone(tz):%m-%d} (cap {cap})")
+
+    def _concern_contact_limit(self, state: State, final: bool) -> None:
+        """One concern reaches its target at most N times in any rolling window (L3)."""
+        times: dict[str, list[datetime]] = defaultdict(list)
+        for delivery, row in self._deliveries(state):
+            if row.action_type == "send_message" and row.concern_id:
+                times[row.concern_id].append(delivery.at)
+        limit, window = self.sim.settings.concern_contact_limit, self.sim.settings.concern_contact_window
+        for concern_id, seen in times.items():
+            seen.sort()
+            for i in range(len(seen) - limit):
+                if seen[i + limit] - seen[i] < window:
+                    self.violations.append(f"{concern_id} reached its target {limit + 1} times within {window}")
+                    break
+
+    def _one_result_fact(self, state: State, final: bool) -> None:
+        """Every finished person-facing action has exactly one action_result fact; a pending one has none."""
+        for row in state.actions.values():
+            n = self.results[row.action_id]
+            expected = 0 if row.result == "pending" else 1
+            if row.action_type in ("query", "internal_update"):
+                ok = n <= 1
+            else:
+                ok = n == expected
+            if not ok:
+                self.violations.append(f"{row.action_id} ({row.result}) has {n} action_result facts")
+
+    def _nothing_set_aside(self, state: State, final: bool) -> None:
+        """No queued action and no signal is given up on."""
+        failed = [e.request_key for e in state.outbox if e.state == "failed"]
+        if failed:
+            self.violations.append(f"outbox entries set aside: {failed}")
+        if state.inbox_failed:
+            self.violations.append(f"{state.inbox_failed} signals set aside")
+
+    def _language(self, state: State, final: bool) -> None:
+        """What the bot writes is in the reader's language: no English template words in zh, no Chinese in en."""
+        deliveries = self.sim.platform.deliveries[self._language_checked:]
+        self._language_checked += len(deliveries)
+        texts = sorted(self.user_texts, key=len, reverse=True)
+        # What the bot quotes (a /did line shows the start of what it sent someone else) is quoted, not written.
+        quoted = sorted({a.content_preview[:40] for a in state.actions.values()}, key=len, reverse=True)
+        for d in deliveries:
+            row = state.actions.get(d.action_id)
+            person = state.persons.get(row.target_person_id) if row else None
+            if person is None:
+                continue
+            bare = d.text
+            if "act_" in d.text:  # a /did summary quotes the start of each message it lists
+                for t in quoted:
+                    bare = bare.replace(t, " ")
+            for t in texts:
+                bare = bare.replace(t, " ")
+            bare = _NOT_WORDS.sub(" ", bare)
+            if person.locale == "zh" and (words := _ENGLISH.findall(bare)):
+                self.violations.append(f"zh reader {person.person_id} got English {words[:5]} in {d.text!r}")
+            if person.locale == "en" and _CJK.search(bare):
+                self.violations.append(f"en reader {person.person_id} got Chinese in {d.text!r}")
+
+    def _never_failed_by_own_pacing(self, state: State, final: bool) -> None:
+        """The service's own pacing defers a send; it never fails one the platform did not refuse."""
+        for row in state.actions.values():
+            attempts = row.result_detail.get("attempts", []) if row.result == "failed" else []
+            if any(a.get("code") == "pacing" for a in attempts):
+                self.violations.append(f"{row.action_id} failed on the service's own pacing: {attempts}")
+
+    def _solicited_not_capped(self, state: State, final: bool) -> None:
+        """An answer the originator asked for is never held by their cap or their proactive switch."""
+        for row in state.actions.values():
+            blocked_by = row.result_detail.get("blocked_by") if row.result == "blocked" else None
+            solicited = row.action_type == "backflow" or bool(getattr(row, "solicited", False))
+            if solicited and blocked_by in ("L1:daily_cap", "L1:proactive_disabled"):
+                self.violations.append(f"{row.action_type} {row.action_id} to {row.target_person_id} was blocked by {blocked_by}")
+
+    def _no_secret_in_logs(self, state: State, final: bool) -> None:
+        """No bot token, webhook secret or API token in any log line."""
+        logged = self.sim.logs.getvalue()
+        s = self.sim.settings
+        secrets = [v.get_secret_value() for v in (s.telegram_bot_token, s.telegram_webhook_secret) if v is not None]
+        secrets += [v.get_secret_value() for v in s.admin_tokens.values()]
+        leaked = [x[:6] + "…" for x in secrets if x and x in logged]
+        if leaked:
+            self.violations.append(f"secrets in the logs: {leaked}")
+
+
+def _terminal_for(row: Any, text_: str, concern_id: str) -> bool:
+    """Whether an action to the originator tells how `concern_id` ended."""
+    key = row.request_key or ""
+    if key.startswith(f"{concern_id}:backflow"):
+        return True
+    if key.startswith(f"{concern_id}:outcome:"):
+        return key.split(":")[2].split("#")[0] in TERMINAL_OUTCOMES
+    # Before outcome keys: the question's ack said either "sent" or "could not send"; a cancel reply names the concern.
+    if key == f"{concern_id}:ack":
+        return text_.startswith(("没能发给", "Could not reach"))
+    return key.endswith(":reply") and concern_id in text_ and text_.startswith(("已取消", "Cancelled"))

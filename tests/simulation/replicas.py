@@ -1,0 +1,101 @@
+"""Simulated processes: the service's own AppContext, its transactions instrumented with checkpoints."""
+
+from __future__ import annotations
+
+import threading
+from datetime import timedelta
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from app.clock import FrozenClock
+from app.context import AppContext, UnitOfWork
+from app.main import create_app
+from app.settings import Settings
+from channels.telegram.pacing import Pacer
+from tests.fakes.telegram_server import FakeTelegram
+from tests.simulation.platform import Platform, RealTelegram, SimChannel
+from tests.simulation.scheduler import Scheduler
+
+
+@dataclass
+class SimContext(AppContext):
+    """The real AppContext whose every transaction starts at a checkpoint of the simulation's scheduler.
+
+    A checkpoint only parks a thread that holds no transaction (nested readers do not park), so a parked
+    thread never holds a lock another thread could wait for.
+    """
+
+    scheduler: Scheduler | None = None
+    _depth: threading.local = field(default_factory=threading.local)
+
+    def _enter(self, label: str) -> None:
+        depth = getattr(self._depth, "n", 0)
+        if depth == 0 and self.scheduler is not None:
+            self.scheduler.checkpoint(label)
+        self._depth.n = depth + 1
+
+    def _leave(self) -> None:
+        self._depth.n -= 1
+
+    @contextmanager
+    def uow(self, *, actor: str = "system") -> Iterator[UnitOfWork]:
+        """A checkpoint, then the real write transaction."""
+        self._enter(f"uow:{actor}")
+        try:
+            with super().uow(actor=actor) as uow:
+                yield uow
+        finally:
+            self._leave()
+
+    @contextmanager
+    def reader(self) -> Iterator[UnitOfWork]:
+        """A checkpoint, then the real read transaction."""
+        self._enter("read")
+        try:
+            with super().reader() as uow:
+                yield uow
+        finally:
+            self._leave()
+
+
+def sim_pacer(clock: FrozenClock, redis: Any) -> Pacer:
+    """The Telegram pacer on the simulation's clock: its waits move simulated time, not the wall clock."""
+    try:
+        return Pacer(namespace="sim", redis=redis, clock=lambda: clock.now().timestamp(),
+                     sleep=lambda seconds: clock.advance(timedelta(seconds=seconds)))
+    except TypeError:  # a pacer without an injectable clock (before it had one)
+        return Pacer(namespace="sim", redis=redis)
+
+
+@dataclass
+class Replica:
+    """One simulated process of the service: its context, channels and HTTP client."""
+
+    name: str
+    ctx: SimContext
+    client: TestClient
+    generation: int = 1
+
+    def close(self) -> None:
+        """Release connections (the process is gone)."""
+        self.client.close()
+        self.ctx.close()
+
+
+def start(name: str, settings: Settings, clock: FrozenClock, platform: Platform, scheduler: Scheduler,
+          *, generation: int = 1, redis: Any = None, telegram: FakeTelegram | None = None) -> Replica:
+    """A fresh process over the shared database, clock and platform (Telegram over HTTP when `telegram` is given)."""
+    ctx = SimContext.build(settings, clock=clock)
+    ctx.scheduler = scheduler
+    if telegram is not None:
+        token = settings.telegram_bot_token.get_secret_value()
+        ctx.channels.register(RealTelegram(telegram, token, platform, scheduler, pacer=sim_pacer(clock, redis)))
+    else:
+        ctx.channels.register(SimChannel("telegram", platform, scheduler, pacer=sim_pacer(clock, redis)))
+    ctx.channels.register(SimChannel("feishu", platform, scheduler))
+    client = TestClient(create_app(ctx=ctx, run_migrations=False), raise_server_exceptions=False)
+    return Replica(name=name, ctx=ctx, client=client, generation=generation)
