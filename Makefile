@@ -28,13 +28,14 @@ bench: $(STAMP)
 	$(BIN)/python bench/scheduler.py
 
 # `make simulate SEEDS=1000 DB=both` runs many more seeds than CI; `SEED=17` replays one (STEPS, ONLY= to narrow);
-# SHRINK=120 spends up to two minutes per failure finding the fewest steps that still fail the same way.
+# each failure is shrunk for up to SHRINK seconds to the fewest steps that still fail the same way (0: no shrinking).
 SEEDS ?= 100
+SHRINK ?= 60
 STEPS ?= 70
 DB    ?= both
 simulate: $(STAMP)
 	$(BIN)/python -m tests.simulation --seeds $(SEEDS) --steps $(STEPS) --db $(DB) $(if $(SEED),--seed $(SEED)) \
-		$(if $(ONLY),--only $(ONLY)) $(if $(SHRINK),--shrink $(SHRINK))
+		$(if $(ONLY),--only $(ONLY)) --shrink $(SHRINK)
 
 clean:
 	rm -rf $(VENV) var .pytest_cache

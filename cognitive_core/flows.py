@@ -43,6 +43,8 @@ def situation(uow: UnitOfWork, content: dict, fact_id: str) -> rules.Situation:
     if sender is not None:
         for c in concern_service.waiting_on(uow, person_id=sender.person_id):
             _, last = contact_times(uow, concern_id=c.concern_id, person_id=c.target_person_id)
+            if last is None:  # a question still held back has not reached them: nothing they say answers it
+                continue
             waiting.append(rules.WaitingConcern(c.concern_id, c.originator_id, c.question, tuple(c.message_refs), last))
         for c in concern_service.escalated_to(uow, person_id=sender.person_id):  # their answer resolves the escalation
             waiting.append(rules.WaitingConcern(c.concern_id, c.originator_id, c.question, tuple(c.message_refs), c.escalated_at,

@@ -118,3 +118,12 @@ def test_a_message_to_relay_held_by_quiet_hours_goes_out_when_they_end(ctx, cloc
     tick(ctx)
     assert telegram.texts_to("tg_zs") == ["老板让我转告：明早10点开会"]
     assert len(feishu.texts_to("ou_boss")) == 1  # told once, when it was held
+
+
+def test_what_someone_says_before_a_held_question_reaches_them_does_not_answer_it(ctx, clock, client, team):
+    feishu, telegram = team
+    client.patch("/v1/persons/p_zhangsan/interaction_policy", json={"quiet_hours": [{"start": "22:00", "end": "08:00"}]})
+    clock.set(EVENING)
+    say(ctx, channel="feishu", user="ou_boss", text="问一下张三：提测什么时候能给？")
+    say(ctx, channel="telegram", user="tg_zs", text="在吗？")
+    assert _concern(ctx).state == "waiting_reply" and not any("在吗" in t for t in feishu.texts_to("ou_boss"))

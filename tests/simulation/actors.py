@@ -200,10 +200,15 @@ class Actors:
         quoting = self._last_message_to(manager, concern.concern_id) if rng.random() < 0.5 else None
         reply = f"上级答复{next(self._n)}：我来处理，周五前给结果"
         self.say(self._said(rng, manager, reply, quoting=quoting), rng)
-        after = self._concern(concern.concern_id)
-        if after.state in ACTIVE_STATES:
-            self.sim.checker.violations.append(
-                f"{manager.person_id} answered the escalation of {concern.concern_id} but it is still {after.state}")
+        # Quoted, it answers that escalation; unquoted, the manager's most recent open loop (maybe their own question).
+        with self._reader() as uow:
+            answered = list(uow.session.scalars(select(Concern).where(Concern.answer == reply)))
+        expected = [concern.concern_id] if quoting is not None else [c.concern_id for c in answered]
+        if not answered or [c.concern_id for c in answered] != expected or answered[0].answered_by != manager.person_id:
+            after = self._concern(concern.concern_id)
+            if after.state in ACTIVE_STATES:
+                self.sim.checker.violations.append(
+                    f"{manager.person_id} answered the escalation of {concern.concern_id} but it is still {after.state}")
 
     def _ack(self, rng: random.Random) -> None:
         self._not_an_answer(rng, rng.choice(inputs.ACKS))

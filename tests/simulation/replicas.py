@@ -62,13 +62,16 @@ class SimContext(AppContext):
             self._leave()
 
 
-def sim_pacer(clock: FrozenClock, redis: Any) -> Pacer:
-    """The Telegram pacer on the simulation's clock: its waits move simulated time, not the wall clock."""
+def sim_pacer(clock: FrozenClock) -> Pacer:
+    """The Telegram pacer on the simulation's clock: its waits move simulated time, not the wall clock.
+
+    Always in-process: pacing through Redis keeps time on Redis's own clock, which no simulation can freeze
+    (the channel tests cover it); with DEPUTY_REDIS_URL the replicas still use Redis for everything else.
+    """
     try:
-        return Pacer(namespace="sim", redis=redis, clock=lambda: clock.now().timestamp(),
-                     sleep=lambda seconds: clock.advance(timedelta(seconds=seconds)))
+        return Pacer(namespace="sim", clock=lambda: clock.now().timestamp(), sleep=lambda seconds: clock.advance(timedelta(seconds=seconds)))
     except TypeError:  # a pacer without an injectable clock (before it had one)
-        return Pacer(namespace="sim", redis=redis)
+        return Pacer(namespace="sim")
 
 
 @dataclass
@@ -87,15 +90,15 @@ class Replica:
 
 
 def start(name: str, settings: Settings, clock: FrozenClock, platform: Platform, scheduler: Scheduler,
-          *, generation: int = 1, redis: Any = None, telegram: FakeTelegram | None = None) -> Replica:
+          *, generation: int = 1, telegram: FakeTelegram | None = None) -> Replica:
     """A fresh process over the shared database, clock and platform (Telegram over HTTP when `telegram` is given)."""
     ctx = SimContext.build(settings, clock=clock)
     ctx.scheduler = scheduler
     if telegram is not None:
         token = settings.telegram_bot_token.get_secret_value()
-        ctx.channels.register(RealTelegram(telegram, token, platform, scheduler, pacer=sim_pacer(clock, redis)))
+        ctx.channels.register(RealTelegram(telegram, token, platform, scheduler, pacer=sim_pacer(clock)))
     else:
-        ctx.channels.register(SimChannel("telegram", platform, scheduler, pacer=sim_pacer(clock, redis)))
+        ctx.channels.register(SimChannel("telegram", platform, scheduler, pacer=sim_pacer(clock)))
     ctx.channels.register(SimChannel("feishu", platform, scheduler))
     client = TestClient(create_app(ctx=ctx, run_migrations=False), raise_server_exceptions=False)
     return Replica(name=name, ctx=ctx, client=client, generation=generation)

@@ -142,16 +142,8 @@ class Simulation:
     def _boot(self) -> None:
         for index in range(self.replica_count):
             name = f"r{index + 1}"
-            self.replicas[name] = start(name, self.settings, self.clock, self.platform, self.scheduler, redis=self._redis(),
-                                        telegram=self.telegram)
+            self.replicas[name] = start(name, self.settings, self.clock, self.platform, self.scheduler, telegram=self.telegram)
         self.actors.create_people()
-
-    def _redis(self):
-        if not self.options.redis_url:
-            return None
-        import redis
-
-        return redis.Redis.from_url(self.options.redis_url)
 
     def run_tasks(self, crashable: bool = True) -> None:
         """Let the spawned tasks run to the end; restart the processes a crash killed, then run their start-up."""
@@ -169,7 +161,7 @@ class Simulation:
         old = self.replicas[name]
         old.close()
         self.replicas[name] = start(name, self.settings, self.clock, self.platform, self.scheduler,
-                                    generation=old.generation + 1, redis=self._redis(), telegram=self.telegram)
+                                    generation=old.generation + 1, telegram=self.telegram)
         self.log(f"restart {name} (generation {old.generation + 1})")
         self.actors.spawn_startup(self.replicas[name])
 

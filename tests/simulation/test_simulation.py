@@ -24,5 +24,5 @@ def test_no_seed_breaks_an_invariant(seed: int, database_url: str) -> None:
 @pytest.mark.simulation
 @pytest.mark.redis
 @pytest.mark.parametrize("seed", REDIS_SEEDS)
-def test_no_seed_breaks_an_invariant_with_replicas_pacing_through_redis(seed: int, database_url: str) -> None:
+def test_no_seed_breaks_an_invariant_with_redis_beside_the_database(seed: int, database_url: str) -> None:
     Simulation(seed, database_url, Options(steps=STEPS, redis_url=redis_url())).run()
