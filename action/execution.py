@@ -17,8 +17,8 @@ from zoneinfo import ZoneInfo
 
 from action import ledger, routing, rules
 from action.models import PERSON_FACING, ActionRecord, ActionRequest, Deferred, InFlight, Result, Skipped, counts, preview
-from app.context import AppContext, UnitOfWork
-from app.ids import allocate
+from kernel.context import AppContext, UnitOfWork
+from kernel.ids import allocate
 from channels.base import OutboundMessage
 from channels.errors import ChannelError, Paced, Transient
 from fact import service as facts

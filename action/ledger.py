@@ -9,7 +9,7 @@ from sqlalchemy import Row, bindparam, func, insert, select, text, update
 
 from action.models import ActionRow, ActionType, Result, counts
 from action.rules import ConcernView, Limits
-from app.context import UnitOfWork
+from kernel.context import UnitOfWork
 from concern.models import ACTIVE_STATES, Concern
 from person.models import ChannelBinding, Person
 

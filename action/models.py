@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field as PField, model_validator
 from sqlalchemy import JSON, BigInteger, Boolean, Column, Index, Integer, String, false
 from sqlmodel import Field, SQLModel
 
-from app.db import UTCDateTime
+from kernel.db import UTCDateTime
 
 DECISION_REF = re.compile(r"^(dec|con)_\d{8}_\d{3,}$")
 PREVIEW_LIMIT = 200

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from action.models import ActionType
-from app.context import UnitOfWork
-from app.errors import DeputyError
+from kernel.context import UnitOfWork
+from kernel.errors import DeputyError
 from channels.errors import InvalidRequest
 from channels.internal import InternalChannel
 from fact import service as facts

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from prometheus_client import Counter
 from sqlalchemy import select, update
 
 from action import execution, ledger
 from action.execution import Guard, Reservation, limits_from, to_record
 from action.models import INTERNAL, ActionRecord, ActionRequest, ActionRow, Outcome, Result
-from app.context import AppContext, UnitOfWork
-from app.metrics import ACTIONS
-from app.pagination import page_by_key
+from kernel.context import AppContext, UnitOfWork
+from kernel.metrics import PROCESS_REGISTRY
+from kernel.pagination import page_by_key
 from channels.errors import ChannelError
 
+ACTIONS = Counter("deputy_actions_total", "Executed actions by type and result", ["action_type", "result", "blocked_by"],
+                  registry=PROCESS_REGISTRY)
 __all__ = ["execute", "execute_guarded", "recover_interrupted", "get", "get_by_request_key", "list_", "to_record", "limits_from"]
 
 

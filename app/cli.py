@@ -36,9 +36,9 @@ def _redact_logs() -> None:
 
 
 def _ctx():
-    from app.context import AppContext
+    from app.wiring import build_context
 
-    return AppContext.build(Settings())
+    return build_context(Settings())
 
 
 @cli.command()
@@ -78,8 +78,8 @@ def facts(
 ) -> None:
     """Show facts newest first."""
     from app.api.deps import parse_instant
-    from app.db import dumps
-    from app.errors import DeputyError
+    from kernel.db import dumps
+    from kernel.errors import DeputyError
     from fact import service
 
     ctx = _ctx()

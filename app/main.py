@@ -8,32 +8,33 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from action.service import recover_interrupted
-from action.views import router as actions_router
+from app.api.routes.actions import router as actions_router
 from app import migrate
 from app.api import errors, guards
 from app.api.health import router as health_router
-from app.clock import Clock
-from app.context import AppContext
+from kernel.clock import Clock
+from kernel.context import AppContext
+from app.wiring import build_context
 from app.metrics import Metrics, MetricsMiddleware
 from app.settings import Settings
 from channels.feishu.longconn import start_long_connection
-from channels.feishu.webhook import router as feishu_router
+from app.api.webhooks.feishu import router as feishu_router
 from channels.telegram import polling as telegram_polling
-from channels.telegram.webhook import router as telegram_router
+from app.api.webhooks.telegram import router as telegram_router
 from cognitive_core.flows import process_pending
 from concern.scheduler import SchedulerThread
-from concern.views import router as concerns_router
-from fact.views import router as facts_router
-from perception.views import router as signals_router
-from person.bind_views import router as bind_codes_router
-from person.views import router as persons_router
+from app.api.routes.concerns import router as concerns_router
+from app.api.routes.facts import router as facts_router
+from app.api.routes.signals import router as signals_router
+from app.api.routes.bind_codes import router as bind_codes_router
+from app.api.routes.persons import router as persons_router
 
 
 def create_app(settings: Settings | None = None, *, ctx: AppContext | None = None, clock: Clock | None = None, run_migrations: bool = True) -> FastAPI:
     """Build the app; migrations are applied at startup unless told otherwise."""
     owns_ctx = ctx is None
     if ctx is None:
-        ctx = AppContext.build(settings or Settings(), clock=clock)
+        ctx = build_context(settings or Settings(), clock=clock)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

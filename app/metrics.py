@@ -8,10 +8,6 @@ from typing import Any
 from prometheus_client import CollectorRegistry, Counter, Histogram
 
 
-# Domain counters live for the whole process: the action layer runs with or without an HTTP app.
-PROCESS_REGISTRY = CollectorRegistry()
-ACTIONS = Counter("deputy_actions_total", "Executed actions by type and result", ["action_type", "result", "blocked_by"], registry=PROCESS_REGISTRY)
-
 
 class Metrics:
     """HTTP request counters and latencies."""

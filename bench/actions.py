@@ -32,13 +32,13 @@ TYPES = 50
 
 def _setup(url: str) -> None:
     from app import migrate
-    from app.context import AppContext
+    from app.wiring import build_context
     from app.settings import Settings
     from person import service as persons
     from person.models import PersonCreate
 
     migrate.upgrade(url)
-    ctx = AppContext.build(Settings(_env_file=None, database_url=url))
+    ctx = build_context(Settings(_env_file=None, database_url=url))
     with ctx.uow(actor="bench") as uow:
         for i in range(PERSONS):
             persons.create(uow, data=PersonCreate.model_validate({
@@ -52,11 +52,11 @@ def _setup(url: str) -> None:
 def _worker(url: str, worker: int, count: int, barrier) -> tuple[list[float], dict[str, int], float, float]:
     from action import service
     from action.models import ActionRequest
-    from app.context import AppContext
+    from kernel.context import AppContext
     from app.settings import Settings
     from channels.memory import MemoryChannel
 
-    ctx = AppContext.build(Settings(_env_file=None, database_url=url))
+    ctx = build_context(Settings(_env_file=None, database_url=url))
     ctx.channels.register(MemoryChannel("feishu"))
     ctx.channels.register(MemoryChannel("telegram"))
     latencies, results = [], Counter()

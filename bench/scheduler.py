@@ -25,8 +25,8 @@ NOW = datetime(2026, 3, 18, 4, 0, tzinfo=UTC)
 
 def _fill(url: str, total: int, due: int) -> object:
     from app import migrate
-    from app.clock import FrozenClock
-    from app.context import AppContext
+    from kernel.clock import FrozenClock
+    from app.wiring import build_context
     from app.settings import Settings
     from channels.memory import MemoryChannel
     from concern.models import Concern
@@ -34,7 +34,7 @@ def _fill(url: str, total: int, due: int) -> object:
     from person.models import PersonCreate
 
     migrate.upgrade(url)
-    ctx = AppContext.build(Settings(_env_file=None, database_url=url), clock=FrozenClock(NOW))
+    ctx = build_context(Settings(_env_file=None, database_url=url), clock=FrozenClock(NOW))
     ctx.channels.register(MemoryChannel("telegram"))
     with ctx.uow(actor="bench") as uow:
         for pid in ("p_boss", "p_target"):

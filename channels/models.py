@@ -7,8 +7,8 @@ from datetime import datetime
 from sqlalchemy import Column, String, Text
 from sqlmodel import Field, SQLModel
 
-from app.context import UnitOfWork
-from app.db import UTCDateTime
+from kernel.context import UnitOfWork
+from kernel.db import UTCDateTime
 
 
 class ChannelState(SQLModel, table=True):

@@ -11,8 +11,8 @@ from sqlalchemy import select
 
 from action.ledger import contact_times
 from action.models import ActionRequest
-from app.context import AppContext, UnitOfWork
-from app.errors import Conflict, DeputyError, Forbidden, NotFound
+from kernel.context import AppContext, UnitOfWork
+from kernel.errors import Conflict, DeputyError, Forbidden, NotFound
 from cognitive_core import rules, service as decisions, summaries
 from cognitive_core.models import DecisionKind
 from concern import flows as concerns, messages, outbox, reasons, replies, service as concern_service

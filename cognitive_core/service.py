@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from app.context import UnitOfWork
-from app.ids import allocate
+from kernel.context import UnitOfWork
+from kernel.ids import allocate
 from cognitive_core.models import DecisionKind
 from fact import service as facts
 

@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import or_, select
 
 from action.models import ActionRow
-from app.context import UnitOfWork
+from kernel.context import UnitOfWork
 from concern import reasons
 from concern.messages import when
 from concern.models import ACTIVE_STATES, Concern

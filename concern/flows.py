@@ -11,8 +11,8 @@ from zoneinfo import ZoneInfo
 
 from action.ledger import contact_times
 from action.models import ActionRequest
-from app.context import UnitOfWork
-from app.errors import Conflict, Forbidden
+from kernel.context import UnitOfWork
+from kernel.errors import Conflict, Forbidden
 from cognitive_core import service as decisions
 from cognitive_core.models import DecisionKind
 from concern import messages, service

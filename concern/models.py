@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import JSON, BigInteger, Column, Index, Integer, String, Text
 from sqlmodel import Field, SQLModel
 
-from app.db import UTCDateTime
+from kernel.db import UTCDateTime
 
 ACTIVE_STATES = ("waiting_reply", "escalated")
 PRIORITIES = ("P0", "P1", "P2", "P3")

@@ -16,7 +16,7 @@ from datetime import timedelta
 
 from action import service as actions
 from action.models import ActionRecord, ActionRequest, Deferred, InFlight, Outcome
-from app.context import AppContext, UnitOfWork
+from kernel.context import AppContext, UnitOfWork
 from concern import results, service
 from concern.models import ACTIVE_STATES, OutboxEntry
 from fact import service as facts

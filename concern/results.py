@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 
 from action.ledger import contact_times
 from action.models import ActionRecord, ActionRequest, possibly_delivered
-from app.context import UnitOfWork
+from kernel.context import UnitOfWork
 from concern import flows, messages, reasons, replies, service
 from concern.models import ACTIVE_STATES, Concern, OutboxEntry
 from person import service as persons

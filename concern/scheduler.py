@@ -6,8 +6,8 @@ import logging
 import threading
 
 from action.service import recover_interrupted
-from app.context import AppContext
-from app.wakeups import WAKE_CHANNEL
+from kernel.context import AppContext
+from kernel.wakeups import WAKE_CHANNEL
 from cognitive_core.flows import process_pending
 from concern import flows, outbox, service
 

@@ -10,10 +10,10 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from action.models import ActionRequest
-from app.context import UnitOfWork
-from app.errors import Invalid, NotFound
-from app.ids import allocate
-from app.pagination import page_by_time
+from kernel.context import UnitOfWork
+from kernel.errors import Invalid, NotFound
+from kernel.ids import allocate
+from kernel.pagination import page_by_time
 from concern.models import ACTIVE_STATES, Concern, OutboxEntry
 from concern.rules import can_transition
 from fact import service as facts

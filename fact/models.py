@@ -11,7 +11,7 @@ from sqlalchemy import JSON, BigInteger, Column, ForeignKey, Index, Integer, Str
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlmodel import Field, SQLModel
 
-from app.db import UTCDateTime
+from kernel.db import UTCDateTime
 
 
 class FactType(StrEnum):

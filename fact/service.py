@@ -10,9 +10,9 @@ from typing import Any
 from sqlalchemy import String, cast, insert, select
 from sqlalchemy.exc import IntegrityError
 
-from app.context import UnitOfWork
-from app.ids import allocate
-from app.pagination import like_pattern, page_by_key
+from kernel.context import UnitOfWork
+from kernel.ids import allocate
+from kernel.pagination import like_pattern, page_by_key
 from fact.models import Fact, FactOut, FactPersonRef, FactSource, FactType
 
 MAX_LIMIT = 500

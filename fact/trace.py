@@ -6,7 +6,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from app.context import UnitOfWork
+from kernel.context import UnitOfWork
 from fact import service
 from fact.models import Fact
 

@@ -9,8 +9,8 @@ from pydantic import BaseModel, ConfigDict, Field as PField
 from sqlalchemy import BigInteger, Column, Integer, String
 from sqlmodel import Field, SQLModel
 
-from app.db import UTCDateTime
-from app.limits import SaneInstant, StorableText
+from kernel.db import UTCDateTime
+from kernel.limits import SaneInstant, StorableText
 
 _PK = BigInteger().with_variant(Integer(), "sqlite")
 

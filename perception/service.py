@@ -6,8 +6,8 @@ from typing import Any
 
 from sqlalchemy import select
 
-from app.context import AppContext, UnitOfWork
-from app.wakeups import wake
+from kernel.context import AppContext, UnitOfWork
+from kernel.wakeups import wake
 from fact import service as facts
 from fact.models import Fact
 from perception.models import ExternalSignal, InboundMessage, InboxEntry

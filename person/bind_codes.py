@@ -9,9 +9,9 @@ from datetime import datetime, timedelta
 from sqlalchemy import BigInteger, Column, Integer, String, func, select
 from sqlmodel import Field, SQLModel
 
-from app.context import UnitOfWork
-from app.db import UTCDateTime
-from app.errors import Conflict
+from kernel.context import UnitOfWork
+from kernel.db import UTCDateTime
+from kernel.errors import Conflict
 from fact import service as facts
 from person import service as persons
 from person.models import ChannelBinding, ChannelBindingIn

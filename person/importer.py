@@ -13,8 +13,8 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from app.context import AppContext
-from app.errors import DeputyError
+from kernel.context import AppContext
+from kernel.errors import DeputyError
 from person import service
 from person.models import PersonCreate
 

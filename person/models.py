@@ -13,8 +13,8 @@ from pydantic import AfterValidator, AwareDatetime, BeforeValidator, BaseModel, 
 from sqlalchemy import JSON, Boolean, Column, ForeignKey, Integer, String, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-from app.db import UTCDateTime
-from app.limits import SaneInstant
+from kernel.db import UTCDateTime
+from kernel.limits import SaneInstant
 
 PERSON_ID_PATTERN = r"^p_[a-z0-9_]{1,48}$"
 Channel = Literal["feishu", "telegram"]

@@ -6,9 +6,9 @@ from typing import Any
 
 from sqlalchemy import delete, or_, select, tuple_
 
-from app.context import UnitOfWork
-from app.errors import Conflict, Invalid, NotFound
-from app.pagination import like_pattern, page_by_time
+from kernel.context import UnitOfWork
+from kernel.errors import Conflict, Invalid, NotFound
+from kernel.pagination import like_pattern, page_by_time
 from fact import service as fact_service
 from person.models import (
     PERSON_ID_RE,

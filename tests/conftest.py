@@ -17,8 +17,9 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from app import migrate
-from app.clock import FrozenClock
-from app.context import AppContext
+from kernel.clock import FrozenClock
+from kernel.context import AppContext
+from app.wiring import build_context
 from app.main import create_app
 from app.settings import Settings
 
@@ -169,7 +170,7 @@ def clock() -> FrozenClock:
 @pytest.fixture
 def ctx(database_url: str, clock: FrozenClock) -> Iterator[AppContext]:
     """The application context over a fresh database and the frozen clock."""
-    context = AppContext.build(make_settings(database_url), clock=clock)
+    context = build_context(make_settings(database_url), clock=clock)
     yield context
     context.close()
 

@@ -9,9 +9,9 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
-from app.context import AppContext
-from app.errors import Forbidden, Invalid, Unauthorized
-from app.limits import RANGE_TEXT, in_range
+from kernel.context import AppContext
+from kernel.errors import Forbidden, Invalid, Unauthorized
+from kernel.limits import RANGE_TEXT, in_range
 from app.settings import parse_duration
 
 

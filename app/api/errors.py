@@ -12,8 +12,8 @@ from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from app.errors import DeputyError
-from app.pagination import InvalidCursor
+from kernel.errors import DeputyError
+from kernel.pagination import InvalidCursor
 
 log = logging.getLogger("deputy.api")
 

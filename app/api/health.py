@@ -9,7 +9,7 @@ from fastapi.responses import JSONResponse
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from app.api.deps import Ctx
-from app.metrics import PROCESS_REGISTRY
+from kernel.metrics import PROCESS_REGISTRY
 
 router = APIRouter(tags=["operations"])
 log = logging.getLogger("deputy.health")

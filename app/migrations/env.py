@@ -5,7 +5,7 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy import text
 
-from app.db import Database
+from kernel.db import Database
 
 config = context.config
 

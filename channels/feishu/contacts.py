@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import ValidationError
 from sqlalchemy import select
 
-from app.errors import DeputyError
+from kernel.errors import DeputyError
 from person import service as persons
 from person.models import ChannelBinding, PersonCreate
 

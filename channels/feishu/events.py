@@ -7,8 +7,8 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
-from app.api.guards import screen_json
-from app.limits import EARLIEST, in_range
+from kernel.screening import screen_json
+from kernel.limits import EARLIEST, in_range
 from perception.models import InboundMessage, Mention
 
 MESSAGE_RECEIVED = "im.message.receive_v1"

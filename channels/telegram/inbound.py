@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from app.limits import EARLIEST, LATEST, RANGE_TEXT
+from kernel.limits import EARLIEST, LATEST, RANGE_TEXT
 from channels.telegram.text import utf16_slice
 from perception.models import InboundMessage, Mention
 

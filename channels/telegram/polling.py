@@ -24,8 +24,8 @@ from telegram import error as tg
 from telegram.request import HTTPXRequest
 from telegram.warnings import PTBUserWarning
 
-from app.context import AppContext
-from app.limits import text_problem
+from kernel.context import AppContext
+from kernel.limits import text_problem
 from channels.models import read_state, write_state
 from channels.telegram.errors import retry_after_seconds
 from channels.telegram.inbound import BotIdentity, InvalidUpdate, to_inbound

@@ -8,7 +8,7 @@ from datetime import timedelta
 
 import pytest
 
-from app.context import AppContext
+from kernel.context import AppContext
 from fact import service
 
 FACT_FIELDS = {"fact_id", "fact_type", "source", "person_refs", "content", "timestamp", "causation_id"}

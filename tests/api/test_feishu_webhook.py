@@ -8,7 +8,8 @@ from datetime import timedelta
 
 import pytest
 
-from app.context import AppContext
+from kernel.context import AppContext
+from app.wiring import build_context
 from tests.conftest import START, make_settings
 from tests.fakes.feishu_server import encrypt, mention, message_event, signed_headers
 from tests.integration.action_helpers import add_person
@@ -20,7 +21,7 @@ URL = "/webhooks/feishu"
 @pytest.fixture
 def ctx(database_url, clock):
     """The app context with Feishu event authentication configured (token, encrypt key, bot open_id)."""
-    context = AppContext.build(make_settings(database_url, feishu_verification_token=TOKEN, feishu_encrypt_key=KEY, feishu_bot_open_id=BOT), clock=clock)
+    context = build_context(make_settings(database_url, feishu_verification_token=TOKEN, feishu_encrypt_key=KEY, feishu_bot_open_id=BOT), clock=clock)
     yield context
     context.close()
 
@@ -91,7 +92,7 @@ def test_url_verification_answers_the_challenge_in_plain_mode(database_url, cloc
 
     from app.main import create_app
 
-    plain = AppContext.build(make_settings(database_url, feishu_verification_token=TOKEN), clock=clock)
+    plain = build_context(make_settings(database_url, feishu_verification_token=TOKEN), clock=clock)
     try:
         with TestClient(create_app(ctx=plain, run_migrations=False)) as c:
             ok = c.post(URL, json={"challenge": "ch-2", "token": TOKEN, "type": "url_verification"})

@@ -11,14 +11,15 @@ from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
-from app.context import AppContext
+from kernel.context import AppContext
+from app.wiring import build_context
 from app.main import create_app
 from tests.conftest import make_settings, postgres_admin_url, redis_url
 
 
 @contextmanager
 def _client_with(database_url: str, clock, **settings) -> Iterator[TestClient]:
-    ctx = AppContext.build(make_settings(database_url, **settings), clock=clock)
+    ctx = build_context(make_settings(database_url, **settings), clock=clock)
     try:
         with TestClient(create_app(ctx=ctx, run_migrations=False), raise_server_exceptions=False) as client:
             yield client

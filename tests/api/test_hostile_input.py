@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import func, select
 
 from action.models import ActionRow
-from app.limits import MAX_JSON_DEPTH
+from kernel.limits import MAX_JSON_DEPTH
 from concern.models import Concern
 from fact.models import Fact
 

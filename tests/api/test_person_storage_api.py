@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.pagination import encode_cursor
+from kernel.pagination import encode_cursor
 from tests.api.persons_support import assert_error, create_person, person_changed_facts
 
 JSON_HEADERS = {"content-type": "application/json"}

@@ -7,7 +7,8 @@ from datetime import timedelta
 import pytest
 from fastapi.testclient import TestClient
 
-from app.context import AppContext
+from kernel.context import AppContext
+from app.wiring import build_context
 from app.main import create_app
 from tests.api.persons_support import (
     DEFAULT_POLICY,
@@ -60,7 +61,7 @@ def test_omitted_policy_fields_and_timezone_take_their_defaults(client):
 @pytest.fixture
 def new_york_client(database_url, clock):
     """A service whose deployment timezone is not the usual Asia/Shanghai."""
-    context = AppContext.build(make_settings(database_url, timezone="America/New_York"), clock=clock)
+    context = build_context(make_settings(database_url, timezone="America/New_York"), clock=clock)
     with TestClient(create_app(ctx=context, run_migrations=False), headers={"Authorization": f"Bearer {ADMIN_TOKEN}"}) as c:
         yield c
     context.close()

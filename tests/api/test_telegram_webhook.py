@@ -9,7 +9,8 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
-from app.context import AppContext, default_channels
+from app.wiring import build_context, default_channels
+from kernel.context import AppContext
 from app.main import create_app
 from channels.telegram import TelegramChannel
 from fact.models import Fact
@@ -26,7 +27,7 @@ DATE = 1773799200  # 2026-03-18T02:00:00Z
 def build_ctx(database_url: str, clock, **settings: Any) -> AppContext:
     values = {"telegram_webhook_secret": SECRET, "telegram_bot_token": TOKEN, "telegram_bot_username": "deputy_bot", **settings}
     # No Telegram channel unless a test registers one against the fake: nothing may reach api.telegram.org.
-    return AppContext.build(make_settings(database_url, **values), clock=clock, channels=default_channels())
+    return build_context(make_settings(database_url, **values), clock=clock, channels=default_channels())
 
 
 @pytest.fixture

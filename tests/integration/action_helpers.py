@@ -7,7 +7,7 @@ from typing import Any
 from sqlalchemy import select
 
 from action.models import ActionRequest, ActionRow
-from app.context import AppContext
+from kernel.context import AppContext
 from channels.memory import MemoryChannel
 from concern.models import Concern
 from fact.models import Fact

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 from datetime import datetime
 
-from app.context import AppContext
+from kernel.context import AppContext
 from cognitive_core.flows import process_pending
 from perception import service as perception
 from perception.models import InboundMessage

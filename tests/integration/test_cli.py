@@ -12,9 +12,10 @@ from sqlalchemy import inspect
 from typer.testing import CliRunner
 
 from app.cli import cli
-from app.context import AppContext
-from app.db import Database
-from app.ids import ID_PATTERN
+from kernel.context import AppContext
+from app.wiring import build_context
+from kernel.db import Database
+from kernel.ids import ID_PATTERN
 from fact import service as facts
 from person import service as persons
 from person.models import ChannelBindingIn, PersonCreate
@@ -37,7 +38,7 @@ def _cli_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, database_url: str)
 @pytest.fixture
 def live_ctx(database_url: str) -> Iterator[AppContext]:
     """A context on the system clock, like the CLI's own (its `24h` means the last real 24 hours)."""
-    context = AppContext.build(make_settings(database_url))
+    context = build_context(make_settings(database_url))
     yield context
     context.close()
 

@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import create_engine, func, select, text
 from sqlalchemy.exc import DBAPIError
 
-from app.context import AppContext
+from kernel.context import AppContext
 from fact import service
 from fact.models import Fact, FactPersonRef
 

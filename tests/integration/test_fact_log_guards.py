@@ -6,7 +6,7 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
-from app.context import AppContext
+from kernel.context import AppContext
 from fact import service
 from fact.models import Fact
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from action import service
-from app.context import default_channels
+from app.wiring import default_channels
 from app.settings import Settings
 from channels.base import OutboundMessage
 from channels.errors import InvalidRequest, Paced, RateLimited, Transient, Unreachable

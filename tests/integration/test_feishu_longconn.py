@@ -9,7 +9,8 @@ import time
 import pytest
 from sqlalchemy import select
 
-from app.context import AppContext
+from kernel.context import AppContext
+from app.wiring import build_context
 from channels.feishu.longconn import LongConnection, start_long_connection
 from fact.models import Fact
 from tests.conftest import make_settings
@@ -22,7 +23,7 @@ TOKEN = "vtoken"
 @pytest.fixture
 def ctx(database_url, clock):
     """Context with a verification token (plain webhook) and websocket mode credentials."""
-    context = AppContext.build(make_settings(database_url, feishu_verification_token=TOKEN, feishu_app_id=fs.APP_ID,
+    context = build_context(make_settings(database_url, feishu_verification_token=TOKEN, feishu_app_id=fs.APP_ID,
                                              feishu_app_secret=fs.APP_SECRET, feishu_bot_open_id="ou_bot"), clock=clock)
     yield context
     context.close()

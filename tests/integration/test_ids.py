@@ -10,8 +10,8 @@ from zoneinfo import ZoneInfo
 import pytest
 from sqlalchemy import select
 
-from app.db import Database
-from app.ids import IdCounter, allocate
+from kernel.db import Database
+from kernel.ids import IdCounter, allocate
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 NOW = datetime(2026, 3, 18, 2, 0, tzinfo=UTC)  # 10:00 in Shanghai, day 20260318

@@ -22,7 +22,7 @@ from app import migrate
 from tests.conftest import postgres_admin_url
 
 FOUNDATION_TABLES = {"id_counters", "facts", "fact_person_refs", "persons", "channel_bindings"}
-LAYERS = ("app.ids", "fact", "person", "person.bind_codes", "perception", "cognitive_core", "concern", "action", "channels")
+LAYERS = ("kernel.ids", "fact", "person", "person.bind_codes", "perception", "cognitive_core", "concern", "action", "channels")
 
 
 def _model_tables() -> set[str]:

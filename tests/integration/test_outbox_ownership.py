@@ -11,7 +11,8 @@ import redis
 from sqlalchemy import select
 
 from action.models import ActionRow
-from app.context import AppContext
+from kernel.context import AppContext
+from app.wiring import build_context
 from channels.base import OutboundMessage, SendReceipt
 from channels.memory import MemoryChannel
 from cognitive_core import service as decisions
@@ -45,7 +46,7 @@ class RacedChannel(MemoryChannel):
 
 
 def _other_replica(ctx: AppContext) -> AppContext:
-    other = AppContext.build(make_settings(ctx.settings.database_url), clock=ctx.clock)
+    other = build_context(make_settings(ctx.settings.database_url), clock=ctx.clock)
     other.channels.register(MemoryChannel("feishu"))
     other.channels.register(MemoryChannel("telegram"))
     return other

@@ -4,7 +4,8 @@ import time
 
 import redis as redis_lib
 
-from app.context import AppContext
+from kernel.context import AppContext
+from app.wiring import build_context
 from concern.scheduler import SchedulerThread
 from perception import service
 from perception.models import InboundMessage
@@ -22,8 +23,8 @@ def _wait_for(condition, what: str, timeout: float = 20.0) -> None:
 def test_a_signal_recorded_elsewhere_is_processed_by_a_sleeping_replica(ctx, clock, team):
     _, telegram = team
     url = redis_url()
-    sleeper = AppContext.build(make_settings(ctx.settings.database_url, redis_url=url, scheduler_interval="1h"), clock=clock, channels=ctx.channels)
-    recorder = AppContext.build(make_settings(ctx.settings.database_url), clock=clock)
+    sleeper = build_context(make_settings(ctx.settings.database_url, redis_url=url, scheduler_interval="1h"), clock=clock, channels=ctx.channels)
+    recorder = build_context(make_settings(ctx.settings.database_url), clock=clock)
     recorder.redis = redis_lib.Redis.from_url(url)
     thread = SchedulerThread(sleeper)
     thread.start()

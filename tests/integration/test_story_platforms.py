@@ -8,7 +8,8 @@ from fastapi.testclient import TestClient
 
 from action import service
 from action.models import ActionRequest
-from app.context import AppContext
+from kernel.context import AppContext
+from app.wiring import build_context
 from app.main import create_app
 from concern.scheduler import tick
 from tests.conftest import ADMIN_TOKEN, make_settings
@@ -36,7 +37,7 @@ def app_ctx(database_url, clock, platforms):
         feishu_encrypt_key=KEY, feishu_bot_open_id="ou_bot", telegram_bot_token=TOKEN, telegram_api_base=telegram.base_url,
         telegram_webhook_secret=SECRET, telegram_bot_username="deputy_bot",
     )
-    ctx = AppContext.build(settings, clock=clock)
+    ctx = build_context(settings, clock=clock)
     yield ctx
     ctx.close()
 

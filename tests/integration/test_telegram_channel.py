@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import select
 
 from action import service
-from app.context import default_channels
+from app.wiring import default_channels
 from app.settings import Settings
 from channels.base import OutboundMessage
 from channels.dryrun import DryRunChannel

@@ -12,7 +12,8 @@ from pydantic import SecretStr
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
-from app.context import AppContext, default_channels
+from app.wiring import build_context, default_channels
+from kernel.context import AppContext
 from app.main import create_app
 from channels.telegram.polling import TelegramPoller, start_polling
 from fact.models import Fact
@@ -163,7 +164,7 @@ def test_the_backoff_grows_and_is_bounded(ctx, fake):
 def test_polling_starts_only_in_polling_mode_with_a_token(ctx, fake, database_url, clock):
     assert start_polling(ctx) is None
     settings = make_settings(database_url, telegram_mode="polling", telegram_bot_token=TOKEN, telegram_api_base=fake.base_url)
-    polling_ctx = AppContext.build(settings, clock=clock, channels=default_channels())
+    polling_ctx = build_context(settings, clock=clock, channels=default_channels())
     try:
         update = fake.push_message(text="via the app")
         with TestClient(create_app(ctx=polling_ctx, run_migrations=False)):

@@ -8,8 +8,9 @@ from datetime import datetime
 
 from action import service
 from action.models import ActionRequest
-from app.clock import FrozenClock
-from app.context import AppContext
+from kernel.clock import FrozenClock
+from kernel.context import AppContext
+from app.wiring import build_context
 from app.settings import Settings
 from channels.base import ChannelHealth, OutboundMessage, SendReceipt
 from channels.memory import MemoryChannel
@@ -17,7 +18,7 @@ from channels.memory import MemoryChannel
 
 def build_ctx(database_url: str, start_iso: str) -> AppContext:
     """A context like the service's, with in-memory feishu/telegram channels and a frozen clock."""
-    ctx = AppContext.build(Settings(_env_file=None, database_url=database_url), clock=FrozenClock(datetime.fromisoformat(start_iso)))
+    ctx = build_context(Settings(_env_file=None, database_url=database_url), clock=FrozenClock(datetime.fromisoformat(start_iso)))
     ctx.channels.register(MemoryChannel("feishu"))
     ctx.channels.register(MemoryChannel("telegram"))
     return ctx

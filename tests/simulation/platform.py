@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from app.clock import FrozenClock
+from kernel.clock import FrozenClock
 from channels.base import Channel, ChannelHealth, OutboundMessage, SendReceipt
 from channels.errors import RateLimited, Transient, Unreachable
 from channels.telegram import TelegramChannel

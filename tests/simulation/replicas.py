@@ -11,8 +11,9 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from app.clock import FrozenClock
-from app.context import AppContext, UnitOfWork
+from kernel.clock import FrozenClock
+from kernel.context import AppContext, UnitOfWork
+from app.wiring import build_context
 from app.main import create_app
 from app.settings import Settings
 from channels.telegram.pacing import Pacer
@@ -92,7 +93,7 @@ class Replica:
 def start(name: str, settings: Settings, clock: FrozenClock, platform: Platform, scheduler: Scheduler,
           *, generation: int = 1, telegram: FakeTelegram | None = None) -> Replica:
     """A fresh process over the shared database, clock and platform (Telegram over HTTP when `telegram` is given)."""
-    ctx = SimContext.build(settings, clock=clock)
+    ctx = build_context(settings, clock=clock, context_class=SimContext)
     ctx.scheduler = scheduler
     if telegram is not None:
         token = settings.telegram_bot_token.get_secret_value()

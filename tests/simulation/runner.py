@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from app.clock import FrozenClock
+from kernel.clock import FrozenClock
 from app.logging import JsonFormatter
 from app.settings import Settings
 from tests.fakes.telegram_server import TOKEN, FakeTelegram

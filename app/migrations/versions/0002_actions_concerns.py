@@ -8,7 +8,7 @@ Create Date: 2026-11-29
 import sqlalchemy as sa
 from alembic import op
 
-from app.db import UTCDateTime
+from kernel.db import UTCDateTime
 
 revision = "0002"
 down_revision = "0001"

@@ -8,7 +8,7 @@ Create Date: 2026-11-30
 import sqlalchemy as sa
 from alembic import op
 
-from app.db import UTCDateTime
+from kernel.db import UTCDateTime
 
 revision = "0004"
 down_revision = "0003"

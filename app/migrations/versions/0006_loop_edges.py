@@ -17,7 +17,7 @@ Create Date: 2026-11-30
 import sqlalchemy as sa
 from alembic import op
 
-from app.db import UTCDateTime
+from kernel.db import UTCDateTime
 
 revision = "0006"
 down_revision = "0005"

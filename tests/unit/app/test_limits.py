@@ -9,9 +9,10 @@ from zoneinfo import ZoneInfo
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
-from app.api.guards import TooDeep, screen_json, screen_url
-from app.errors import DeputyError, Invalid
-from app.limits import EARLIEST, LATEST, MAX_JSON_DEPTH, SaneInstant, json_too_deep, local_isoformat
+from app.api.guards import screen_url
+from kernel.screening import TooDeep, screen_json
+from kernel.errors import DeputyError, Invalid
+from kernel.limits import EARLIEST, LATEST, MAX_JSON_DEPTH, SaneInstant, json_too_deep, local_isoformat
 
 
 def test_depth_counts_arrays_and_objects_but_not_brackets_inside_strings():

@@ -4,7 +4,7 @@ import logging
 
 import pytest
 
-from app.context import default_channels
+from app.wiring import default_channels
 from app.settings import Settings
 from channels.base import OutboundMessage
 from channels.dryrun import DryRunChannel

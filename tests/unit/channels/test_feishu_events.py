@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from app.api.guards import TooDeep
-from app.errors import Invalid
+from kernel.screening import TooDeep
+from kernel.errors import Invalid
 from channels.feishu import content
 from channels.feishu.crypto import Rejected, decrypt, open_event, signature
 from channels.feishu.events import message_text, to_inbound

@@ -6,7 +6,7 @@ from fastapi import APIRouter, BackgroundTasks
 from fastapi.responses import JSONResponse
 
 from app.api.deps import Admin, Ctx
-from app.errors import Invalid
+from kernel.errors import Invalid
 from fact import service as facts
 from perception import service
 from perception.models import ExternalSignal

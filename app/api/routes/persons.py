@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Query
 
 from app.api.deps import Admin, Ctx, Viewer
-from app.pagination import Page
+from kernel.pagination import Page
 from person import service
 from person.models import ChannelBindingsIn, InteractionPolicy, InteractionPolicyPatch, PersonCreate, PersonOut, PersonUpdate
 

@@ -13,9 +13,9 @@ from sqlalchemy import select
 from action import service as actions
 from action.models import ActionRow
 from app.api.deps import Admin, Ctx, Viewer
-from app.errors import Invalid
-from app.limits import SaneInstant, local_isoformat
-from app.pagination import Page
+from kernel.errors import Invalid
+from kernel.limits import SaneInstant, local_isoformat
+from kernel.pagination import Page
 from cognitive_core import service as decisions
 from cognitive_core.models import DecisionKind
 from concern import flows, outbox, scheduler, service

@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import BaseModel
 from sqlalchemy import and_, or_
 
-from app.errors import Invalid
+from kernel.errors import Invalid
 
 
 class InvalidCursor(ValueError):

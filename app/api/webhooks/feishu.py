@@ -9,7 +9,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 
 from app.api.errors import error_response
-from app.api.guards import screen_json
+from kernel.screening import screen_json
 from channels.feishu.crypto import Rejected, decrypt, open_event
 from channels.feishu.events import ingest
 

@@ -15,8 +15,8 @@ from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
 from app.api.deps import Ctx, Forbidden, Unauthorized
-from app.context import AppContext
-from app.errors import DeputyError, Invalid
+from kernel.context import AppContext
+from kernel.errors import DeputyError, Invalid
 from channels.telegram.inbound import InvalidDate, InvalidUpdate, bot_identity, to_inbound, update_id
 from perception.service import record_message
 

@@ -7,8 +7,8 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from app.api.deps import Ctx, Viewer, parse_instant
-from app.errors import NotFound
-from app.pagination import Page
+from kernel.errors import NotFound
+from kernel.pagination import Page
 from fact import service
 from fact.models import FactOut, FactType
 

@@ -11,8 +11,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from action import service
 from action.models import ActionRecord, ActionRequest, ActionType, Result
 from app.api.deps import Admin, Ctx, Viewer, parse_instant
-from app.errors import NotFound
-from app.pagination import Page
+from kernel.errors import NotFound
+from kernel.pagination import Page
 from cognitive_core import service as decisions
 from cognitive_core.models import DecisionKind
 from concern import outbox, service as queue

@@ -1,0 +1,1 @@
+"""Platform webhooks: each hands what its platform sent to perception."""

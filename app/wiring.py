@@ -1,0 +1,50 @@
+"""The composition root's wiring: the application context built from settings, and the channels it sends through."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.settings import Settings
+from channels.base import ChannelRegistry
+from kernel.clock import Clock, SystemClock
+from kernel.context import AppContext
+from kernel.db import Database
+
+
+def default_channels(settings: Settings | None = None) -> ChannelRegistry:
+    """`internal` with its operations, plus dry-run stand-ins for channels listed in DEPUTY_DRY_RUN_CHANNELS."""
+    from action.operations import register_all
+    from channels.dryrun import DryRunChannel
+    from channels.internal import InternalChannel
+
+    registry = ChannelRegistry([register_all(InternalChannel())])
+    for name in settings.dry_run_channels if settings else []:
+        registry.register(DryRunChannel(name))
+    if settings and settings.telegram_bot_token and "telegram" not in settings.dry_run_channels:
+        from channels.telegram import TelegramChannel
+
+        registry.register(TelegramChannel.from_settings(settings))
+    if settings and settings.feishu_app_id and settings.feishu_app_secret and "feishu" not in settings.dry_run_channels:
+        from channels.feishu import FeishuChannel
+
+        registry.register(FeishuChannel.from_settings(settings))
+    return registry
+
+
+def build_context(settings: Settings, *, clock: Clock | None = None, channels: ChannelRegistry | None = None,
+                  context_class: type[AppContext] = AppContext) -> AppContext:
+    """Create the context from settings (no connections are opened yet)."""
+    redis: Any = None
+    if settings.redis_url:
+        import redis as redis_lib
+
+        redis = redis_lib.Redis.from_url(settings.redis_url, socket_timeout=2, socket_connect_timeout=2)
+    classifier = None
+    if settings.llm_base_url:
+        from cognitive_core.llm import OpenAICompatibleClassifier
+
+        key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
+        classifier = OpenAICompatibleClassifier(settings.llm_base_url, api_key=key, model=settings.llm_model,
+                                                timeout=settings.llm_timeout.total_seconds())
+    return context_class(settings=settings, db=Database(settings.database_url), clock=clock or SystemClock(), redis=redis,
+                         channels=channels or default_channels(settings), classifier=classifier)

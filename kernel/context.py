@@ -1,0 +1,81 @@
+"""The running service's shared parts and the unit of work every use case runs in."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol
+from zoneinfo import ZoneInfo
+
+from sqlmodel import Session
+
+from kernel.clock import Clock, SystemClock
+from kernel.db import Database
+
+
+class Senders(Protocol):
+    """The outbound channels by name (the composition root fills it from the channel plugins)."""
+
+    def get(self, name: str) -> Any: ...
+
+    def names(self) -> list[str]: ...
+
+    def close(self) -> None: ...
+
+
+@dataclass
+class UnitOfWork:
+    """One transaction plus the one instant and actor the use case runs under."""
+
+    session: Session
+    now: datetime
+    tz: ZoneInfo
+    actor: str
+    settings: Any  # the service's Settings (app.settings), read by attribute
+
+    @property
+    def postgres(self) -> bool:
+        """True on PostgreSQL (row locks, SKIP LOCKED, advisory locks); SQLite has one writer at a time instead."""
+        return self.session.get_bind().dialect.name == "postgresql"
+
+
+@dataclass
+class AppContext:
+    """Settings, database, clock, optional Redis and the channels: built once per process by the composition root."""
+
+    settings: Any
+    db: Database
+    channels: Senders
+    clock: Clock = field(default_factory=SystemClock)
+    redis: Any = None
+    # Called (with this context) after a signal fact is durable: the composition root's processor subscribes here.
+    signal_listeners: list[Callable[["AppContext"], None]] = field(default_factory=list)
+    classifier: Any = None  # optional LLM classifier (cognitive_core.llm), off unless DEPUTY_LLM_BASE_URL is set
+
+    @contextmanager
+    def uow(self, *, actor: str = "system") -> Iterator[UnitOfWork]:
+        """A write transaction: commits when the block ends, rolls back on error."""
+        with self.db.write() as session:
+            yield UnitOfWork(session=session, now=self.clock.now(), tz=self.settings.tz, actor=actor, settings=self.settings)
+
+    @contextmanager
+    def reader(self) -> Iterator[UnitOfWork]:
+        """A read-only transaction with the same shape as a unit of work."""
+        with self.db.read() as session:
+            yield UnitOfWork(session=session, now=self.clock.now(), tz=self.settings.tz, actor="reader", settings=self.settings)
+
+    def signal_recorded(self) -> None:
+        """Tell subscribers that new signal facts wait in the inbox."""
+        for listener in list(self.signal_listeners):
+            listener(self)
+
+    def close(self) -> None:
+        """Release connections."""
+        self.channels.close()
+        if self.classifier is not None:
+            self.classifier.close()
+        self.db.dispose()
+        if self.redis is not None:
+            self.redis.close()
