@@ -28,6 +28,8 @@ from person.rules import local_day_bounds
 
 log = logging.getLogger("deputy.action")
 Guard = Callable[[UnitOfWork], str | None]
+# The concern layer's word on the loop an action belongs to, asked inside the reserving transaction.
+ConcernStateOf = Callable[[UnitOfWork], "rules.ConcernState | None"]
 
 
 @dataclass(frozen=True)
@@ -93,7 +95,8 @@ def _existing(uow: UnitOfWork, row: Any, request: ActionRequest, guard: Guard | 
     return Reservation(row.action_id, target.locale if target else "zh", route, tuple(row.result_detail.get("attempts", [])))
 
 
-def reserve(ctx: AppContext, request: ActionRequest, actor: str, guard: Guard | None = None) -> Any:
+def reserve(ctx: AppContext, request: ActionRequest, actor: str, guard: Guard | None = None,
+            concern_state: ConcernStateOf | None = None) -> Any:
     """Check the layers and, if allowed, reserve a pending row: one transaction under the person's lock."""
     with ctx.uow(actor=actor) as uow:
         ledger.lock_person(uow, person_id=request.target_person_id)
@@ -107,7 +110,7 @@ def reserve(ctx: AppContext, request: ActionRequest, actor: str, guard: Guard | 
             detail = {"error": error, "reason": f"person {request.target_person_id} cannot be contacted ({error})", "attempts": []}
             return to_record(new_row(uow, request, channel="internal", result=Result.failed, detail=detail), tz=uow.tz)
         policy, tz = InteractionPolicy.model_validate(person.interaction_policy), ZoneInfo(person.timezone)
-        snapshot = _snapshot(ctx, uow, request, policy, tz)
+        snapshot = _snapshot(ctx, uow, request, policy, tz, concern_state(uow) if concern_state else None)
         route = routing.candidates(ledger.bindings(uow, person_id=request.target_person_id), preferred=policy.preferred_channel,
                                    origin=request.origin_channel, reply=request.reactive)
         first_channel = route[0].channel if route else (policy.preferred_channel or "internal")
@@ -124,13 +127,15 @@ def reserve(ctx: AppContext, request: ActionRequest, actor: str, guard: Guard | 
         return Reservation(pending.action_id, person.locale, [(b.channel, b.external_user_id, b.chat_id) for b in route])
 
 
-def _snapshot(ctx: AppContext, uow: UnitOfWork, request: ActionRequest, policy: InteractionPolicy, tz: ZoneInfo) -> rules.Snapshot:
+def _snapshot(ctx: AppContext, uow: UnitOfWork, request: ActionRequest, policy: InteractionPolicy, tz: ZoneInfo,
+              state: rules.ConcernState | None) -> rules.Snapshot:
     """Everything the four layers read, in the reserving transaction."""
-    person_id, limits = request.target_person_id, limits_from(ctx)
+    person_id, limits = request.target_person_id, limits_from(ctx.settings)
     start, end = local_day_bounds(uow.now, tz)
     concern = None
     if request.concern_id and request.action_type == "send_message":
-        concern = ledger.concern_view(uow, concern_id=request.concern_id, person_id=person_id, limits=limits, now=uow.now)
+        concern = ledger.concern_view(uow, concern_id=request.concern_id, person_id=person_id, state=state, limits=limits,
+                                      now=uow.now)
     last_notice = None
     if request.action_type == "notify" and not request.reactive:
         ntype = request.notification_type or "default"
@@ -144,9 +149,9 @@ def _snapshot(ctx: AppContext, uow: UnitOfWork, request: ActionRequest, policy: 
     )
 
 
-def limits_from(ctx: AppContext) -> rules.Limits:
+def limits_from(settings: Any) -> rules.Limits:
     """The layers' limits from settings."""
-    s = ctx.settings
+    s = settings
     return rules.Limits(max_active_concerns=s.max_active_concerns, max_active_concerns_per_person=s.max_active_concerns_per_person,
                         concern_contact_limit=s.concern_contact_limit, concern_contact_window=s.concern_contact_window,
                         follow_up_schedule=s.follow_up_schedule, cooldowns=s.notification_cooldowns)

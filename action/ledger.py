@@ -8,9 +8,8 @@ from typing import Any
 from sqlalchemy import Row, bindparam, func, insert, select, text, update
 
 from action.models import ActionRow, ActionType, Result, counts
-from action.rules import ConcernView, Limits
+from action.rules import ConcernState, ConcernView, Limits
 from kernel.context import UnitOfWork
-from concern.models import ACTIVE_STATES, Concern
 from person.models import ChannelBinding, Person
 
 A = ActionRow.__table__.c
@@ -86,22 +85,12 @@ def last_notification_at(uow: UnitOfWork, *, person_id: str, notification_type: 
     return uow.session.execute(_LAST_CONCERN_NOTICE, {**params, "concern_id": concern_id}).scalar_one()
 
 
-def concern_view(uow: UnitOfWork, *, concern_id: str, person_id: str, limits: Limits, now: datetime) -> ConcernView | None:
-    """L2/L3 inputs for an action tied to `concern_id`, or None if the concern does not exist."""
-    concern = uow.session.get(Concern, concern_id)
-    if concern is None:
-        return None
+def concern_view(uow: UnitOfWork, *, concern_id: str, person_id: str, state: ConcernState | None, limits: Limits,
+                 now: datetime) -> ConcernView:
+    """L2/L3 inputs for an action tied to `concern_id`: the concern layer's state and this ledger's contacts."""
     contacts = list(uow.session.scalars(_CONTACTS, {"concern_id": concern_id, "person_id": person_id}))
-    active = select(func.count()).select_from(Concern).where(Concern.state.in_(ACTIVE_STATES), Concern.concern_id != concern_id)
-    return ConcernView(
-        concern_id=concern_id,
-        priority=concern.priority,
-        follow_up_count=concern.follow_up_count,
-        last_contact_at=contacts[-1] if contacts else None,
-        contacts_in_window=tuple(t for t in contacts if t > now - limits.concern_contact_window),
-        active_global=uow.session.scalar(active) or 0,
-        active_for_person=uow.session.scalar(active.where(Concern.target_person_id == concern.target_person_id)) or 0,
-    )
+    return ConcernView(concern_id=concern_id, state=state, last_contact_at=contacts[-1] if contacts else None,
+                       contacts_in_window=tuple(t for t in contacts if t > now - limits.concern_contact_window))
 
 
 def by_request_key(uow: UnitOfWork, *, request_key: str) -> Row | None:

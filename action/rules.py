@@ -34,16 +34,23 @@ def _block(code: str, reason: str, not_before: datetime | None = None) -> Verdic
 
 
 @dataclass(frozen=True)
+class ConcernState:
+    """What the concern layer says about the loop an action belongs to: L2's inputs."""
+
+    priority: str
+    follow_up_count: int = 0
+    active_global: int = 0  # active concerns other than this one
+    active_for_person: int = 0  # active concerns other than this one waiting on the same person
+
+
+@dataclass(frozen=True)
 class ConcernView:
-    """What L2/L3 need to know about the concern an action belongs to."""
+    """What L2 and L3 read about that loop: the concern layer's state (when given) and the ledger's contacts."""
 
     concern_id: str
-    priority: str
-    follow_up_count: int
-    last_contact_at: datetime | None
+    state: ConcernState | None = None
+    last_contact_at: datetime | None = None
     contacts_in_window: tuple[datetime, ...] = ()  # this concern → this person, oldest first
-    active_global: int = 0  # active concerns other than this one
-    active_for_person: int = 0
 
 
 @dataclass(frozen=True)
@@ -109,26 +116,30 @@ def layer1_person_policy(s: Snapshot) -> Verdict:
     return ALLOW
 
 
-def layer2_concern_limits(s: Snapshot) -> Verdict:
-    """L2 concern business limits: active concerns globally and per person; follow-up interval."""
+def layer2_concern_limits(state: ConcernState, limits: Limits) -> Verdict:
+    """L2 concern business limits on opening a loop: active concerns globally and per person."""
+    if state.active_global >= limits.max_active_concerns:
+        return _block("L2:global_concern_limit",
+                      f"{state.active_global} active concerns reach the global limit of {limits.max_active_concerns}")
+    if state.active_for_person >= limits.max_active_concerns_per_person:
+        return _block("L2:person_concern_limit", f"{state.active_for_person} active concerns already wait on this person "
+                                                 f"(limit {limits.max_active_concerns_per_person})")
+    return ALLOW
+
+
+def layer2_follow_up_interval(s: Snapshot) -> Verdict:
+    """L2 on a follow-up: not before its interval, and none once the schedule says escalate."""
     c, lim = s.concern, s.limits
-    assert c is not None
-    if c.active_global >= lim.max_active_concerns:
-        return _block("L2:global_concern_limit", f"{c.active_global} active concerns reach the global limit of {lim.max_active_concerns}")
-    if c.active_for_person >= lim.max_active_concerns_per_person:
-        return _block(
-            "L2:person_concern_limit",
-            f"{c.active_for_person} active concerns already wait on this person (limit {lim.max_active_concerns_per_person})",
-        )
-    if s.follow_up:
-        waits = lim.follow_up_schedule.get(c.priority, [])
-        # The last entry of a schedule is the wait before escalating, not a follow-up.
-        if c.follow_up_count >= len(waits) - 1:
-            return _block("L2:follow_up_interval", f"the {c.priority} follow-up schedule is exhausted: escalate instead")
-        if c.last_contact_at is not None:
-            due = c.last_contact_at + waits[c.follow_up_count]
-            if s.now < due:
-                return _block("L2:follow_up_interval", f"follow-up {c.follow_up_count + 1} is not due before {due.astimezone(s.tz).isoformat()}", due)
+    assert c is not None and c.state is not None
+    waits = lim.follow_up_schedule.get(c.state.priority, [])
+    # The last entry of a schedule is the wait before escalating, not a follow-up.
+    if c.state.follow_up_count >= len(waits) - 1:
+        return _block("L2:follow_up_interval", f"the {c.state.priority} follow-up schedule is exhausted: escalate instead")
+    if c.last_contact_at is not None:
+        due = c.last_contact_at + waits[c.state.follow_up_count]
+        if s.now < due:
+            return _block("L2:follow_up_interval",
+                          f"follow-up {c.state.follow_up_count + 1} is not due before {due.astimezone(s.tz).isoformat()}", due)
     return ALLOW
 
 
@@ -159,12 +170,18 @@ def layer4_cooldown(s: Snapshot) -> Verdict:
 
 
 def applicable_layers(s: Snapshot) -> list:
-    """The layers that apply to this action (SPEC §4.2 table; reactive replies skip L1 and L4)."""
+    """The layers that apply to this action (SPEC §4.2 table; reactive replies skip L1 and L4).
+
+    L2's active-concern limits apply when a loop is opened (`layer2_concern_limits`, asked by the concern
+    engine before it queues the question); the follow-up interval applies to each follow-up.
+    """
     layers = []
     if s.action_type in PROACTIVE_TYPES and not s.reactive:
         layers.append(layer1_person_policy)
     if s.action_type == ActionType.send_message and s.concern is not None:
-        layers += [layer2_concern_limits, layer3_contact_limit]
+        if s.follow_up and s.concern.state is not None:
+            layers.append(layer2_follow_up_interval)
+        layers.append(layer3_contact_limit)
     if s.action_type == ActionType.notify and not s.reactive:
         layers.append(layer4_cooldown)
     return layers

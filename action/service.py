@@ -7,8 +7,9 @@ from datetime import datetime, timedelta
 from prometheus_client import Counter
 from sqlalchemy import select, update
 
-from action import execution, ledger
-from action.execution import Guard, Reservation, limits_from, to_record
+from action import execution, ledger, rules
+from action.execution import ConcernStateOf, Guard, Reservation, limits_from, to_record
+from action.rules import ConcernState
 from action.models import INTERNAL, ActionRecord, ActionRequest, ActionRow, Outcome, Result
 from kernel.context import AppContext, UnitOfWork
 from kernel.metrics import PROCESS_REGISTRY
@@ -17,20 +18,23 @@ from channels.errors import ChannelError
 
 ACTIONS = Counter("deputy_actions_total", "Executed actions by type and result", ["action_type", "result", "blocked_by"],
                   registry=PROCESS_REGISTRY)
-__all__ = ["execute", "execute_guarded", "recover_interrupted", "get", "get_by_request_key", "list_", "to_record", "limits_from"]
+__all__ = ["execute", "execute_guarded", "admit", "recover_interrupted", "get", "get_by_request_key", "list_", "to_record",
+           "limits_from"]
 
 
-def execute(ctx: AppContext, *, request: ActionRequest, actor: str = "system") -> ActionRecord:
+def execute(ctx: AppContext, *, request: ActionRequest, actor: str = "system", concern_state: ConcernStateOf | None = None) -> ActionRecord:
     """Run one action through the layers and channels; the Action record (pending while a paced send waits)."""
-    outcome = execute_guarded(ctx, request=request, actor=actor)
+    outcome = execute_guarded(ctx, request=request, actor=actor, concern_state=concern_state)
     if isinstance(outcome, ActionRecord):
         return outcome
     with ctx.reader() as uow:
         return to_record(ledger.by_action_id(uow, action_id=outcome.action_id), tz=uow.tz)
 
 
-def execute_guarded(ctx: AppContext, *, request: ActionRequest, guard: Guard | None = None, actor: str = "system") -> Outcome:
-    """Like `execute`, but `guard(uow)` runs inside the reserving transaction and may cancel the action.
+def execute_guarded(ctx: AppContext, *, request: ActionRequest, guard: Guard | None = None, actor: str = "system",
+                    concern_state: ConcernStateOf | None = None) -> Outcome:
+    """Like `execute`, but `guard(uow)` runs inside the reserving transaction and may cancel the action, and
+    `concern_state(uow)` gives L2 the loop's state (the concern engine supplies both; action knows no concerns).
 
     A request whose action is already pending comes back as `InFlight` (someone else is sending it) or
     `Deferred` (waiting for a pacing slot): never as a result.
@@ -38,11 +42,26 @@ def execute_guarded(ctx: AppContext, *, request: ActionRequest, guard: Guard | N
     if request.action_type in INTERNAL:
         outcome: Outcome = _execute_internal(ctx, request, actor)
     else:
-        reserved = execution.reserve(ctx, request, actor, guard)
+        reserved = execution.reserve(ctx, request, actor, guard, concern_state)
         outcome = _send(ctx, request, reserved, actor) if isinstance(reserved, Reservation) else reserved
     if isinstance(outcome, ActionRecord) and outcome.result != Result.pending:
         ACTIONS.labels(outcome.action_type, outcome.result, outcome.result_detail.get("blocked_by", "")).inc()
     return outcome
+
+
+def admit(uow: UnitOfWork, *, request: ActionRequest, state: ConcernState) -> ActionRecord | None:
+    """L2 on opening a loop, evaluated once, here: None when it may open, else the blocked question, recorded.
+
+    Runs in the caller's transaction (the one that would create the concern), so the refusal and the
+    decision that asked are recorded together.
+    """
+    verdict = rules.layer2_concern_limits(state, limits_from(uow.settings))
+    if verdict.allowed:
+        return None
+    detail = {"blocked_by": verdict.blocked_by, "reason": verdict.reason}
+    row = execution.new_row(uow, request, channel="internal", result=Result.blocked, detail=detail)
+    ACTIONS.labels(row.action_type, row.result, verdict.blocked_by).inc()
+    return to_record(row, tz=uow.tz)
 
 
 def _send(ctx: AppContext, request: ActionRequest, reserved: Reservation, actor: str) -> Outcome:

@@ -7,9 +7,8 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from action.service import recover_interrupted
-from app.api.routes.actions import router as actions_router
 from app import migrate
+from app.api.routes.actions import router as actions_router
 from app.api import errors, guards
 from app.api.health import router as health_router
 from kernel.clock import Clock
@@ -21,8 +20,7 @@ from channels.feishu.longconn import start_long_connection
 from app.api.webhooks.feishu import router as feishu_router
 from channels.telegram import polling as telegram_polling
 from app.api.webhooks.telegram import router as telegram_router
-from cognitive_core.flows import process_pending
-from concern.scheduler import SchedulerThread
+from app.pipeline import Processor
 from app.api.routes.concerns import router as concerns_router
 from app.api.routes.facts import router as facts_router
 from app.api.routes.signals import router as signals_router
@@ -40,13 +38,10 @@ def create_app(settings: Settings | None = None, *, ctx: AppContext | None = Non
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if run_migrations:
             migrate.upgrade(ctx.settings.database_url)
-        # A pending action left by a crash is finalised as interrupted, never re-sent.
-        recover_interrupted(ctx, older_than=ctx.settings.action_pending_timeout)
-        # Signals recorded before a crash are processed now; none is lost, none processed twice.
-        process_pending(ctx)
-        ticker = SchedulerThread(ctx) if ctx.settings.scheduler_enabled else None
-        if ticker is not None:
-            ticker.start()
+        # A pending action left by a crash is finalised as interrupted, never re-sent; signals recorded before
+        # a crash are processed now, none lost, none processed twice; then the processor takes over.
+        processor.run_now()
+        processor.start()
         telegram_poller = telegram_polling.start_polling(ctx)
         feishu_connection = start_long_connection(ctx)
         yield
@@ -54,15 +49,17 @@ def create_app(settings: Settings | None = None, *, ctx: AppContext | None = Non
             telegram_poller.stop()
         if feishu_connection is not None:
             feishu_connection.stop()
-        if ticker is not None:
-            ticker.stop()
+        processor.stop()
         if owns_ctx:
             ctx.close()
 
     app = FastAPI(title="Deputy", version="0.1.0", lifespan=lifespan)
     app.state.ctx = ctx
-    if process_pending not in ctx.signal_listeners:
-        ctx.signal_listeners.append(process_pending)
+    processor = Processor(ctx, threaded=ctx.settings.scheduler_enabled)
+    app.state.processor = processor
+    # One processor per process: a recorded signal wakes this app's (an earlier app's over the same context is gone).
+    ctx.signal_listeners[:] = [w for w in ctx.signal_listeners if not isinstance(getattr(w, "__self__", None), Processor)]
+    ctx.signal_listeners.append(processor.wake)
     app.state.metrics = Metrics()
     errors.install(app)
     app.add_middleware(guards.InputGuardMiddleware)  # inside the body limit: it buffers at most max_body_bytes

@@ -13,9 +13,10 @@ from action.ledger import contact_times
 from action.models import ActionRequest
 from kernel.context import AppContext, UnitOfWork
 from kernel.errors import Conflict, DeputyError, Forbidden, NotFound
-from cognitive_core import rules, service as decisions, summaries
-from cognitive_core.models import DecisionKind
-from concern import flows as concerns, messages, outbox, reasons, replies, service as concern_service
+from cognitive_core import rules, summaries
+from fact import decisions
+from fact.decisions import DecisionKind
+from concern import flows as concerns, messages, reasons, replies, service as concern_service
 from fact import service as facts
 from perception.models import InboxEntry
 from person import bind_codes, service as persons
@@ -90,7 +91,7 @@ def _claim(uow: UnitOfWork) -> InboxEntry | None:
 
 
 def process_pending(ctx: AppContext, *, limit: int = 200) -> int:
-    """Process waiting signal facts one transaction each (a crash re-processes only the unfinished one), then drain."""
+    """Process waiting signal facts one transaction each (a crash re-processes only the unfinished one)."""
     done = 0
     while done < limit:
         claimed: list[str] = []
@@ -108,7 +109,6 @@ def process_pending(ctx: AppContext, *, limit: int = 200) -> int:
             log.exception("signal %s could not be processed", claimed[0])
             _quarantine(ctx, claimed[0], exc)
         done += 1
-    outbox.drain(ctx)
     return done
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from cognitive_core.models import DecisionKind
+from fact.decisions import DecisionKind
 from cognitive_core.parsing import Intent, is_acknowledgement, keyword_command, parse, slash_command, strip_bot_mention
 
 RISK_KEYWORDS = (

@@ -7,20 +7,24 @@ every active concern keeps a timer: the next step of its schedule, its expiry, o
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from action.ledger import contact_times
+from action import service as actions
 from action.models import ActionRequest
-from kernel.context import UnitOfWork
+from action.rules import ConcernState
+from kernel.context import AppContext, UnitOfWork
 from kernel.errors import Conflict, Forbidden
-from cognitive_core import service as decisions
-from cognitive_core.models import DecisionKind
+from fact import decisions
+from fact.decisions import DecisionKind
 from concern import messages, service
 from concern.models import ACTIVE_STATES, Concern
 from concern.rules import next_step
 from person import service as persons
 
 OUTCOME = "outcome"  # the purpose of every loop-outcome notice and closure notice
+OWNED_LEASE = timedelta(seconds=60)  # a question queued already owned by the request that runs it (the outbox's lease)
 
 
 def _person(uow: UnitOfWork, person_id: str):
@@ -44,6 +48,13 @@ def notice(uow: UnitOfWork, c: Concern, *, to: str, key: str, template: str, rea
     return service.enqueue(uow, request=request, purpose=OUTCOME, concern=c)
 
 
+def _asking(asker: Any, target: Any, question: str, kind: str) -> str:
+    """The question as the target reads it."""
+    if kind == "risk":
+        return messages.risk_question(asker.display_name, question, target.locale)
+    return messages.question(asker.display_name, question, target.locale)
+
+
 def send_request(uow: UnitOfWork, c: Concern, *, purpose: str, decision_ref: str, attempt: str) -> ActionRequest:
     """The send_message that asks (or re-asks) the target, in the target's language."""
     target, asker = _person(uow, c.target_person_id), _person(uow, c.originator_id)
@@ -51,10 +62,8 @@ def send_request(uow: UnitOfWork, c: Concern, *, purpose: str, decision_ref: str
     if purpose == "follow_up":
         first, _ = contact_times(uow, concern_id=c.concern_id, person_id=c.target_person_id)
         text = messages.follow_up(asker.display_name, c.question, first or c.created_at, uow.now, tz, target.locale)
-    elif c.kind == "risk":
-        text = messages.risk_question(asker.display_name, c.question, target.locale)
     else:
-        text = messages.question(asker.display_name, c.question, target.locale)
+        text = _asking(asker, target, c.question, c.kind)
     return ActionRequest(
         action_type="send_message", decision_ref=decision_ref, target_person_id=c.target_person_id, text=text, priority=c.priority,
         concern_id=c.concern_id, follow_up=purpose == "follow_up", origin_channel=c.origin_channel,
@@ -88,16 +97,25 @@ def _escalate(uow: UnitOfWork, c: Concern, *, decision_id: str) -> None:
 
 
 def raise_(uow: UnitOfWork, *, originator_id: str, target_person_id: str, question: str, priority: str, decision_id: str,
-           deadline: datetime | None = None, origin_channel: str | None = None, kind: str = "ask", source_fact_id: str | None = None) -> Concern | str:
-    """Create a concern and queue its question; returns the refusing L2 code instead when the limits are full."""
+           deadline: datetime | None = None, origin_channel: str | None = None, kind: str = "ask", source_fact_id: str | None = None,
+           claimed_by: str | None = None) -> Concern | str:
+    """Create a concern and queue its question; returns the refusing L2 code instead when the limits are full.
+
+    L2 is the action layer's to evaluate: it is asked once, here, whether the question may open a loop, and
+    records a refusal as the blocked question.
+    """
     total, for_person = service.active_counts(uow, target_person_id=target_person_id)
-    if total >= uow.settings.max_active_concerns:
-        return "L2:global_concern_limit"
-    if for_person >= uow.settings.max_active_concerns_per_person:
-        return "L2:person_concern_limit"
+    asker, target = _person(uow, originator_id), _person(uow, target_person_id)
+    question_ = ActionRequest(action_type="send_message", decision_ref=decision_id, target_person_id=target_person_id,
+                              text=_asking(asker, target, question, kind), priority=priority, origin_channel=origin_channel)
+    refusal = actions.admit(uow, request=question_, state=ConcernState(priority=priority, active_global=total,
+                                                                         active_for_person=for_person))
+    if refusal is not None:
+        return refusal.result_detail["blocked_by"]
     c = service.create(uow, originator_id=originator_id, target_person_id=target_person_id, question=question, priority=priority,
                        causation_id=decision_id, deadline=deadline, origin_channel=origin_channel, kind=kind, source_fact_id=source_fact_id)
-    service.enqueue(uow, request=send_request(uow, c, purpose="question", decision_ref=c.concern_id, attempt="1"), purpose="question", concern=c)
+    request = send_request(uow, c, purpose="question", decision_ref=c.concern_id, attempt="1")
+    service.enqueue(uow, request=request, purpose="question", concern=c, claimed_by=claimed_by, lease=OWNED_LEASE if claimed_by else timedelta(0))
     return c
 
 
@@ -189,6 +207,16 @@ def _redeliver(uow: UnitOfWork, c: Concern) -> None:
         base, _, tries = p["request"]["request_key"].partition("#")
         request = ActionRequest.model_validate({**p["request"], "request_key": f"{base}#{int(tries or 1) + 1}"})
         service.enqueue(uow, request=request, purpose=p["purpose"], concern=c)
+
+
+def fire_due(ctx: AppContext, *, limit: int = 100) -> int:
+    """Fire every due timer (claimed with SKIP LOCKED, so replicas share the work); returns how many fired."""
+    fired = 0
+    with ctx.uow(actor="scheduler") as uow:
+        for concern in service.claim_due(uow, now=uow.now, limit=limit):
+            fire(uow, concern)
+            fired += 1
+    return fired
 
 
 def fire(uow: UnitOfWork, c: Concern) -> None:

@@ -17,7 +17,7 @@ from datetime import timedelta
 from action import service as actions
 from action.models import ActionRecord, ActionRequest, Deferred, InFlight, Outcome
 from kernel.context import AppContext, UnitOfWork
-from concern import results, service
+from concern import flows, results, service
 from concern.models import ACTIVE_STATES, OutboxEntry
 from fact import service as facts
 
@@ -25,7 +25,7 @@ log = logging.getLogger("deputy.concern.outbox")
 # Decided for one version of a concern (a timer, a raise): a newer version (a reply, a cancel) supersedes them.
 VERSIONED = {"question", "follow_up", "escalation"}
 # Longer than any send can take (channel timeouts are far shorter); a dead owner's entry is free after it.
-LEASE = timedelta(seconds=60)
+LEASE = flows.OWNED_LEASE
 
 
 def owner_token() -> str:
@@ -80,7 +80,8 @@ def run(ctx: AppContext, entry: OutboxEntry) -> Outcome:
     """Execute one claimed entry (idempotent by request_key) and apply its result exactly once."""
     request = ActionRequest.model_validate(entry.request)
     guard = _guard(entry) if entry.purpose in VERSIONED and entry.concern_id else None
-    outcome = actions.execute_guarded(ctx, request=request, guard=guard, actor="concern")
+    state = (lambda uow: service.state_of(uow, concern_id=entry.concern_id)) if request.action_type == "send_message" and entry.concern_id else None
+    outcome = actions.execute_guarded(ctx, request=request, guard=guard, actor="concern", concern_state=state)
     if isinstance(outcome, InFlight):  # someone else's send: its owner applies the result
         return outcome
     if isinstance(outcome, Deferred):  # our own pacing: back to the queue until the slot

@@ -10,6 +10,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from action.models import ActionRequest
+from action.rules import ConcernState
 from kernel.context import UnitOfWork
 from kernel.errors import Invalid, NotFound
 from kernel.ids import allocate
@@ -114,10 +115,22 @@ def get_or_404(uow: UnitOfWork, *, concern_id: str) -> Concern:
     return concern
 
 
-def active_counts(uow: UnitOfWork, *, target_person_id: str) -> tuple[int, int]:
-    """(active concerns overall, active concerns waiting on this person)."""
+def active_counts(uow: UnitOfWork, *, target_person_id: str, excluding: str | None = None) -> tuple[int, int]:
+    """(active concerns overall, active concerns waiting on this person), leaving out `excluding`."""
     base = select(func.count()).select_from(Concern).where(Concern.state.in_(ACTIVE_STATES))
+    if excluding is not None:
+        base = base.where(Concern.concern_id != excluding)
     return uow.session.scalar(base) or 0, uow.session.scalar(base.where(Concern.target_person_id == target_person_id)) or 0
+
+
+def state_of(uow: UnitOfWork, *, concern_id: str) -> ConcernState | None:
+    """What the action layer's L2 reads about a loop (None when it does not exist)."""
+    concern = uow.session.get(Concern, concern_id)
+    if concern is None:
+        return None
+    total, for_person = active_counts(uow, target_person_id=concern.target_person_id, excluding=concern_id)
+    return ConcernState(priority=concern.priority, follow_up_count=concern.follow_up_count, active_global=total,
+                        active_for_person=for_person)
 
 
 def waiting_on(uow: UnitOfWork, *, person_id: str) -> list[Concern]:

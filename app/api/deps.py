@@ -9,6 +9,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
+from app.pipeline import Processor
 from kernel.context import AppContext
 from kernel.errors import Forbidden, Invalid, Unauthorized
 from kernel.limits import RANGE_TEXT, in_range
@@ -29,6 +30,14 @@ def get_ctx(request: Request) -> AppContext:
 
 
 Ctx = Annotated[AppContext, Depends(get_ctx)]
+
+
+def get_processor(request: Request) -> Processor:
+    """The process's pipeline processor (woken after writes, run at once by the tick endpoint)."""
+    return request.app.state.processor
+
+
+Pipeline = Annotated[Processor, Depends(get_processor)]
 
 
 def authenticate(request: Request, ctx: Ctx) -> Caller:

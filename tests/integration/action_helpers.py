@@ -48,6 +48,25 @@ def add_concern(ctx: AppContext, concern_id: str, *, target: str = "p_zhangsan",
         ))
 
 
+def state_of(concern_id: str):
+    """The concern layer's L2 inputs for `concern_id`, as the concern outbox hands them to the action layer."""
+    from concern import service as concerns
+
+    return lambda uow: concerns.state_of(uow, concern_id=concern_id)
+
+
+def opening(ctx: AppContext, concern_id: str, person_id: str = "p_zhangsan"):
+    """Ask the action layer whether a new loop on `person_id` may open (L2), as raising a concern does."""
+    from action import service
+    from action.rules import ConcernState
+    from concern import service as concerns
+
+    with ctx.uow() as uow:
+        total, for_person = concerns.active_counts(uow, target_person_id=person_id, excluding=concern_id)
+        return service.admit(uow, request=ask(concern_id, person_id), state=ConcernState("P1", active_global=total,
+                                                                                          active_for_person=for_person))
+
+
 def notify(person_id: str = "p_zhangsan", **kw: Any) -> ActionRequest:
     """A notify request with a decision ref."""
     return ActionRequest(**{"action_type": "notify", "decision_ref": "dec_20260318_001", "target_person_id": person_id, "text": "明早10点开会", **kw})

@@ -8,7 +8,9 @@ from pydantic import ValidationError
 from action import service
 from action.models import RECORD_FIELDS, ActionRequest
 from channels.errors import InvalidRequest, RateLimited, Transient, Unreachable
-from tests.integration.action_helpers import action_facts, action_rows, add_concern, add_memory_channels, add_person, ask, notify
+from tests.integration.action_helpers import (
+    action_facts, action_rows, add_concern, add_memory_channels, add_person, ask, notify, opening, state_of,
+)
 
 
 @pytest.fixture
@@ -131,10 +133,10 @@ def test_concern_follow_up_limits_run_against_the_ledger(ctx, chans, clock):
     add_person(ctx)
     add_concern(ctx, "con_20260318_001")
     assert service.execute(ctx, request=ask("con_20260318_001")).result == "success"
-    early = service.execute(ctx, request=ask("con_20260318_001", follow_up=True))
+    early = service.execute(ctx, request=ask("con_20260318_001", follow_up=True), concern_state=state_of("con_20260318_001"))
     assert early.result_detail["blocked_by"] == "L2:follow_up_interval"
     clock.advance(timedelta(hours=4))
-    assert service.execute(ctx, request=ask("con_20260318_001", follow_up=True)).result == "success"
+    assert service.execute(ctx, request=ask("con_20260318_001", follow_up=True), concern_state=state_of("con_20260318_001")).result == "success"
     third = service.execute(ctx, request=ask("con_20260318_001"))
     assert third.result_detail["blocked_by"] == "L3:concern_contact_limit"
 
@@ -143,9 +145,8 @@ def test_five_other_active_concerns_on_the_person_block_a_sixth(ctx, chans):
     add_person(ctx)
     for i in range(5):
         add_concern(ctx, f"con_20260318_00{i + 1}")
-    add_concern(ctx, "con_20260318_006")
-    record = service.execute(ctx, request=ask("con_20260318_006"))
-    assert record.result_detail["blocked_by"] == "L2:person_concern_limit"
+    record = opening(ctx, "con_20260318_006")
+    assert record.result == "blocked" and record.result_detail["blocked_by"] == "L2:person_concern_limit"
 
 
 def test_resolved_concerns_do_not_count_towards_the_limits(ctx, chans):
@@ -153,8 +154,7 @@ def test_resolved_concerns_do_not_count_towards_the_limits(ctx, chans):
     for i in range(4):
         add_concern(ctx, f"con_20260318_00{i + 1}")
     add_concern(ctx, "con_20260318_005", state="resolved")
-    add_concern(ctx, "con_20260318_006")
-    assert service.execute(ctx, request=ask("con_20260318_006")).result == "success"
+    assert opening(ctx, "con_20260318_006") is None
 
 
 def test_global_concern_limit_counts_every_target(ctx, chans):
@@ -163,8 +163,7 @@ def test_global_concern_limit_counts_every_target(ctx, chans):
     add_person(ctx, "p_lisi")
     for i, target in enumerate(["p_lisi", "p_lisi", "p_zhangsan"]):
         add_concern(ctx, f"con_20260318_00{i + 1}", target=target)
-    add_concern(ctx, "con_20260318_004")
-    assert service.execute(ctx, request=ask("con_20260318_004")).result_detail["blocked_by"] == "L2:global_concern_limit"
+    assert opening(ctx, "con_20260318_004").result_detail["blocked_by"] == "L2:global_concern_limit"
 
 
 def test_cooldown_counts_only_the_same_type(ctx, chans, clock):

@@ -7,7 +7,7 @@ from sqlalchemy import func, select
 from action.models import ActionRow
 from cognitive_core.flows import process_pending
 from concern import flows
-from concern.scheduler import tick
+from app.pipeline import tick
 from fact.models import Fact
 from perception import service as perception
 from perception.models import InboundMessage

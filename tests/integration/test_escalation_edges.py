@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import select
 
 from concern.models import Concern
-from concern.scheduler import tick
+from app.pipeline import tick
 from tests.integration.story_helpers import say
 
 H = timedelta(hours=1)

@@ -9,7 +9,7 @@ from sqlalchemy import select
 
 from action import service as actions
 from concern.models import Concern, OutboxEntry
-from concern.scheduler import tick
+from app.pipeline import tick
 from tests.integration.action_helpers import notify
 from tests.integration.story_helpers import say
 

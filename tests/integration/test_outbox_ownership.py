@@ -15,11 +15,11 @@ from kernel.context import AppContext
 from app.wiring import build_context
 from channels.base import OutboundMessage, SendReceipt
 from channels.memory import MemoryChannel
-from cognitive_core import service as decisions
-from cognitive_core.models import DecisionKind
+from fact import decisions
+from fact.decisions import DecisionKind
 from concern import flows, outbox, service
 from concern.models import Concern, OutboxEntry
-from concern.scheduler import tick
+from app.pipeline import tick
 from fact.models import Fact
 from tests.conftest import make_settings, redis_url
 from tests.integration.story_helpers import say
@@ -126,9 +126,11 @@ def test_two_replicas_asking_twenty_times_never_cancel_a_delivered_question(ctx,
         other.close()
     with ctx.reader() as uow:
         states = [c.state for c in uow.session.scalars(select(Concern))]
-        results = [a.result for a in uow.session.scalars(select(ActionRow).where(ActionRow.action_type == "send_message"))]
+        questions = list(uow.session.scalars(select(ActionRow).where(ActionRow.action_type == "send_message")))
     assert states.count("waiting_reply") == 5  # L2 lets five wait on one person; the rest are refused, not cancelled
-    assert "cancelled" not in states and set(results) == {"success"}
+    assert "cancelled" not in states and {q.result for q in questions if q.concern_id} == {"success"}
+    refused = [q.result_detail["blocked_by"] for q in questions if not q.concern_id]
+    assert refused == ["L2:person_concern_limit"] * 15  # each refusal recorded as the blocked question
     assert not any(t.startswith("没能") for t in feishu.texts_to("ou_boss"))
 
 

@@ -12,7 +12,7 @@ from action.models import ActionRow
 from channels.memory import MemoryChannel
 from channels.telegram import TelegramChannel
 from channels.telegram.pacing import Pacer
-from concern.scheduler import tick
+from app.pipeline import tick
 from tests.fakes.telegram_server import TOKEN, FakeTelegram
 from tests.integration.action_helpers import add_person
 

@@ -6,7 +6,7 @@ import redis as redis_lib
 
 from kernel.context import AppContext
 from app.wiring import build_context
-from concern.scheduler import SchedulerThread
+from app.pipeline import Processor
 from perception import service
 from perception.models import InboundMessage
 from tests.conftest import make_settings, redis_url
@@ -26,7 +26,7 @@ def test_a_signal_recorded_elsewhere_is_processed_by_a_sleeping_replica(ctx, clo
     sleeper = build_context(make_settings(ctx.settings.database_url, redis_url=url, scheduler_interval="1h"), clock=clock, channels=ctx.channels)
     recorder = build_context(make_settings(ctx.settings.database_url), clock=clock)
     recorder.redis = redis_lib.Redis.from_url(url)
-    thread = SchedulerThread(sleeper)
+    thread = Processor(sleeper, threaded=True)
     thread.start()
     try:
         _wait_for(lambda: recorder.redis.pubsub_numsub("deputy:scheduler:wake")[0][1] >= 1, "the replica to listen")

@@ -11,7 +11,7 @@ from action.models import ActionRequest
 from kernel.context import AppContext
 from app.wiring import build_context
 from app.main import create_app
-from concern.scheduler import tick
+from app.pipeline import tick
 from tests.conftest import ADMIN_TOKEN, make_settings
 from tests.fakes.feishu_server import APP_ID, APP_SECRET, FakeFeishu, encrypt, message_event, signed_headers
 from tests.fakes.telegram_server import FORBIDDEN_BLOCKED, TOKEN, FakeTelegram

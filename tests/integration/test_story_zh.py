@@ -6,7 +6,7 @@ import pytest
 from sqlalchemy import select
 
 from action.models import ActionRow
-from concern.scheduler import tick
+from app.pipeline import tick
 from tests.integration.action_helpers import add_memory_channels, add_person
 from tests.integration.story_helpers import say
 

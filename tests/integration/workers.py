@@ -63,7 +63,7 @@ def notify_and_die(database_url: str, start_iso: str, concern_id: str | None = N
 
 def tick_at(database_url: str, now_iso: str, barrier) -> dict:
     """Run one scheduler tick at `now` once every process is ready."""
-    from concern.scheduler import tick
+    from app.pipeline import tick
 
     ctx = build_ctx(database_url, now_iso)
     barrier.wait()

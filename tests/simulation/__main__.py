@@ -28,6 +28,7 @@ def main() -> int:
     parser.add_argument("--ignore", default="", help="comma-separated invariants not to check, e.g. language")
     parser.add_argument("--shrink", type=float, default=0, metavar="SECONDS",
                         help="after a failure, look this long for the fewest steps that still fail the same way")
+    parser.add_argument("--keep-going", action="store_true", help="report every violation at the end instead of stopping")
     parser.add_argument("--verbose", action="store_true", help="show the service's own logs")
     args = parser.parse_args()
     if args.verbose:
@@ -43,7 +44,7 @@ def main() -> int:
             for seed in seeds:
                 url = dbs.fresh(backend)
                 options = Options(steps=args.steps, only=only, redis_url=args.redis, without=without,
-                                  ignore=frozenset(k for k in args.ignore.split(",") if k))
+                                  ignore=frozenset(k for k in args.ignore.split(",") if k), keep_going=args.keep_going)
                 try:
                     Simulation(seed, url, options).run()
                 except SimulationFailure as exc:

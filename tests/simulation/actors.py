@@ -9,11 +9,20 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select, text
 
-from action.service import recover_interrupted
-from cognitive_core.flows import process_pending
 from concern import outbox
 from concern.models import ACTIVE_STATES, Concern
-from concern.scheduler import tick
+try:  # the one pipeline owner: a webhook only wakes it, and start-up is one pass
+    from app.pipeline import start_up, tick
+
+    woken = tick
+except ImportError:  # the service before it had one (the simulation also runs on older code, to show what it finds)
+    from action.service import recover_interrupted
+    from cognitive_core.flows import process_pending as woken
+    from concern.scheduler import tick
+
+    def start_up(ctx):
+        recover_interrupted(ctx, older_than=ctx.settings.action_pending_timeout)
+        woken(ctx)
 from perception import service as perception
 from perception.models import InboundMessage
 from tests.simulation import inputs
@@ -51,13 +60,7 @@ class Actors:
 
     def spawn_startup(self, replica: Replica) -> None:
         """What a process does when it starts: finish interrupted actions, resume the inbox."""
-        ctx = replica.ctx
-
-        def startup() -> None:
-            recover_interrupted(ctx, older_than=ctx.settings.action_pending_timeout)
-            process_pending(ctx)
-
-        self._spawn(replica, "startup", startup)
+        self._spawn(replica, "startup", lambda ctx=replica.ctx: start_up(ctx))
 
     def tick_all(self) -> None:
         """Every replica's scheduler ticks at once."""
@@ -106,7 +109,7 @@ class Actors:
                      + (f" quoting {message.reply_to_message_id}" if message.reply_to_message_id else ""))
         perception.record_message(self.sim.replicas["r1"].ctx, message=message)
         replica = self._replica(rng)
-        self._spawn(replica, "webhook", lambda ctx=replica.ctx: process_pending(ctx))
+        self._spawn(replica, "webhook", lambda ctx=replica.ctx: woken(ctx))
         if rng.random() < 0.35:
             other = self._replica(rng)
             self._spawn(other, "tick", lambda ctx=other.ctx: tick(ctx))
@@ -275,7 +278,7 @@ class Actors:
     def _race(self, rng: random.Random) -> None:
         for _ in range(rng.randint(2, 3)):
             replica = self._replica(rng)
-            work = rng.choice((("tick", tick), ("drain", outbox.drain), ("webhook", process_pending)))
+            work = rng.choice((("tick", tick), ("drain", outbox.drain), ("webhook", woken)))
             self._spawn(replica, work[0], lambda ctx=replica.ctx, fn=work[1]: fn(ctx))
         self.sim.run_tasks()
 

@@ -47,6 +47,7 @@ class Invariants:
     def __init__(self, sim: Simulation) -> None:
         self.sim = sim
         self.violations: list[str] = []
+        self.seen: dict[str, str] = {}  # with keep_going: every violation once, where it first appeared
         self.user_texts: set[str] = set()
         self.log_guard = FactLogGuard(sim)
         self._last_fact_pk = 0
@@ -65,8 +66,14 @@ class Invariants:
                 rule(state, final)
         if final:
             self.violations += self.log_guard.unchanged()
-        if self.violations:
-            where = f"after step {step.index} ({step.kind})" if step else ("at the end" if final else "while settling")
+        where = f"after step {step.index} ({step.kind})" if step else ("at the end" if final else "while settling")
+        if self.sim.options.keep_going:
+            for v in self.violations:
+                self.seen.setdefault(v, f"{v} [{where}]")
+            self.violations = []
+            if final and self.seen:
+                self.sim.fail(*self.seen.values())
+        elif self.violations:
             self.sim.fail(*(f"{v} [{where}]" for v in self.violations))
 
     # --- reading ------------------------------------------------------------------------------------------------

@@ -46,6 +46,7 @@ class Options:
     redis_url: str | None = None
     without: frozenset[str] = frozenset()  # step kinds to leave out (their indexes stay, for replay)
     ignore: frozenset[str] = frozenset()  # invariants not to check (to look past a known defect)
+    keep_going: bool = False  # collect every violation and report them at the end (to catalogue what a seed finds)
 
 
 class SimulationFailure(AssertionError):
@@ -150,7 +151,9 @@ class Simulation:
         while True:
             killed = self.scheduler.run(crashable=set(self.replicas) if crashable else None)
             for task_error in self.actors.take_task_errors():
-                self.fail(task_error)
+                if not self.options.keep_going:
+                    self.fail(task_error)
+                self.checker.violations.append(task_error)
             if not killed:
                 return
             for name in dict.fromkeys(killed):

@@ -13,8 +13,8 @@ from action.models import ActionRecord, ActionRequest, ActionType, Result
 from app.api.deps import Admin, Ctx, Viewer, parse_instant
 from kernel.errors import NotFound
 from kernel.pagination import Page
-from cognitive_core import service as decisions
-from cognitive_core.models import DecisionKind
+from fact import decisions
+from fact.decisions import DecisionKind
 from concern import outbox, service as queue
 from fact import service as facts, trace
 from person import service as persons

@@ -5,20 +5,20 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, BackgroundTasks, Query
 from pydantic import BaseModel, ConfigDict, Field
 
 from sqlalchemy import select
 
 from action import service as actions
 from action.models import ActionRow
-from app.api.deps import Admin, Ctx, Viewer
+from app.api.deps import Admin, Ctx, Pipeline, Viewer
 from kernel.errors import Invalid
 from kernel.limits import SaneInstant, local_isoformat
 from kernel.pagination import Page
-from cognitive_core import service as decisions
-from cognitive_core.models import DecisionKind
-from concern import flows, outbox, scheduler, service
+from fact import decisions
+from fact.decisions import DecisionKind
+from concern import flows, outbox, service
 from person import service as persons
 from person.models import PERSON_ID_PATTERN
 
@@ -55,8 +55,9 @@ def _out(uow: Any, concern: Any) -> dict[str, Any]:
 
 
 @router.post("/v1/concerns", status_code=201)
-def raise_concern(body: ConcernIn, ctx: Ctx, caller: Admin) -> dict[str, Any]:
+def raise_concern(body: ConcernIn, ctx: Ctx, caller: Admin, processor: Pipeline, background: BackgroundTasks) -> dict[str, Any]:
     """Raise a concern and send its question now; returns the concern with the first action's record."""
+    owner = outbox.owner_token()  # the question is queued already ours: no drainer takes it before this request runs it
     if body.originator_id == body.target_person_id:
         raise Invalid("a concern needs someone other than the originator to answer", field="target_person_id")
     with ctx.uow(actor=caller.name) as uow:
@@ -68,11 +69,12 @@ def raise_concern(body: ConcernIn, ctx: Ctx, caller: Admin) -> dict[str, Any]:
         decision_id = decisions.record(uow, kind=DecisionKind.raise_concern, rule="admin_api:concerns", source="admin_api",
                                        person_refs=[body.originator_id, body.target_person_id], requested=[body.model_dump(mode="json")])
         outcome = flows.raise_(uow, originator_id=body.originator_id, target_person_id=body.target_person_id, question=body.question,
-                               priority=body.priority, deadline=body.deadline, decision_id=decision_id)
-        if isinstance(outcome, str):
-            raise Invalid(f"refused: {outcome}", field="target_person_id")
-        concern_id = outcome.concern_id
-    outbox.drain(ctx)
+                               priority=body.priority, deadline=body.deadline, decision_id=decision_id, claimed_by=owner)
+    if isinstance(outcome, str):  # the decision and the blocked question are recorded; no concern is opened
+        raise Invalid(f"refused: {outcome}", field="target_person_id")
+    concern_id = outcome.concern_id
+    outbox.run_owned(ctx, request_key=f"{concern_id}:question:1")
+    background.add_task(processor.wake)  # the originator's confirmation and anything else the result queued
     with ctx.reader() as uow:
         concern = service.get_or_404(uow, concern_id=concern_id)
         first = uow.session.scalars(select(ActionRow).where(ActionRow.concern_id == concern_id).order_by(ActionRow.pk).limit(1)).first()
@@ -102,19 +104,19 @@ def get_concern(concern_id: str, ctx: Ctx, _: Viewer) -> dict[str, Any]:
 
 
 @router.post("/v1/concerns/{concern_id}/cancel")
-def cancel_concern(concern_id: str, ctx: Ctx, caller: Admin) -> dict[str, Any]:
+def cancel_concern(concern_id: str, ctx: Ctx, caller: Admin, background: BackgroundTasks, processor: Pipeline) -> dict[str, Any]:
     """Cancel: no further contact."""
     with ctx.uow(actor=caller.name) as uow:
         concern = service.get_or_404(uow, concern_id=concern_id)
         decision_id = decisions.record(uow, kind=DecisionKind.cancel_concern, rule="admin_api:cancel", source="admin_api",
                                        inputs=[concern_id], person_refs=[concern.originator_id, concern.target_person_id])
         out = _out(uow, flows.cancel(uow, concern_id=concern_id, by=caller.name, is_admin=True, decision_id=decision_id))
-    outbox.drain(ctx)  # the originator (and an escalation's recipient) hear about it now
+    background.add_task(processor.wake)  # the originator (and an escalation's recipient) hear about it now
     return out
 
 
 @router.post("/v1/scheduler/tick")
-def tick(ctx: Ctx, _: Admin) -> dict[str, int]:
-    """Run due timers, pending signals and queued actions now."""
-    return scheduler.tick(ctx)
+def tick(processor: Pipeline, _: Admin) -> dict[str, int]:
+    """Run one pipeline pass now: pending signals, due timers, interrupted actions, queued actions."""
+    return processor.run_now()
 

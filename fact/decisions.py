@@ -1,14 +1,29 @@
-"""Record decisions: each gets a `dec_…` id and a `decision` fact naming its rule and inputs."""
+"""Decisions (SPEC §3.4): what was concluded, from which facts, by which rule — each a `dec_…` and a `decision` fact.
+
+The cognitive core records its decisions here, and so do the concern engine's timers and the admin API: a
+decision is a kind of fact, so recording one needs no knowledge of who decided.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from enum import StrEnum
 from typing import Any
 
+from fact import service as facts
 from kernel.context import UnitOfWork
 from kernel.ids import allocate
-from cognitive_core.models import DecisionKind
-from fact import service as facts
+
+
+class DecisionKind(StrEnum):
+    raise_concern = "raise_concern"
+    direct_action = "direct_action"
+    escalate = "escalate"
+    resolve_concern = "resolve_concern"
+    cancel_concern = "cancel_concern"
+    snooze_concern = "snooze_concern"
+    reply = "reply"
+    ignore = "ignore"
 
 
 def record(
@@ -32,6 +47,7 @@ def record(
         person_refs=person_refs,
         causation_id=causation_id or (inputs[0] if inputs else None),
         dedup_key=f"decision:{decision_id}",
-        content={"decision_id": decision_id, "kind": DecisionKind(kind).value, "rule": rule, "inputs": inputs, "requested": requested or [], "actor": uow.actor},
+        content={"decision_id": decision_id, "kind": DecisionKind(kind).value, "rule": rule, "inputs": inputs,
+                 "requested": requested or [], "actor": uow.actor},
     )
     return decision_id

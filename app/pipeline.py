@@ -1,0 +1,113 @@
+"""The one owner of the pipeline: process signals → fire timers → finish interrupted actions → drain the outbox.
+
+One `Processor` per process runs these passes. Everything that has work for it only wakes it: a webhook or
+signal endpoint after recording, the scheduler interval, a Redis wake-up from another replica, a send's pacing
+slot, the tick endpoint. With `DEPUTY_SCHEDULER_ENABLED=false` there is no thread: a wake-up runs the pass
+in the waker's thread (the webhook's background task), which is also what the tests rely on.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+from action.service import recover_interrupted
+from cognitive_core.flows import process_pending
+from concern import flows, outbox, service as concerns
+from kernel.context import AppContext
+from kernel.wakeups import WAKE_CHANNEL
+
+log = logging.getLogger("deputy.pipeline")
+
+
+def tick(ctx: AppContext, *, limit: int = 100) -> dict[str, int]:
+    """One pass; safe to run from several replicas at once (inbox rows, due timers and entries are claimed)."""
+    processed = process_pending(ctx)
+    fired = flows.fire_due(ctx, limit=limit)
+    # Interrupted actions are finalised before draining, so their entries' results are applied in this pass.
+    recovered = len(recover_interrupted(ctx, older_than=ctx.settings.action_pending_timeout))
+    drained = outbox.drain(ctx)
+    return {"signals_processed": processed, "timers_fired": fired, "actions_drained": drained, "actions_recovered": recovered}
+
+
+def start_up(ctx: AppContext) -> dict[str, int]:
+    """What a process does first: actions a crash interrupted become failed (never re-sent), the inbox resumes."""
+    return tick(ctx)
+
+
+def next_wake(ctx: AppContext) -> float | None:
+    """Seconds until the earliest queued action becomes available (a paced send's slot), or None."""
+    with ctx.reader() as uow:
+        at = concerns.next_available(uow)
+        return None if at is None else max(0.0, (at - uow.now).total_seconds())
+
+
+class Processor:
+    """Runs `tick` when woken or every DEPUTY_SCHEDULER_INTERVAL; one pass at a time in this process."""
+
+    def __init__(self, ctx: AppContext, *, threaded: bool) -> None:
+        self.ctx = ctx
+        self.threaded = threaded
+        self._pass = threading.Lock()
+        self._stop = threading.Event()
+        self._wake = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="deputy-processor", daemon=True)
+        self._listener = threading.Thread(target=self._listen, name="deputy-processor-wake", daemon=True)
+
+    def wake(self, _: Any = None) -> None:
+        """There is work: the thread takes it at once; without a thread, run the pass here and now."""
+        if self.threaded:
+            self._wake.set()
+        else:
+            self.run_now()
+
+    def run_now(self) -> dict[str, int]:
+        """Run one pass in the caller's thread (after any pass already running here)."""
+        with self._pass:
+            return tick(self.ctx)
+
+    def start(self) -> None:
+        """Start the thread (and the Redis wake-up listener when Redis is configured)."""
+        if not self.threaded:
+            return
+        self._thread.start()
+        if self.ctx.redis is not None:
+            self._listener.start()
+
+    def stop(self, timeout: float = 10) -> None:
+        """Ask the loops to end and wait for the current pass."""
+        self._stop.set()
+        self._wake.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout)
+        if self._listener.is_alive():
+            self._listener.join(timeout)
+
+    def _run(self) -> None:
+        interval = self.ctx.settings.scheduler_interval.total_seconds()
+        while not self._stop.is_set():
+            self._wake.wait(interval)
+            self._wake.clear()
+            if self._stop.is_set():
+                break
+            try:
+                self.run_now()
+                soon = next_wake(self.ctx)
+                if soon is not None and soon < interval:  # a deferred send's slot comes before the next interval
+                    threading.Timer(soon + 0.01, self._wake.set).start()
+            except Exception:  # one failed pass must not end the loop
+                log.exception("pipeline pass failed")
+
+    def _listen(self) -> None:
+        while not self._stop.is_set():
+            try:
+                pubsub = self.ctx.redis.pubsub(ignore_subscribe_messages=True)
+                pubsub.subscribe(WAKE_CHANNEL)
+                while not self._stop.is_set():
+                    if pubsub.get_message(timeout=1.0) is not None:
+                        self._wake.set()
+                pubsub.close()
+            except Exception as exc:  # Redis away: passes still come from the interval
+                log.warning("pipeline wake-up listener: %s", type(exc).__name__)
+                self._stop.wait(5)
