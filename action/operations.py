@@ -1,4 +1,4 @@
-"""The query and internal_update operations the internal channel can run (registered at start-up)."""
+"""The query and internal_update operations: run in-process, on the `internal` channel of their records."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from action.models import ActionType
 from kernel.context import UnitOfWork
 from kernel.errors import DeputyError
 from channels.errors import InvalidRequest
-from channels.internal import InternalChannel
 from fact import service as facts
 from person import service as persons
 from person.models import InteractionPolicyPatch, PersonUpdate
@@ -62,9 +61,10 @@ OPERATIONS = {
 }
 
 
-def register_all(channel: InternalChannel) -> InternalChannel:
-    """Register every operation on the internal channel."""
-    for operations in OPERATIONS.values():
-        for name, handler in operations.items():
-            channel.register(name, handler)
-    return channel
+def run(uow: UnitOfWork, *, action_type: ActionType, operation: dict[str, Any]) -> dict[str, Any]:
+    """Run `{"name": ..., **arguments}` of this action type; InvalidRequest for an operation it does not know."""
+    name = operation.get("name")
+    handler = OPERATIONS[ActionType(action_type)].get(name) if isinstance(name, str) else None
+    if handler is None:
+        raise InvalidRequest(f"unknown {ActionType(action_type).value} operation {name!r}", code="unknown_operation")
+    return handler(uow, {k: v for k, v in operation.items() if k != "name"})

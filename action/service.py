@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 from prometheus_client import Counter
 from sqlalchemy import select, update
 
-from action import execution, ledger, rules
+from action import execution, ledger, operations, rules
 from action.execution import ConcernStateOf, Guard, Reservation, limits_from, to_record
 from action.rules import ConcernState
 from action.models import INTERNAL, ActionRecord, ActionRequest, ActionRow, Outcome, Result
@@ -76,10 +76,9 @@ def _execute_internal(ctx: AppContext, request: ActionRequest, actor: str) -> Ac
     with ctx.uow(actor=actor) as uow:
         if request.request_key and (done := ledger.by_request_key(uow, request_key=request.request_key)) is not None:
             return to_record(done, tz=uow.tz)
-        internal = ctx.channels.get("internal")
         try:
             with uow.session.begin_nested():
-                output = internal.run(uow, request.operation or {})
+                output = operations.run(uow, action_type=request.action_type, operation=request.operation or {})
             result, detail = Result.success, {"output": output}
         except ChannelError as exc:
             result, detail = Result.failed, {"error": exc.kind, **exc.to_attempt()}

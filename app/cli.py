@@ -170,21 +170,23 @@ def import_persons(file: Annotated[Path, typer.Argument(exists=True, dir_okay=Fa
 @persons_cli.command("sync-feishu")
 def sync_feishu() -> None:
     """Create or update persons from the Feishu contacts the app can see (idempotent; managers from leaders)."""
+    from app import plugins
     from channels.errors import ChannelError
-    from channels.feishu import contacts
-    from channels.feishu.api import FeishuApi
+    from person.directory import DirectoryUser, sync
 
     ctx = _ctx()
-    s = ctx.settings
-    if not (s.feishu_app_id and s.feishu_app_secret):
+    feishu = plugins.plugin("feishu")
+    directory = feishu.directory(ctx.settings, sender=feishu.sender(ctx.settings, redis=ctx.redis)) if feishu else None
+    if directory is None:
         ctx.close()
         raise typer.BadParameter("set DEPUTY_FEISHU_APP_ID and DEPUTY_FEISHU_APP_SECRET first")
     try:
         with console.status("reading the Feishu directory"):
-            users = contacts.fetch_users(FeishuApi(app_id=s.feishu_app_id, app_secret=s.feishu_app_secret.get_secret_value(), domain=s.feishu_domain))
+            users = [DirectoryUser(external_id=u.open_id, name=u.name, en_name=u.en_name, nickname=u.nickname, user_id=u.user_id,
+                                   leader_external_id=u.leader_open_id, resigned=u.resigned) for u in directory.users()]
         with Progress(console=console) as progress:
             task = progress.add_task(f"syncing {len(users)} Feishu users", total=2 * len(users))
-            results = contacts.sync(ctx, users, actor="cli", on_step=lambda _: progress.advance(task))
+            results = sync(ctx, users, channel="feishu", actor="cli", on_step=lambda _: progress.advance(task))
     except ChannelError as exc:
         console.print(f"[red]Feishu refused: {exc.message}[/red]")
         raise typer.Exit(code=1) from exc
@@ -195,7 +197,7 @@ def sync_feishu() -> None:
     if errors:
         table = _table("users not synced", "open_id", "person_id", "error")
         for r in errors:
-            table.add_row(r.open_id, r.person_id or "", r.message)
+            table.add_row(r.external_id, r.person_id or "", r.message)
         console.print(table)
         raise typer.Exit(code=1)
 

@@ -7,7 +7,8 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from app import migrate
+from app import migrate, plugins
+from app.inbound import PerceptionInbound
 from app.api.routes.actions import router as actions_router
 from app.api import errors, guards
 from app.api.health import router as health_router
@@ -16,10 +17,7 @@ from kernel.context import AppContext
 from app.wiring import build_context
 from app.metrics import Metrics, MetricsMiddleware
 from app.settings import Settings
-from channels.feishu.longconn import start_long_connection
-from app.api.webhooks.feishu import router as feishu_router
-from channels.telegram import polling as telegram_polling
-from app.api.webhooks.telegram import router as telegram_router
+from app.api.webhooks import router as webhooks_router
 from app.pipeline import Processor
 from app.api.routes.concerns import router as concerns_router
 from app.api.routes.facts import router as facts_router
@@ -42,13 +40,10 @@ def create_app(settings: Settings | None = None, *, ctx: AppContext | None = Non
         # a crash are processed now, none lost, none processed twice; then the processor takes over.
         processor.run_now()
         processor.start()
-        telegram_poller = telegram_polling.start_polling(ctx)
-        feishu_connection = start_long_connection(ctx)
+        transports = plugins.start_inbound(ctx, inbound=PerceptionInbound(ctx))
         yield
-        if telegram_poller is not None:
-            telegram_poller.stop()
-        if feishu_connection is not None:
-            feishu_connection.stop()
+        for transport in transports:
+            transport.stop()
         processor.stop()
         if owns_ctx:
             ctx.close()
@@ -65,6 +60,6 @@ def create_app(settings: Settings | None = None, *, ctx: AppContext | None = Non
     app.add_middleware(guards.InputGuardMiddleware)  # inside the body limit: it buffers at most max_body_bytes
     app.add_middleware(errors.BodyLimitMiddleware, max_bytes=ctx.settings.max_body_bytes)
     app.add_middleware(MetricsMiddleware, metrics=app.state.metrics)
-    for router in (health_router, facts_router, persons_router, bind_codes_router, actions_router, concerns_router, signals_router, telegram_router, feishu_router):
+    for router in (health_router, facts_router, persons_router, bind_codes_router, actions_router, concerns_router, signals_router, webhooks_router):
         app.include_router(router)
     return app

@@ -12,6 +12,9 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import BeforeValidator, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+import app.plugins  # noqa: F401  (installs the channel names settings validate against)
+from kernel.channel_names import ChannelName
+
 _DURATION = re.compile(r"^\s*(\d+)\s*([smhd]?)\s*$")
 _UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 
@@ -56,6 +59,10 @@ def _parse_tokens(value: Any) -> dict[str, SecretStr]:
     return tokens
 
 
+def _comma_list(value: Any) -> Any:
+    return [x.strip() for x in value.split(",") if x.strip()] if isinstance(value, str) else value
+
+
 Tokens = Annotated[dict[str, SecretStr], NoDecode, BeforeValidator(_parse_tokens)]
 DurationTable = Annotated[dict[str, Duration], NoDecode, BeforeValidator(_json_object)]
 Schedule = Annotated[dict[str, list[Duration]], NoDecode, BeforeValidator(_json_object)]
@@ -96,7 +103,7 @@ class Settings(BaseSettings):
     # The bot's @username (without @), to tell group messages addressed to it; unset: asked once with getMe.
     telegram_bot_username: str | None = None
     # Channels replaced by a logging stand-in (e.g. "feishu,telegram") to try Deputy without platform accounts.
-    dry_run_channels: Annotated[list[Literal["feishu", "telegram"]], NoDecode, BeforeValidator(lambda v: [x.strip() for x in v.split(",") if x.strip()] if isinstance(v, str) else v)] = Field(default_factory=list)
+    dry_run_channels: Annotated[list[ChannelName], NoDecode, BeforeValidator(_comma_list)] = Field(default_factory=list)
 
     follow_up_schedule: Schedule = Field(default_factory=lambda: _json_object(json.dumps(DEFAULT_SCHEDULE)))
     concern_contact_limit: int = Field(2, ge=1)

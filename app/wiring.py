@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from app import plugins
 from app.settings import Settings
 from channels.base import ChannelRegistry
 from kernel.clock import Clock, SystemClock
@@ -11,24 +12,9 @@ from kernel.context import AppContext
 from kernel.db import Database
 
 
-def default_channels(settings: Settings | None = None) -> ChannelRegistry:
-    """`internal` with its operations, plus dry-run stand-ins for channels listed in DEPUTY_DRY_RUN_CHANNELS."""
-    from action.operations import register_all
-    from channels.dryrun import DryRunChannel
-    from channels.internal import InternalChannel
-
-    registry = ChannelRegistry([register_all(InternalChannel())])
-    for name in settings.dry_run_channels if settings else []:
-        registry.register(DryRunChannel(name))
-    if settings and settings.telegram_bot_token and "telegram" not in settings.dry_run_channels:
-        from channels.telegram import TelegramChannel
-
-        registry.register(TelegramChannel.from_settings(settings))
-    if settings and settings.feishu_app_id and settings.feishu_app_secret and "feishu" not in settings.dry_run_channels:
-        from channels.feishu import FeishuChannel
-
-        registry.register(FeishuChannel.from_settings(settings))
-    return registry
+def default_channels(settings: Settings | None = None, *, redis: Any = None) -> ChannelRegistry:
+    """The configured channels (one sender per configured plugin), dry-run stand-ins where DEPUTY_DRY_RUN_CHANNELS says."""
+    return plugins.senders(settings or Settings(_env_file=None), redis=redis)
 
 
 def build_context(settings: Settings, *, clock: Clock | None = None, channels: ChannelRegistry | None = None,
@@ -38,6 +24,7 @@ def build_context(settings: Settings, *, clock: Clock | None = None, channels: C
     if settings.redis_url:
         import redis as redis_lib
 
+        # The one Redis client of the process: de-duplication, pacing and wake-ups all use it.
         redis = redis_lib.Redis.from_url(settings.redis_url, socket_timeout=2, socket_connect_timeout=2)
     classifier = None
     if settings.llm_base_url:
@@ -47,4 +34,4 @@ def build_context(settings: Settings, *, clock: Clock | None = None, channels: C
         classifier = OpenAICompatibleClassifier(settings.llm_base_url, api_key=key, model=settings.llm_model,
                                                 timeout=settings.llm_timeout.total_seconds())
     return context_class(settings=settings, db=Database(settings.database_url), clock=clock or SystemClock(), redis=redis,
-                         channels=channels or default_channels(settings), classifier=classifier)
+                         channels=channels or default_channels(settings, redis=redis), classifier=classifier)

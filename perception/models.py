@@ -3,46 +3,17 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field as PField
 from sqlalchemy import BigInteger, Column, Integer, String
 from sqlmodel import Field, SQLModel
 
 from kernel.db import UTCDateTime
+from kernel.channel_names import ChannelName
 from kernel.limits import SaneInstant, StorableText
 
 _PK = BigInteger().with_variant(Integer(), "sqlite")
-
-
-class Mention(BaseModel):
-    """Someone @-mentioned in a message (platform user id and the name shown)."""
-
-    external_user_id: StorableText | None = None
-    name: StorableText = ""
-    is_bot: bool = False
-
-
-class InboundMessage(BaseModel):
-    """One chat message from Feishu or Telegram, normalised (the same shape whatever the transport).
-
-    Its text must be storable on every backend: messages also arrive by long polling and the long
-    connection, where the HTTP guard does not look.
-    """
-
-    model_config = ConfigDict(extra="forbid")
-
-    channel: Literal["feishu", "telegram"]
-    event_id: StorableText  # Feishu header.event_id / Telegram update_id: the de-duplication key
-    message_id: StorableText
-    chat_id: StorableText
-    chat_type: Literal["p2p", "group"]
-    external_user_id: StorableText
-    text: StorableText = ""
-    reply_to_message_id: StorableText | None = None
-    mentions: list[Mention] = PField(default_factory=list)
-    mentions_bot: bool = False
-    occurred_at: SaneInstant
 
 
 class ExternalSignal(BaseModel):
@@ -54,7 +25,7 @@ class ExternalSignal(BaseModel):
     signal_type: str = PField(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.:-]+$")
     external_id: str = PField(min_length=1, max_length=200)
     person_id: str | None = PField(None, pattern=r"^p_[a-z0-9_]{1,48}$")
-    channel: Literal["feishu", "telegram"] | None = None
+    channel: ChannelName | None = None
     external_user_id: str | None = PField(None, min_length=1, max_length=128)
     content: dict[str, Any] = PField(default_factory=dict)  # depth and text are screened by app.api.guards
     occurred_at: SaneInstant | None = None

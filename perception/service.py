@@ -10,7 +10,8 @@ from kernel.context import AppContext, UnitOfWork
 from kernel.wakeups import wake
 from fact import service as facts
 from fact.models import Fact
-from perception.models import ExternalSignal, InboundMessage, InboxEntry
+from channels.inbound import InboundMessage
+from perception.models import ExternalSignal, InboxEntry
 from person.models import ChannelBinding, Person
 
 

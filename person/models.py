@@ -13,11 +13,12 @@ from pydantic import AfterValidator, AwareDatetime, BeforeValidator, BaseModel, 
 from sqlalchemy import JSON, Boolean, Column, ForeignKey, Integer, String, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
+from kernel.channel_names import ChannelName
 from kernel.db import UTCDateTime
 from kernel.limits import SaneInstant
 
 PERSON_ID_PATTERN = r"^p_[a-z0-9_]{1,48}$"
-Channel = Literal["feishu", "telegram"]
+Channel = ChannelName  # an installed channel plugin (the composition root installs their names)
 Role = Literal["principal", "member"]
 Locale = Literal["zh", "en"]
 PersonId = Annotated[str, PField(pattern=PERSON_ID_PATTERN)]

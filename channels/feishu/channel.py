@@ -33,11 +33,7 @@ class FeishuChannel(Channel):
 
     @classmethod
     def from_settings(cls, settings: Any, *, redis: Any = None) -> "FeishuChannel":
-        """The channel for DEPUTY_FEISHU_*; pacing goes through Redis when one is configured."""
-        if redis is None and settings.redis_url:
-            import redis as redis_lib
-
-            redis = redis_lib.Redis.from_url(settings.redis_url, socket_timeout=2, socket_connect_timeout=2)
+        """The channel for DEPUTY_FEISHU_*; pacing goes through the service's Redis client when there is one."""
         secret = settings.feishu_app_secret.get_secret_value() if settings.feishu_app_secret else ""
         return cls(app_id=settings.feishu_app_id, app_secret=secret, domain=settings.feishu_domain, pacer=RedisPacer(redis) if redis is not None else None)
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from kernel.screening import screen_json
 from kernel.limits import EARLIEST, in_range
-from perception.models import InboundMessage, Mention
+from channels.inbound import Inbound, InboundMessage, Mention
 
 MESSAGE_RECEIVED = "im.message.receive_v1"
 
@@ -116,12 +116,7 @@ def to_inbound(payload: dict[str, Any], *, bot_open_id: str | None = None) -> In
     )
 
 
-def ingest(ctx: Any, payload: dict[str, Any]) -> bool:
-    """Record a verified event through perception; True when a new message_received fact was written."""
-    from perception.service import record_message
-
-    message = to_inbound(payload, bot_open_id=ctx.settings.feishu_bot_open_id)
-    if message is None:
-        return False
-    _, created = record_message(ctx, message=message)
-    return created
+def ingest(payload: dict[str, Any], *, bot_open_id: str | None, inbound: Inbound) -> bool:
+    """Hand a verified event's message to the inbound port; True when it was new."""
+    message = to_inbound(payload, bot_open_id=bot_open_id)
+    return inbound.record(message) if message is not None else False

@@ -11,6 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from channels.feishu.events import MESSAGE_RECEIVED, ingest
+from channels.inbound import Inbound
 
 log = logging.getLogger("deputy.channels.feishu.longconn")
 
@@ -56,10 +57,11 @@ def lark_runner(settings: Any) -> Runner:
 
 
 class LongConnection:
-    """Keeps one long connection alive (reconnecting after `retry_delay`) and feeds events into perception."""
+    """Keeps one long connection alive (reconnecting after `retry_delay`) and hands events to the inbound port."""
 
-    def __init__(self, ctx: Any, *, runner: Runner | None = None, retry_delay: float = 5.0) -> None:
+    def __init__(self, ctx: Any, *, inbound: Inbound, runner: Runner | None = None, retry_delay: float = 5.0) -> None:
         self.ctx = ctx
+        self.inbound = inbound
         self.runner = runner or lark_runner(ctx.settings)
         self.retry_delay = retry_delay
         self.connects = 0
@@ -76,8 +78,8 @@ class LongConnection:
     def handle(self, payload: dict[str, Any]) -> None:
         """Record one event durably (the webhook's path), then wake the core off the connection's loop."""
         try:
-            if ingest(self.ctx, payload) and self._after is not None:
-                self._after.submit(self.ctx.signal_recorded)
+            if ingest(payload, bot_open_id=self.ctx.settings.feishu_bot_open_id, inbound=self.inbound) and self._after is not None:
+                self._after.submit(self.inbound.wake)
         except Exception:  # lark answers the frame with 500, so Feishu delivers the event again later
             log.exception("feishu long-connection event not recorded")
             raise
@@ -131,11 +133,11 @@ class LongConnection:
             self._after.shutdown(wait=False)
 
 
-def start_long_connection(ctx: Any, *, runner: Runner | None = None) -> LongConnection | None:
+def start_long_connection(ctx: Any, *, inbound: Inbound, runner: Runner | None = None) -> LongConnection | None:
     """Start the long connection when DEPUTY_FEISHU_MODE=websocket and the app credentials are set; else None."""
     s = ctx.settings
     if s.feishu_mode != "websocket" or not (s.feishu_app_id and s.feishu_app_secret):
         return None
-    connection = LongConnection(ctx, runner=runner)
+    connection = LongConnection(ctx, inbound=inbound, runner=runner)
     connection.start()
     return connection

@@ -45,16 +45,6 @@ class TelegramChannel(Channel):
         self._username: str | None = None
         self._get_me_failed_at = float("-inf")
 
-    @classmethod
-    def from_settings(cls, settings: Any) -> "TelegramChannel":
-        """Build from Settings; with DEPUTY_REDIS_URL the pacing is shared by every process."""
-        redis = None
-        if settings.redis_url:
-            import redis as redis_lib
-
-            redis = redis_lib.Redis.from_url(settings.redis_url, socket_timeout=2, socket_connect_timeout=2)
-        return cls(settings.telegram_bot_token.get_secret_value(), api_base=settings.telegram_api_base, redis=redis)
-
     def _client(self) -> Bot:
         with self._lock:
             if self._bot is None:

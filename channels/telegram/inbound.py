@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from kernel.limits import EARLIEST, LATEST, RANGE_TEXT
 from channels.telegram.text import utf16_slice
-from perception.models import InboundMessage, Mention
+from channels.inbound import InboundMessage, Mention
 
 
 class InvalidUpdate(ValueError):
@@ -36,17 +36,6 @@ class BotIdentity:
     def is_username(self, name: str) -> bool:
         """True when `name` (without the @) is the bot's username."""
         return bool(self.username) and name.lower() == self.username.lstrip("@").lower()
-
-
-def bot_identity(ctx: Any) -> BotIdentity:
-    """The bot's identity: DEPUTY_TELEGRAM_BOT_USERNAME, else getMe through the registered Telegram channel."""
-    settings = ctx.settings
-    token = settings.telegram_bot_token.get_secret_value() if settings.telegram_bot_token else ""
-    username = getattr(settings, "telegram_bot_username", None)
-    if not username:
-        lookup = getattr(ctx.channels.get("telegram"), "bot_username", None)
-        username = lookup() if callable(lookup) else None
-    return BotIdentity(id=token.partition(":")[0] or None, username=username)
 
 
 def update_id(update: Any) -> int:

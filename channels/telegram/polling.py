@@ -24,13 +24,11 @@ from telegram import error as tg
 from telegram.request import HTTPXRequest
 from telegram.warnings import PTBUserWarning
 
-from kernel.context import AppContext
-from kernel.limits import text_problem
+from channels.inbound import Inbound
 from channels.models import read_state, write_state
 from channels.telegram.errors import retry_after_seconds
 from channels.telegram.inbound import BotIdentity, InvalidUpdate, to_inbound
-from fact import service as facts
-from perception.service import record_message
+from kernel.context import AppContext
 
 log = logging.getLogger("deputy.channels.telegram.polling")
 
@@ -38,15 +36,14 @@ log = logging.getLogger("deputy.channels.telegram.polling")
 class TelegramPoller:
     """Fetches updates with getUpdates and records each `message` as a message_received fact."""
 
-    def __init__(self, ctx: AppContext, *, token: str, api_base: str, poll_timeout: int = 25, limit: int = 100,
-                 backoff: float = 1.0, max_backoff: float = 60.0, request_timeout: float = 10.0,
-                 record: Callable[..., Any] = record_message) -> None:
+    def __init__(self, ctx: AppContext, *, inbound: Inbound, token: str, api_base: str, poll_timeout: int = 25, limit: int = 100,
+                 backoff: float = 1.0, max_backoff: float = 60.0, request_timeout: float = 10.0) -> None:
         self.ctx, self._token, self.api_base = ctx, token, api_base.rstrip("/")
         bot_id = token.partition(":")[0]
         self.offset_key = f"telegram:{bot_id}:updates_offset"
         self.poll_timeout, self.limit, self.request_timeout = poll_timeout, limit, request_timeout
         self.backoff, self.max_backoff = backoff, max_backoff
-        self._record = record
+        self.inbound = inbound
         self._identity = BotIdentity(id=bot_id, username=getattr(ctx.settings, "telegram_bot_username", None))
         self._stopping = threading.Event()
         self._ready = threading.Event()
@@ -103,9 +100,7 @@ class TelegramPoller:
         except InvalidUpdate as exc:
             self._skip(update, exc)
             return False
-        created = False
-        if message is not None:
-            _, created = self._record(self.ctx, message=message)
+        created = self.inbound.record(message) if message is not None else False
         self._store_offset(int(update["update_id"]) + 1)
         return created
 
@@ -115,13 +110,9 @@ class TelegramPoller:
         log.warning("skipping Telegram update %s that Deputy cannot read: %s", uid, exc)
         if type(uid) is not int:  # nothing to move past; later updates still advance the offset
             return
-        reason = str(exc)[:500]
-        with self.ctx.uow(actor="telegram_poller") as uow:
-            facts.append(uow, fact_type="system", source="perception", dedup_key=f"telegram:skipped:{uid}", content={
-                "event": "telegram_update_skipped", "update_id": uid,
-                "reason": reason if text_problem(reason) is None else type(exc).__name__,
-            })
-            self._advance(uow, uid + 1)
+        # Noted first, then passed over: a crash in between notes it again (once: the note is keyed by update).
+        self.inbound.skipped(channel="telegram", event_id=str(uid), reason=str(exc))
+        self._store_offset(uid + 1)
 
     async def _until_stopped(self, work: Awaitable[Any]) -> tuple[bool, Any]:
         task = asyncio.ensure_future(work)
@@ -157,7 +148,7 @@ class TelegramPoller:
 
     def _notify(self) -> None:
         try:
-            self.ctx.signal_recorded()
+            self.inbound.wake()
         except Exception:
             log.exception("a signal listener failed after telegram updates were recorded")
 
@@ -198,10 +189,11 @@ class TelegramPoller:
                 await request.shutdown()
 
 
-def start_polling(ctx: AppContext) -> TelegramPoller | None:
+def start_polling(ctx: AppContext, *, inbound: Inbound) -> TelegramPoller | None:
     """Start the poller when DEPUTY_TELEGRAM_MODE=polling and a bot token is set; else None."""
     settings = ctx.settings
     if settings.telegram_mode != "polling" or not settings.telegram_bot_token:
         return None
     log.info("telegram long polling started")
-    return TelegramPoller(ctx, token=settings.telegram_bot_token.get_secret_value(), api_base=settings.telegram_api_base).start()
+    return TelegramPoller(ctx, inbound=inbound, token=settings.telegram_bot_token.get_secret_value(),
+                          api_base=settings.telegram_api_base).start()

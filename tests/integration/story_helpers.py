@@ -8,7 +8,7 @@ from datetime import datetime
 from kernel.context import AppContext
 from app.pipeline import tick
 from perception import service as perception
-from perception.models import InboundMessage
+from channels.inbound import InboundMessage
 
 _ids = itertools.count(1)
 

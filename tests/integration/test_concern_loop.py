@@ -10,7 +10,7 @@ from concern import flows
 from app.pipeline import tick
 from fact.models import Fact
 from perception import service as perception
-from perception.models import InboundMessage
+from channels.inbound import InboundMessage
 from tests.integration.story_helpers import say
 
 H = timedelta(hours=1)

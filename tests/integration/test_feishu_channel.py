@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+import redis
 
 from action import service
 from app.wiring import default_channels
@@ -201,8 +202,10 @@ def test_the_channel_is_registered_from_settings_unless_dry_run():
     assert isinstance(default_channels(Settings(_env_file=None, **creds)).get("feishu"), FeishuChannel)
     assert not isinstance(default_channels(Settings(_env_file=None, dry_run_channels="feishu", **creds)).get("feishu"), FeishuChannel)
     assert default_channels(Settings(_env_file=None)).get("feishu") is None
-    shared = default_channels(Settings(_env_file=None, redis_url="redis://127.0.0.1:6379/0", **creds)).get("feishu")
-    assert isinstance(shared.pacer, RedisPacer) and shared.health().ok  # pacing across processes; nothing is sent
+    client = redis.Redis.from_url("redis://127.0.0.1:6379/0")
+    shared = default_channels(Settings(_env_file=None, redis_url="redis://127.0.0.1:6379/0", **creds), redis=client).get("feishu")
+    assert isinstance(shared.pacer, RedisPacer) and shared.health().ok  # pacing across processes, on the service's one client
+    assert shared.pacer._redis is client
 
 
 # ---- through the action layer -----------------------------------------------------------------------

@@ -11,6 +11,7 @@ from sqlalchemy import select
 
 from kernel.context import AppContext
 from app.wiring import build_context
+from app.inbound import PerceptionInbound
 from channels.feishu.longconn import LongConnection, start_long_connection
 from fact.models import Fact
 from tests.conftest import make_settings
@@ -59,7 +60,7 @@ def test_a_long_connection_event_becomes_the_same_fact_as_a_webhook_event(ctx, c
     mentions = [fs.mention("@_user_1", "ou_bot", "Deputy", bot=True)]
     by_socket = fs.message_event(event_id="ev_ws", chat_type="group", text="@_user_1 /concerns", mentions=mentions, token=TOKEN)
     by_webhook = fs.message_event(event_id="ev_http", chat_type="group", text="@_user_1 /concerns", mentions=mentions, token=TOKEN)
-    connection = LongConnection(ctx, runner=feeding(by_socket, by_socket))  # delivered twice: recorded once
+    connection = LongConnection(ctx, inbound=PerceptionInbound(ctx), runner=feeding(by_socket, by_socket))  # delivered twice: recorded once
     connection.start()
     try:
         assert wait_for(lambda: len(message_facts(ctx)) == 1) and woken.wait(10)
@@ -81,7 +82,7 @@ def test_the_real_lark_client_runs_in_its_own_loop_and_stops(ctx):
     fake = fs.FakeFeishu().start()  # it has no long-connection endpoint: lark asks for one, is refused and waits to retry
     ctx.settings.feishu_mode, ctx.settings.feishu_domain = "websocket", fake.domain
     try:
-        connection = start_long_connection(ctx)
+        connection = start_long_connection(ctx, inbound=PerceptionInbound(ctx))
         assert connection is not None
         assert wait_for(lambda: any(r.path == "/callback/ws/endpoint" for r in fake.requests))
         connection.stop()

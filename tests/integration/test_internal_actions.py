@@ -1,4 +1,4 @@
-"""query and internal_update run on the internal channel, with the fact exceptions of SPEC §4.4."""
+"""query and internal_update run in-process (their records say channel `internal`), with the fact exceptions of SPEC §4.4."""
 
 from action import service
 from action.models import ActionRequest

@@ -8,7 +8,8 @@ from sqlalchemy import func, select
 
 from fact.models import Fact
 from perception import service
-from perception.models import InboundMessage, InboxEntry
+from channels.inbound import InboundMessage
+from perception.models import InboxEntry
 from tests.conftest import redis_url
 from tests.integration.action_helpers import add_person
 

@@ -8,7 +8,7 @@ from kernel.context import AppContext
 from app.wiring import build_context
 from app.pipeline import Processor
 from perception import service
-from perception.models import InboundMessage
+from channels.inbound import InboundMessage
 from tests.conftest import make_settings, redis_url
 
 

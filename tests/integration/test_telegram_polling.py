@@ -17,7 +17,7 @@ from kernel.context import AppContext
 from app.main import create_app
 from channels.telegram.polling import TelegramPoller, start_polling
 from fact.models import Fact
-from perception.service import record_message
+from app.inbound import PerceptionInbound
 from tests.conftest import make_settings
 from tests.fakes.telegram_server import CONFLICT, TOKEN, FakeTelegram
 
@@ -29,8 +29,22 @@ def fake():
     server.stop()
 
 
-def make_poller(ctx: AppContext, fake: FakeTelegram, **kw) -> TelegramPoller:
-    return TelegramPoller(ctx, token=TOKEN, api_base=fake.base_url, **{"poll_timeout": 1, "backoff": 0.01, "max_backoff": 0.05, **kw})
+class Recording(PerceptionInbound):
+    """The app's inbound port, with `then(message)` run after each message is recorded (to stop or crash on cue)."""
+
+    def __init__(self, ctx: AppContext, then: Callable[[object], None]) -> None:
+        super().__init__(ctx)
+        self.then = then
+
+    def record(self, message) -> bool:
+        created = super().record(message)
+        self.then(message)
+        return created
+
+
+def make_poller(ctx: AppContext, fake: FakeTelegram, *, inbound=None, **kw) -> TelegramPoller:
+    return TelegramPoller(ctx, inbound=inbound or PerceptionInbound(ctx), token=TOKEN, api_base=fake.base_url,
+                          **{"poll_timeout": 1, "backoff": 0.01, "max_backoff": 0.05, **kw})
 
 
 def wait_for(condition: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
@@ -65,13 +79,11 @@ def test_a_restart_resumes_at_the_stored_offset_without_repeating_or_losing_upda
     ids = [fake.push_message(text=f"msg {n}") for n in range(5)]
     first: TelegramPoller
 
-    def record_then_stop_at_the_third(ctx_, *, message):
-        outcome = record_message(ctx_, message=message)
+    def stop_at_the_third(message):
         if message.event_id == str(ids[2]):
             first.request_stop()  # the process is told to stop mid-batch
-        return outcome
 
-    first = make_poller(ctx, fake, record=record_then_stop_at_the_third).start()
+    first = make_poller(ctx, fake, inbound=Recording(ctx, stop_at_the_third)).start()
     wait_for(lambda: not first.running, "the first poller to stop")
     assert event_ids(ctx) == ids[:3] and first.load_offset() == ids[2] + 1
     later = fake.push_message(text="sent while Deputy was down")
@@ -92,14 +104,12 @@ def test_an_update_recorded_just_before_a_crash_is_fetched_again_but_recorded_on
     ids = [fake.push_message(text=f"msg {n}") for n in range(3)]
     crashing: TelegramPoller
 
-    def crash_after_writing_the_second(ctx_, *, message):
-        outcome = record_message(ctx_, message=message)
+    def crash_after_writing_the_second(message):
         if message.event_id == str(ids[1]):
             crashing.request_stop()
             raise RuntimeError("process died after the fact, before the offset")
-        return outcome
 
-    crashing = make_poller(ctx, fake, record=crash_after_writing_the_second).start()
+    crashing = make_poller(ctx, fake, inbound=Recording(ctx, crash_after_writing_the_second)).start()
     wait_for(lambda: not crashing.running, "the crashed poller to end")
     assert event_ids(ctx) == ids[:2] and crashing.load_offset() == ids[0] + 1
 
@@ -115,13 +125,14 @@ def test_a_failed_write_is_retried_and_never_skipped(ctx, fake):
     ids = [fake.push_message(text=f"msg {n}") for n in range(3)]
     failures = []
 
-    def fail_once_on_the_second(ctx_, *, message):
-        if message.event_id == str(ids[1]) and not failures:
-            failures.append(message.event_id)
-            raise RuntimeError("database unavailable")
-        return record_message(ctx_, message=message)
+    class FailingOnce(PerceptionInbound):
+        def record(self, message) -> bool:
+            if message.event_id == str(ids[1]) and not failures:
+                failures.append(message.event_id)
+                raise RuntimeError("database unavailable")
+            return super().record(message)
 
-    poller = make_poller(ctx, fake, record=fail_once_on_the_second).start()
+    poller = make_poller(ctx, fake, inbound=FailingOnce(ctx)).start()
     try:
         wait_for(lambda: len(event_ids(ctx)) == 3, "every update")
     finally:
@@ -162,9 +173,9 @@ def test_the_backoff_grows_and_is_bounded(ctx, fake):
 
 
 def test_polling_starts_only_in_polling_mode_with_a_token(ctx, fake, database_url, clock):
-    assert start_polling(ctx) is None
+    assert start_polling(ctx, inbound=PerceptionInbound(ctx)) is None
     settings = make_settings(database_url, telegram_mode="polling", telegram_bot_token=TOKEN, telegram_api_base=fake.base_url)
-    polling_ctx = build_context(settings, clock=clock, channels=default_channels())
+    polling_ctx = build_context(settings, clock=clock, channels=default_channels(settings))
     try:
         update = fake.push_message(text="via the app")
         with TestClient(create_app(ctx=polling_ctx, run_migrations=False)):

@@ -24,7 +24,7 @@ except ImportError:  # the service before it had one (the simulation also runs o
         recover_interrupted(ctx, older_than=ctx.settings.action_pending_timeout)
         woken(ctx)
 from perception import service as perception
-from perception.models import InboundMessage
+from channels.inbound import InboundMessage
 from tests.simulation import inputs
 from tests.simulation.inputs import Said
 from tests.simulation.platform import Delivery

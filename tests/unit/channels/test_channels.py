@@ -1,4 +1,4 @@
-"""Channel adapters that need no network: registry, internal, in-memory and dry-run."""
+"""Channel adapters that need no network: registry, in-memory and dry-run."""
 
 import logging
 
@@ -9,15 +9,14 @@ from app.settings import Settings
 from channels.base import OutboundMessage
 from channels.dryrun import DryRunChannel
 from channels.errors import InvalidRequest, RateLimited
-from channels.internal import InternalChannel
 from channels.memory import MemoryChannel
 
 MSG = OutboundMessage(idempotency_key="act_20260318_001", external_user_id="ou_1", chat_id=None, text="hello")
 
 
 def test_dry_run_channels_come_only_from_settings():
-    assert default_channels(Settings(_env_file=None)).names() == ["internal"]
-    assert default_channels(Settings(_env_file=None, dry_run_channels="telegram")).names() == ["internal", "telegram"]
+    assert default_channels(Settings(_env_file=None)).names() == []
+    assert default_channels(Settings(_env_file=None, dry_run_channels="telegram")).names() == ["telegram"]
 
 
 def test_dry_run_channel_logs_instead_of_sending(caplog):
@@ -25,16 +24,6 @@ def test_dry_run_channel_logs_instead_of_sending(caplog):
         receipt = DryRunChannel("feishu").send(MSG)
     assert receipt.message_id == "dryrun_act_20260318_001" and receipt.detail == {"dry_run": True}
     assert caplog.records[0].text == "hello"
-
-
-def test_internal_channel_messages_no_one_and_rejects_unknown_operations():
-    channel = InternalChannel()
-    with pytest.raises(InvalidRequest):
-        channel.send(MSG)
-    with pytest.raises(InvalidRequest, match="unknown internal operation"):
-        channel.run(None, {"name": "nope"})
-    channel.register("echo", lambda uow, args: args)
-    assert channel.run(None, {"name": "echo", "x": 1}) == {"x": 1}
 
 
 def test_memory_channel_fails_once_or_always_as_scripted():

@@ -38,7 +38,7 @@ def test_the_runner_gets_its_own_thread_and_event_loop_and_stop_ends_both():
         started.set()
         loop.run_until_complete(asyncio.sleep(3600))  # like lark: run the loop until the connection ends
 
-    connection = LongConnection(SimpleNamespace(settings=settings()), runner=runner)
+    connection = LongConnection(SimpleNamespace(settings=settings()), inbound=SimpleNamespace(), runner=runner)
     connection.start()
     assert started.wait(10)
     assert connection.running and seen["thread"] is not threading.main_thread()
@@ -56,7 +56,7 @@ def test_a_connection_that_ends_is_started_again_until_stopped():
         third.set()
         loop.run_until_complete(asyncio.sleep(3600))
 
-    connection = LongConnection(SimpleNamespace(settings=settings()), runner=runner, retry_delay=0)
+    connection = LongConnection(SimpleNamespace(settings=settings()), inbound=SimpleNamespace(), runner=runner, retry_delay=0)
     connection.start()
     assert third.wait(10)
     connection.stop()
@@ -65,9 +65,9 @@ def test_a_connection_that_ends_is_started_again_until_stopped():
 
 def test_the_long_connection_starts_only_in_websocket_mode_with_credentials():
     blocking = lambda on_event, loop: loop.run_until_complete(asyncio.sleep(3600))  # noqa: E731
-    assert start_long_connection(SimpleNamespace(settings=settings()), runner=blocking) is None
-    assert start_long_connection(SimpleNamespace(settings=Settings(_env_file=None, feishu_mode="websocket")), runner=blocking) is None
-    connection = start_long_connection(SimpleNamespace(settings=settings(feishu_mode="websocket")), runner=blocking)
+    assert start_long_connection(SimpleNamespace(settings=settings()), inbound=SimpleNamespace(), runner=blocking) is None
+    assert start_long_connection(SimpleNamespace(settings=Settings(_env_file=None, feishu_mode="websocket")), inbound=SimpleNamespace(), runner=blocking) is None
+    connection = start_long_connection(SimpleNamespace(settings=settings(feishu_mode="websocket")), inbound=SimpleNamespace(), runner=blocking)
     try:
         assert connection is not None and connection.running
     finally:

@@ -1,1 +1,0 @@
-"""Platform webhooks: each hands what its platform sent to perception."""

@@ -1,0 +1,33 @@
+"""The inbound port the composition root hands to the channel adapters: perception records, the processor wakes."""
+
+from __future__ import annotations
+
+from channels.inbound import InboundMessage
+from fact import service as facts
+from kernel.context import AppContext
+from kernel.limits import text_problem
+from perception.service import record_message
+
+
+class PerceptionInbound:
+    """Records what adapters receive as message_received facts (once per platform event) and wakes the pipeline."""
+
+    def __init__(self, ctx: AppContext) -> None:
+        self.ctx = ctx
+
+    def record(self, message: InboundMessage) -> bool:
+        """The fact and its inbox row, durably; True when the event was new."""
+        _, created = record_message(self.ctx, message=message)
+        return created
+
+    def skipped(self, *, channel: str, event_id: str, reason: str) -> None:
+        """A `system` fact (once per event) saying an unreadable event was passed over, and why."""
+        with self.ctx.uow(actor=f"{channel}_inbound") as uow:
+            facts.append(uow, fact_type="system", source="perception", dedup_key=f"{channel}:skipped:{event_id}", content={
+                "event": f"{channel}_update_skipped", "update_id": int(event_id) if event_id.isdigit() else event_id,
+                "reason": reason[:500] if text_problem(reason) is None else "unreadable",
+            })
+
+    def wake(self) -> None:
+        """New signals wait in the inbox: the processor takes them."""
+        self.ctx.signal_recorded()

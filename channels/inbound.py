@@ -1,0 +1,58 @@
+"""The inbound shape: what every channel adapter produces and perception consumes, and the port it is handed to.
+
+Adapters (webhooks, long polling, the long connection) normalise what their platform sent into an
+`InboundMessage` and give it to an `Inbound` the composition root wires to perception; nothing in
+`channels` imports perception or any other layer.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field as PField
+
+from kernel.channel_names import ChannelName
+from kernel.limits import SaneInstant, StorableText
+
+
+class Mention(BaseModel):
+    """Someone @-mentioned in a message (platform user id and the name shown)."""
+
+    external_user_id: StorableText | None = None
+    name: StorableText = ""
+    is_bot: bool = False
+
+
+class InboundMessage(BaseModel):
+    """One chat message from any platform, normalised (the same shape whatever the transport).
+
+    Its text must be storable on every backend: messages also arrive by long polling and the long
+    connection, where the HTTP guard does not look.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    channel: ChannelName
+    event_id: StorableText  # Feishu header.event_id / Telegram update_id: the de-duplication key
+    message_id: StorableText
+    chat_id: StorableText
+    chat_type: Literal["p2p", "group"]
+    external_user_id: StorableText
+    text: StorableText = ""
+    reply_to_message_id: StorableText | None = None
+    mentions: list[Mention] = PField(default_factory=list)
+    mentions_bot: bool = False
+    occurred_at: SaneInstant
+
+
+class Inbound(Protocol):
+    """Where adapters hand inbound messages (the composition root wires it to perception)."""
+
+    def record(self, message: InboundMessage) -> bool:
+        """Record the message durably (once per platform event); True when it was new."""
+
+    def skipped(self, *, channel: str, event_id: str, reason: str) -> None:
+        """Note durably that an event Deputy cannot read was passed over."""
+
+    def wake(self) -> None:
+        """New messages wait: wake the pipeline."""
