@@ -12,7 +12,7 @@ from action.rules import ConcernState, ConcernView, Limits
 from kernel.context import UnitOfWork
 from person.models import ChannelBinding, Person
 
-A = ActionRow.__table__.c
+ledger = ActionRow.__table__.c  # the action ledger's columns, for the prebuilt statements below
 
 _TARGET = select(Person.__table__.c.active, Person.__table__.c.timezone, Person.__table__.c.locale, Person.__table__.c.interaction_policy).where(
     Person.__table__.c.person_id == bindparam("person_id")
@@ -25,23 +25,23 @@ _BINDINGS = (
 # `counted` rows: delivered, in flight (pending reservations count, so limits hold under concurrency), or
 # possibly delivered (interrupted by a crash, answer lost in a timeout).
 _PROACTIVE = select(func.count()).where(
-    A.target_person_id == bindparam("person_id"), A.proactive.is_(True), A.solicited.is_(False), A.counted.is_(True),
-    A.created_at >= bindparam("start"), A.created_at < bindparam("end"),
+    ledger.target_person_id == bindparam("person_id"), ledger.proactive.is_(True), ledger.solicited.is_(False), ledger.counted.is_(True),
+    ledger.created_at >= bindparam("start"), ledger.created_at < bindparam("end"),
 )
-_LAST_NOTICE = select(func.max(A.created_at)).where(
-    A.target_person_id == bindparam("person_id"), A.action_type == ActionType.notify.value, A.notification_type == bindparam("ntype"),
-    A.proactive.is_(True), A.counted.is_(True), A.created_at > bindparam("since"),
+_LAST_NOTICE = select(func.max(ledger.created_at)).where(
+    ledger.target_person_id == bindparam("person_id"), ledger.action_type == ActionType.notify.value, ledger.notification_type == bindparam("ntype"),
+    ledger.proactive.is_(True), ledger.counted.is_(True), ledger.created_at > bindparam("since"),
 )
 # Loop-outcome notices are cooled down per concern: two loops' outcomes never hold each other back.
-_LAST_CONCERN_NOTICE = _LAST_NOTICE.where(A.concern_id == bindparam("concern_id"))
-_CONTACTS = select(A.created_at).where(
-    A.concern_id == bindparam("concern_id"), A.target_person_id == bindparam("person_id"),
-    A.action_type == ActionType.send_message.value, A.counted.is_(True),
-).order_by(A.created_at)
+_LAST_CONCERN_NOTICE = _LAST_NOTICE.where(ledger.concern_id == bindparam("concern_id"))
+_CONTACTS = select(ledger.created_at).where(
+    ledger.concern_id == bindparam("concern_id"), ledger.target_person_id == bindparam("person_id"),
+    ledger.action_type == ActionType.send_message.value, ledger.counted.is_(True),
+).order_by(ledger.created_at)
 _INSERT = insert(ActionRow.__table__).returning(*ActionRow.__table__.c)
 _FINALIZE = (
     update(ActionRow.__table__)
-    .where(A.action_id == bindparam("a_id"), A.result == Result.pending.value)
+    .where(ledger.action_id == bindparam("a_id"), ledger.result == Result.pending.value)
     .values(result=bindparam("new_result"), channel=bindparam("new_channel"), result_detail=bindparam("new_detail"),
             timestamp=bindparam("new_timestamp"), counted=bindparam("new_counted"))
     .returning(*ActionRow.__table__.c)
@@ -50,7 +50,7 @@ _FINALIZE = (
 
 _TOUCH = (
     update(ActionRow.__table__)
-    .where(A.action_id == bindparam("a_id"), A.result == Result.pending.value)
+    .where(ledger.action_id == bindparam("a_id"), ledger.result == Result.pending.value)
     .values(result_detail=bindparam("new_detail"), timestamp=bindparam("new_timestamp"))
 )
 
@@ -95,12 +95,12 @@ def concern_view(uow: UnitOfWork, *, concern_id: str, person_id: str, state: Con
 
 def by_request_key(uow: UnitOfWork, *, request_key: str) -> Row | None:
     """The action already executed for this request key, if any."""
-    return uow.session.execute(select(*ActionRow.__table__.c).where(A.request_key == request_key)).first()
+    return uow.session.execute(select(*ActionRow.__table__.c).where(ledger.request_key == request_key)).first()
 
 
 def by_action_id(uow: UnitOfWork, *, action_id: str) -> Row:
     """The action with this id (it must exist)."""
-    return uow.session.execute(select(*ActionRow.__table__.c).where(A.action_id == action_id)).one()
+    return uow.session.execute(select(*ActionRow.__table__.c).where(ledger.action_id == action_id)).one()
 
 
 def touch_pending(uow: UnitOfWork, *, action_id: str, detail: dict[str, Any]) -> None:
@@ -120,9 +120,9 @@ def finalize_action(uow: UnitOfWork, *, action_id: str, result: str, channel: st
     return uow.session.execute(_FINALIZE, params).first()
 
 
-_CONTACT_TIMES = select(func.min(A.created_at), func.max(A.created_at)).where(
-    A.concern_id == bindparam("concern_id"), A.target_person_id == bindparam("person_id"),
-    A.action_type == ActionType.send_message.value, A.counted.is_(True), A.result != Result.pending.value,
+_CONTACT_TIMES = select(func.min(ledger.created_at), func.max(ledger.created_at)).where(
+    ledger.concern_id == bindparam("concern_id"), ledger.target_person_id == bindparam("person_id"),
+    ledger.action_type == ActionType.send_message.value, ledger.counted.is_(True), ledger.result != Result.pending.value,
 )
 
 

@@ -88,29 +88,29 @@ class Snapshot:
     solicited: bool = False  # the person asked for it: pause and quiet time apply, the switch and the cap do not
 
 
-def layer1_person_policy(s: Snapshot) -> Verdict:
+def layer1_person_policy(snapshot: Snapshot) -> Verdict:
     """L1 Person.interaction_policy: proactive switch, pause, quiet time (P0 exempt), daily cap.
 
     A solicited delivery (an answer to the person's own request, a loop-outcome notice) honours pause and
     quiet time but neither the proactive switch nor the cap: the person asked for it.
     """
-    p = s.policy
-    if not p.allow_proactive_ping and not s.solicited:
+    policy = snapshot.policy
+    if not policy.allow_proactive_ping and not snapshot.solicited:
         return _block("L1:proactive_disabled", "the person does not allow proactive contact")
-    if p.paused_until is not None and s.now < p.paused_until:
-        return _block("L1:paused", f"the person paused proactive contact until {p.paused_until.astimezone(s.tz).isoformat()}", p.paused_until)
-    if s.priority != "P0":
-        allowed_at = quiet_until(p, s.tz, s.now)
-        if allowed_at != s.now:
-            local = s.now.astimezone(s.tz).strftime("%H:%M %a")
-            return _block("L1:quiet_hours", f"{local} is quiet time for the person ({s.tz.key})", allowed_at)
-    if not s.solicited and p.max_proactive_contacts_per_day == 0:
+    if policy.paused_until is not None and snapshot.now < policy.paused_until:
+        return _block("L1:paused", f"the person paused proactive contact until {policy.paused_until.astimezone(snapshot.tz).isoformat()}", policy.paused_until)
+    if snapshot.priority != "P0":
+        allowed_at = quiet_until(policy, snapshot.tz, snapshot.now)
+        if allowed_at != snapshot.now:
+            local = snapshot.now.astimezone(snapshot.tz).strftime("%H:%M %a")
+            return _block("L1:quiet_hours", f"{local} is quiet time for the person ({snapshot.tz.key})", allowed_at)
+    if not snapshot.solicited and policy.max_proactive_contacts_per_day == 0:
         return _block("L1:daily_cap", "the person accepts no proactive contacts (cap 0)")
-    if not s.solicited and s.proactive_today >= p.max_proactive_contacts_per_day:
-        _, next_day = local_day_bounds(s.now, s.tz)
+    if not snapshot.solicited and snapshot.proactive_today >= policy.max_proactive_contacts_per_day:
+        _, next_day = local_day_bounds(snapshot.now, snapshot.tz)
         return _block(
             "L1:daily_cap",
-            f"{s.proactive_today} proactive contacts today already reach the cap of {p.max_proactive_contacts_per_day}",
+            f"{snapshot.proactive_today} proactive contacts today already reach the cap of {policy.max_proactive_contacts_per_day}",
             next_day,
         )
     return ALLOW
@@ -127,70 +127,70 @@ def layer2_concern_limits(state: ConcernState, limits: Limits) -> Verdict:
     return ALLOW
 
 
-def layer2_follow_up_interval(s: Snapshot) -> Verdict:
+def layer2_follow_up_interval(snapshot: Snapshot) -> Verdict:
     """L2 on a follow-up: not before its interval, and none once the schedule says escalate."""
-    c, lim = s.concern, s.limits
-    assert c is not None and c.state is not None
-    waits = lim.follow_up_schedule.get(c.state.priority, [])
+    concern, limits = snapshot.concern, snapshot.limits
+    assert concern is not None and concern.state is not None
+    waits = limits.follow_up_schedule.get(concern.state.priority, [])
     # The last entry of a schedule is the wait before escalating, not a follow-up.
-    if c.state.follow_up_count >= len(waits) - 1:
-        return _block("L2:follow_up_interval", f"the {c.state.priority} follow-up schedule is exhausted: escalate instead")
-    if c.last_contact_at is not None:
-        due = c.last_contact_at + waits[c.state.follow_up_count]
-        if s.now < due:
+    if concern.state.follow_up_count >= len(waits) - 1:
+        return _block("L2:follow_up_interval", f"the {concern.state.priority} follow-up schedule is exhausted: escalate instead")
+    if concern.last_contact_at is not None:
+        due = concern.last_contact_at + waits[concern.state.follow_up_count]
+        if snapshot.now < due:
             return _block("L2:follow_up_interval",
-                          f"follow-up {c.state.follow_up_count + 1} is not due before {due.astimezone(s.tz).isoformat()}", due)
+                          f"follow-up {concern.state.follow_up_count + 1} is not due before {due.astimezone(snapshot.tz).isoformat()}", due)
     return ALLOW
 
 
-def layer3_contact_limit(s: Snapshot) -> Verdict:
+def layer3_contact_limit(snapshot: Snapshot) -> Verdict:
     """L3 channel contact limit: the same concern reaches the same person ≤ N times in any rolling window."""
-    c, lim = s.concern, s.limits
-    assert c is not None
-    window_start = s.now - lim.concern_contact_window
-    recent = [t for t in c.contacts_in_window if t > window_start]
-    if len(recent) >= lim.concern_contact_limit:
-        oldest_counted = sorted(recent)[-lim.concern_contact_limit]
+    concern, limits = snapshot.concern, snapshot.limits
+    assert concern is not None
+    window_start = snapshot.now - limits.concern_contact_window
+    recent = [t for t in concern.contacts_in_window if t > window_start]
+    if len(recent) >= limits.concern_contact_limit:
+        oldest_counted = sorted(recent)[-limits.concern_contact_limit]
         return _block(
             "L3:concern_contact_limit",
-            f"this concern already contacted the person {len(recent)} times in the last {lim.concern_contact_window}",
-            oldest_counted + lim.concern_contact_window,
+            f"this concern already contacted the person {len(recent)} times in the last {limits.concern_contact_window}",
+            oldest_counted + limits.concern_contact_window,
         )
     return ALLOW
 
 
-def layer4_cooldown(s: Snapshot) -> Verdict:
+def layer4_cooldown(snapshot: Snapshot) -> Verdict:
     """L4 notification cooldown: the same notification_type to the same person not again within its cooldown."""
-    cooldown = s.limits.cooldown_for(s.notification_type)
-    last = s.last_same_notification_at
-    if last is not None and s.now < last + cooldown:
-        kind = s.notification_type or "default"
-        return _block("L4:cooldown", f"a {kind} notification was sent at {last.astimezone(s.tz).isoformat()}; cooldown {cooldown}", last + cooldown)
+    cooldown = snapshot.limits.cooldown_for(snapshot.notification_type)
+    last = snapshot.last_same_notification_at
+    if last is not None and snapshot.now < last + cooldown:
+        kind = snapshot.notification_type or "default"
+        return _block("L4:cooldown", f"a {kind} notification was sent at {last.astimezone(snapshot.tz).isoformat()}; cooldown {cooldown}", last + cooldown)
     return ALLOW
 
 
-def applicable_layers(s: Snapshot) -> list:
+def applicable_layers(snapshot: Snapshot) -> list:
     """The layers that apply to this action (SPEC §4.2 table; reactive replies skip L1 and L4).
 
     L2's active-concern limits apply when a loop is opened (`layer2_concern_limits`, asked by the concern
     engine before it queues the question); the follow-up interval applies to each follow-up.
     """
     layers = []
-    if s.action_type in PROACTIVE_TYPES and not s.reactive:
+    if snapshot.action_type in PROACTIVE_TYPES and not snapshot.reactive:
         layers.append(layer1_person_policy)
-    if s.action_type == ActionType.send_message and s.concern is not None:
-        if s.follow_up and s.concern.state is not None:
+    if snapshot.action_type == ActionType.send_message and snapshot.concern is not None:
+        if snapshot.follow_up and snapshot.concern.state is not None:
             layers.append(layer2_follow_up_interval)
         layers.append(layer3_contact_limit)
-    if s.action_type == ActionType.notify and not s.reactive:
+    if snapshot.action_type == ActionType.notify and not snapshot.reactive:
         layers.append(layer4_cooldown)
     return layers
 
 
-def evaluate(s: Snapshot) -> Verdict:
+def evaluate(snapshot: Snapshot) -> Verdict:
     """Run the applicable layers in order; the first refusal wins."""
-    for layer in applicable_layers(s):
-        verdict = layer(s)
+    for layer in applicable_layers(snapshot):
+        verdict = layer(snapshot)
         if not verdict.allowed:
             return verdict
     return ALLOW

@@ -54,7 +54,7 @@ def _worker(url: str, worker: int, count: int, barrier) -> tuple[list[float], di
     from action.models import ActionRequest
     from kernel.context import AppContext
     from app.settings import Settings
-    from channels.memory import MemoryChannel
+    from tests.fakes.memory_channel import MemoryChannel
 
     ctx = build_context(Settings(_env_file=None, database_url=url))
     ctx.channels.register(MemoryChannel("feishu"))

@@ -28,7 +28,7 @@ def _fill(url: str, total: int, due: int) -> object:
     from kernel.clock import FrozenClock
     from app.wiring import build_context
     from app.settings import Settings
-    from channels.memory import MemoryChannel
+    from tests.fakes.memory_channel import MemoryChannel
     from concern.models import Concern
     from person import service as persons
     from person.models import PersonCreate

@@ -7,7 +7,7 @@ failure (timeout, bad answer) falls back to the rules' own answer.
 from __future__ import annotations
 
 import logging
-from typing import Protocol
+
 
 import httpx
 
@@ -21,12 +21,6 @@ SYSTEM_PROMPT = (
     "Known people (person_id: names): {people}\n"
     "Answer with the command only, in the message's language for free text parts, or NONE."
 )
-
-
-class Classifier(Protocol):
-    """Suggests a command for free text, or None."""
-
-    def rewrite(self, text: str, *, people: list[str]) -> str | None: ...
 
 
 class OpenAICompatibleClassifier:

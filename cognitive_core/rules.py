@@ -79,25 +79,25 @@ def find_person(who: str, people: tuple[PersonView, ...], mentions: tuple[tuple[
     key = who.strip().lstrip("@").strip().casefold()
     for ext_id, name in mentions:
         if name.strip().lstrip("@").casefold() == key and ext_id:
-            for p in people:
-                if any(e == ext_id for _, e in p.external_ids):
-                    return p
-    for p in people:
-        names = {p.person_id.casefold(), p.person_id.removeprefix("p_").casefold(), p.display_name.casefold(), *(a.casefold() for a in p.aliases)}
+            for person in people:
+                if any(e == ext_id for _, e in person.external_ids):
+                    return person
+    for person in people:
+        names = {person.person_id.casefold(), person.person_id.removeprefix("p_").casefold(), person.display_name.casefold(), *(a.casefold() for a in person.aliases)}
         if key in names:
-            return p
+            return person
     return None
 
 
-def _answered_concern(s: Situation) -> WaitingConcern | None:
-    if not s.waiting:
+def _answered_concern(situation: Situation) -> WaitingConcern | None:
+    if not situation.waiting:
         return None
-    if s.signal.reply_to:
-        for c in s.waiting:
-            if s.signal.reply_to in c.message_refs:
+    if situation.signal.reply_to:
+        for c in situation.waiting:
+            if situation.signal.reply_to in c.message_refs:
                 return c
-    epoch = datetime.min.replace(tzinfo=s.now.tzinfo) if s.now else None
-    return max(s.waiting, key=lambda c: (c.last_contact_at or epoch, c.concern_id))
+    epoch = datetime.min.replace(tzinfo=situation.now.tzinfo) if situation.now else None
+    return max(situation.waiting, key=lambda c: (c.last_contact_at or epoch, c.concern_id))
 
 
 def _risky(text: str) -> list[str]:
@@ -105,14 +105,14 @@ def _risky(text: str) -> list[str]:
     return [k for k in RISK_KEYWORDS if (k in lowered if not k.isascii() else re.search(rf"\b{k}", lowered))]
 
 
-def _command(intent: Intent, s: Situation) -> Decision:
-    sender = s.sender
+def _command(intent: Intent, situation: Situation) -> Decision:
+    sender = situation.sender
     assert sender is not None
     name, args = intent.name, intent.args
     if name in ("ask", "tell"):
         if sender.role != "principal":
             return Decision(DecisionKind.reply, f"{name}:not_principal", {"template": "not_principal"})
-        target = find_person(args["who"], s.people, s.signal.mentions)
+        target = find_person(args["who"], situation.people, situation.signal.mentions)
         if target is None:
             return Decision(DecisionKind.reply, f"{name}:unknown_person", {"template": "unknown_person", "who": args["who"]})
         if target.person_id == sender.person_id:
@@ -123,21 +123,21 @@ def _command(intent: Intent, s: Situation) -> Decision:
     if name == "cancel":
         return Decision(DecisionKind.cancel_concern, "cancel", {"concern_id": args["concern_id"]})
     if name == "snooze":
-        concern = _answered_concern(s)
+        concern = _answered_concern(situation)
         if concern is None:
             return Decision(DecisionKind.reply, "snooze:nothing_waiting", {"template": "nothing_to_snooze"})
         return Decision(DecisionKind.snooze_concern, "snooze", {"concern_id": concern.concern_id, "duration_s": int(args["duration"].total_seconds())})
     if name == "quiet":
         return Decision(DecisionKind.direct_action, "self_service:quiet", {"action": "policy", "patch": {"quiet_hours": [{"start": args["start"], "end": args["end"]}]}})
     if name == "pause":
-        until = s.now + args["duration"]
+        until = situation.now + args["duration"]
         return Decision(DecisionKind.direct_action, "self_service:pause", {"action": "policy", "patch": {"paused_until": until.isoformat()}})
     if name == "resume":
         return Decision(DecisionKind.direct_action, "self_service:resume", {"action": "policy", "patch": {"paused_until": None}})
     if name == "did":
         params: dict[str, Any] = {"template": "did", "today": bool(args.get("today")), "window_s": int(args["window"].total_seconds()) if "window" in args else 86400}
         if args.get("who"):
-            who = find_person(args["who"], s.people, s.signal.mentions)
+            who = find_person(args["who"], situation.people, situation.signal.mentions)
             params["person_id"] = who.person_id if who else None
         return Decision(DecisionKind.reply, "did", params)
     return Decision(DecisionKind.reply, name, {"template": name})
@@ -150,56 +150,56 @@ def _usage(command: str) -> Decision:
     return Decision(DecisionKind.reply, f"usage:{command}", {"template": f"usage:{command}"})
 
 
-def _names_someone_else(intent: Intent, s: Situation) -> bool:
+def _names_someone_else(intent: Intent, situation: Situation) -> bool:
     """A principal's ask or tell about a known other person: a request, even from someone who owes an answer."""
-    if intent.name not in ("ask", "tell") or s.sender is None or s.sender.role != "principal":
+    if intent.name not in ("ask", "tell") or situation.sender is None or situation.sender.role != "principal":
         return False
-    target = find_person(intent.args["who"], s.people, s.signal.mentions)
-    return target is not None and target.person_id != s.sender.person_id
+    target = find_person(intent.args["who"], situation.people, situation.signal.mentions)
+    return target is not None and target.person_id != situation.sender.person_id
 
 
-def _from_someone_waited_on(s: Situation, text: str, intent: Intent | None) -> Decision | None:
+def _from_someone_waited_on(situation: Situation, text: str, intent: Intent | None) -> Decision | None:
     """For a person with a waiting concern, only slash commands are commands; anything else is their reply.
 
     Exceptions: a bare acknowledgement ("收到") keeps the loop open; "稍后 2小时" snoozes (the follow-up
     suggests it); a principal's request that names someone else is that request.
     """
-    concern = _answered_concern(s)
+    concern = _answered_concern(situation)
     if concern is None or not text:
         return None
-    quoted = s.signal.reply_to is not None and s.signal.reply_to in concern.message_refs
+    quoted = situation.signal.reply_to is not None and situation.signal.reply_to in concern.message_refs
     if is_acknowledgement(text):
         if concern.role == "escalation":
             return Decision(DecisionKind.ignore, "acknowledgement:escalation", {"concern_id": concern.concern_id})
         return Decision(DecisionKind.snooze_concern, "acknowledgement", {"concern_id": concern.concern_id, "acknowledgement": True})
-    if not quoted and intent is not None and (intent.name == "snooze" or _names_someone_else(intent, s)):
+    if not quoted and intent is not None and (intent.name == "snooze" or _names_someone_else(intent, situation)):
         return None
     rule = "quoted_reply" if quoted else ("escalation_reply" if concern.role == "escalation" else "reply_to_waiting_concern")
     return Decision(DecisionKind.resolve_concern, rule, {"concern_id": concern.concern_id, "answer": text})
 
 
-def decide(s: Situation) -> list[Decision]:
+def decide(situation: Situation) -> list[Decision]:
     """Decisions for one inbound message (an empty list never happens: at least `ignore`)."""
-    sig = s.signal
+    sig = situation.signal
     if sig.chat_type == "group" and not sig.mentions_bot:
         return [Decision(DecisionKind.ignore, "group_without_mention")]
     text = strip_bot_mention(sig.text) if sig.mentions_bot else sig.text.strip()
     intent = parse(text)
     if intent is not None and intent.name == "bind":
         return [Decision(DecisionKind.direct_action, "bind_code", {"action": "bind", "code": intent.args["code"]})]
-    if s.sender is None:
+    if situation.sender is None:
         return [Decision(DecisionKind.ignore, "unknown_sender")]
     if (slash := slash_command(text)) is not None:  # anything that starts as a command is a command
-        return [_command(intent, s) if intent is not None else _usage(slash)]
-    if (answer := _from_someone_waited_on(s, text, intent)) is not None:
+        return [_command(intent, situation) if intent is not None else _usage(slash)]
+    if (answer := _from_someone_waited_on(situation, text, intent)) is not None:
         return [answer]
     if intent is not None:
-        return [_command(intent, s)]
+        return [_command(intent, situation)]
     if (keyword := keyword_command(text)) is not None:
         return [_usage(keyword)]
     keywords = _risky(text)
-    if keywords and s.sender.role != "principal":
-        maker = s.sender.manager_id or next((p.person_id for p in s.people if p.role == "principal" and p.person_id != s.sender.person_id), None)
+    if keywords and situation.sender.role != "principal":
+        maker = situation.sender.manager_id or next((person.person_id for person in situation.people if person.role == "principal" and person.person_id != situation.sender.person_id), None)
         if maker is not None:
             return [Decision(DecisionKind.escalate, "risk_keywords", {"decision_maker_id": maker, "question": text, "keywords": keywords})]
     return [Decision(DecisionKind.reply, "fallback_help", {"template": "help"})]

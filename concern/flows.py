@@ -31,7 +31,7 @@ def _person(uow: UnitOfWork, person_id: str):
     return persons.get_or_404(uow, person_id=person_id)
 
 
-def notice(uow: UnitOfWork, c: Concern, *, to: str, key: str, template: str, reactive: bool = False,
+def notice(uow: UnitOfWork, concern: Concern, *, to: str, key: str, template: str, reactive: bool = False,
            origin_channel: str | None = None, **values: str) -> bool:
     """Queue a loop-outcome notice (solicited: quiet hours and pause apply, the cap does not; L4 per concern).
 
@@ -42,10 +42,10 @@ def notice(uow: UnitOfWork, c: Concern, *, to: str, key: str, template: str, rea
         return False
     text = messages.render(template, person.locale, **values)
     request = ActionRequest(
-        action_type="notify", decision_ref=c.concern_id, target_person_id=to, text=text, priority=c.priority, reactive=reactive,
-        solicited=not reactive, concern_id=c.concern_id, origin_channel=origin_channel or c.origin_channel,
-        notification_type="reply" if reactive else "loop_outcome", request_key=f"{c.concern_id}:{key}")
-    return service.enqueue(uow, request=request, purpose=OUTCOME, concern=c)
+        action_type="notify", decision_ref=concern.concern_id, target_person_id=to, text=text, priority=concern.priority, reactive=reactive,
+        solicited=not reactive, concern_id=concern.concern_id, origin_channel=origin_channel or concern.origin_channel,
+        notification_type="reply" if reactive else "loop_outcome", request_key=f"{concern.concern_id}:{key}")
+    return service.enqueue(uow, request=request, purpose=OUTCOME, concern=concern)
 
 
 def _asking(asker: Any, target: Any, question: str, kind: str) -> str:
@@ -55,45 +55,45 @@ def _asking(asker: Any, target: Any, question: str, kind: str) -> str:
     return messages.question(asker.display_name, question, target.locale)
 
 
-def send_request(uow: UnitOfWork, c: Concern, *, purpose: str, decision_ref: str, attempt: str) -> ActionRequest:
+def send_request(uow: UnitOfWork, concern: Concern, *, purpose: str, decision_ref: str, attempt: str) -> ActionRequest:
     """The send_message that asks (or re-asks) the target, in the target's language."""
-    target, asker = _person(uow, c.target_person_id), _person(uow, c.originator_id)
+    target, asker = _person(uow, concern.target_person_id), _person(uow, concern.originator_id)
     tz = ZoneInfo(target.timezone)
     if purpose == "follow_up":
-        first, _ = contact_times(uow, concern_id=c.concern_id, person_id=c.target_person_id)
-        text = messages.follow_up(asker.display_name, c.question, first or c.created_at, uow.now, tz, target.locale)
+        first, _ = contact_times(uow, concern_id=concern.concern_id, person_id=concern.target_person_id)
+        text = messages.follow_up(asker.display_name, concern.question, first or concern.created_at, uow.now, tz, target.locale)
     else:
-        text = _asking(asker, target, c.question, c.kind)
+        text = _asking(asker, target, concern.question, concern.kind)
     return ActionRequest(
-        action_type="send_message", decision_ref=decision_ref, target_person_id=c.target_person_id, text=text, priority=c.priority,
-        concern_id=c.concern_id, follow_up=purpose == "follow_up", origin_channel=c.origin_channel,
-        request_key=f"{c.concern_id}:{purpose}:{attempt}",
+        action_type="send_message", decision_ref=decision_ref, target_person_id=concern.target_person_id, text=text, priority=concern.priority,
+        concern_id=concern.concern_id, follow_up=purpose == "follow_up", origin_channel=concern.origin_channel,
+        request_key=f"{concern.concern_id}:{purpose}:{attempt}",
     )
 
 
-def expires_at(uow: UnitOfWork, c: Concern) -> datetime:
+def expires_at(uow: UnitOfWork, concern: Concern) -> datetime:
     """When an escalated concern expires: DEPUTY_CONCERN_EXPIRE_AFTER after its last escalation step."""
-    return (c.escalated_at or uow.now) + uow.settings.concern_expire_after
+    return (concern.escalated_at or uow.now) + uow.settings.concern_expire_after
 
 
-def _escalate(uow: UnitOfWork, c: Concern, *, decision_id: str) -> None:
+def _escalate(uow: UnitOfWork, concern: Concern, *, decision_id: str) -> None:
     """Escalate to the target's manager; without one, the loop stalls: escalated, with an expiry, originator told."""
-    target, asker = _person(uow, c.target_person_id), _person(uow, c.originator_id)
-    first, _ = contact_times(uow, concern_id=c.concern_id, person_id=c.target_person_id)
-    since = first or c.created_at
-    if target.manager_id and target.manager_id != c.originator_id:
+    target, asker = _person(uow, concern.target_person_id), _person(uow, concern.originator_id)
+    first, _ = contact_times(uow, concern_id=concern.concern_id, person_id=concern.target_person_id)
+    since = first or concern.created_at
+    if target.manager_id and target.manager_id != concern.originator_id:
         manager = _person(uow, target.manager_id)
-        text = messages.escalation(target.display_name, asker.display_name, c.question, since, uow.now, ZoneInfo(manager.timezone), manager.locale)
+        text = messages.escalation(target.display_name, asker.display_name, concern.question, since, uow.now, ZoneInfo(manager.timezone), manager.locale)
         request = ActionRequest(action_type="escalate", decision_ref=decision_id, target_person_id=manager.person_id, text=text,
-                                priority=c.priority, concern_id=c.concern_id, request_key=f"{c.concern_id}:escalation:v{c.version}")
-        service.enqueue(uow, request=request, purpose="escalation", concern=c)
+                                priority=concern.priority, concern_id=concern.concern_id, request_key=f"{concern.concern_id}:escalation:v{concern.version}")
+        service.enqueue(uow, request=request, purpose="escalation", concern=concern)
         return
-    service.change(uow, c, change="stalled", causation_id=decision_id, state="escalated", escalated_to=None, escalated_at=uow.now,
+    service.change(uow, concern, change="stalled", causation_id=decision_id, state="escalated", escalated_to=None, escalated_at=uow.now,
                    step_at=uow.now + uow.settings.concern_expire_after, extra={"reason": "no manager to escalate to"})
     tz = ZoneInfo(asker.timezone)
-    notice(uow, c, to=c.originator_id, key="outcome:stalled", template="stalled", target=target.display_name, text=c.question,
+    notice(uow, concern, to=concern.originator_id, key="outcome:stalled", template="stalled", target=target.display_name, text=concern.question,
            since=messages.when(since, tz), waited=messages.duration(uow.now - since, asker.locale),
-           expires=messages.when(expires_at(uow, c), tz, asker.locale, now=uow.now))
+           expires=messages.when(expires_at(uow, concern), tz, asker.locale, now=uow.now))
 
 
 def raise_(uow: UnitOfWork, *, originator_id: str, target_person_id: str, question: str, priority: str, decision_id: str,
@@ -112,101 +112,101 @@ def raise_(uow: UnitOfWork, *, originator_id: str, target_person_id: str, questi
                                                                          active_for_person=for_person))
     if refusal is not None:
         return refusal.result_detail["blocked_by"]
-    c = service.create(uow, originator_id=originator_id, target_person_id=target_person_id, question=question, priority=priority,
+    concern = service.create(uow, originator_id=originator_id, target_person_id=target_person_id, question=question, priority=priority,
                        causation_id=decision_id, deadline=deadline, origin_channel=origin_channel, kind=kind, source_fact_id=source_fact_id)
-    request = send_request(uow, c, purpose="question", decision_ref=c.concern_id, attempt="1")
-    service.enqueue(uow, request=request, purpose="question", concern=c, claimed_by=claimed_by, lease=OWNED_LEASE if claimed_by else timedelta(0))
-    return c
+    request = send_request(uow, concern, purpose="question", decision_ref=concern.concern_id, attempt="1")
+    service.enqueue(uow, request=request, purpose="question", concern=concern, claimed_by=claimed_by, lease=OWNED_LEASE if claimed_by else timedelta(0))
+    return concern
 
 
-def _close_for_others(uow: UnitOfWork, c: Concern, *, template: str, answered_by: str | None = None) -> None:
+def _close_for_others(uow: UnitOfWork, concern: Concern, *, template: str, answered_by: str | None = None) -> None:
     """Tell whoever the escalation reached (and the person asked, when someone else answered) that it is over."""
-    asker, target = _person(uow, c.originator_id), _person(uow, c.target_person_id)
-    if c.escalated_to and c.escalated_to != answered_by:
-        notice(uow, c, to=c.escalated_to, key=f"closed:{c.escalated_to}", template=template, asker=asker.display_name,
-               target=target.display_name, text=c.question)
-    if answered_by and answered_by != c.target_person_id:
-        notice(uow, c, to=c.target_person_id, key=f"closed:{c.target_person_id}", template="closed_answered_for_you",
-               answerer=_person(uow, answered_by).display_name, asker=asker.display_name, text=c.question)
+    asker, target = _person(uow, concern.originator_id), _person(uow, concern.target_person_id)
+    if concern.escalated_to and concern.escalated_to != answered_by:
+        notice(uow, concern, to=concern.escalated_to, key=f"closed:{concern.escalated_to}", template=template, asker=asker.display_name,
+               target=target.display_name, text=concern.question)
+    if answered_by and answered_by != concern.target_person_id:
+        notice(uow, concern, to=concern.target_person_id, key=f"closed:{concern.target_person_id}", template="closed_answered_for_you",
+               answerer=_person(uow, answered_by).display_name, asker=asker.display_name, text=concern.question)
 
 
 def resolve(uow: UnitOfWork, *, concern_id: str, answer: str, answered_by: str, decision_id: str) -> Concern | None:
     """Resolve with the answer (from the target or the escalation's recipient), stop timers, queue the backflow."""
-    c = service.get(uow, concern_id=concern_id, lock=True)
-    if c is None or c.state not in ACTIVE_STATES:
+    concern = service.get(uow, concern_id=concern_id, lock=True)
+    if concern is None or concern.state not in ACTIVE_STATES:
         return None
-    service.change(uow, c, change="resolved", causation_id=decision_id, state="resolved", answer=answer, answered_by=answered_by,
+    service.change(uow, concern, change="resolved", causation_id=decision_id, state="resolved", answer=answer, answered_by=answered_by,
                    resolved_at=uow.now, step_at=None, pending_deliveries=[])
-    originator, answerer, target = _person(uow, c.originator_id), _person(uow, answered_by), _person(uow, c.target_person_id)
-    if c.kind == "risk":
+    originator, answerer, target = _person(uow, concern.originator_id), _person(uow, answered_by), _person(uow, concern.target_person_id)
+    if concern.kind == "risk":
         text = messages.decision_back(answerer.display_name, answer, originator.locale)
     else:
-        text = messages.backflow(answerer.display_name, c.question, answer, uow.now - c.created_at, originator.locale, target=target.display_name)
-    request = ActionRequest(action_type="backflow", decision_ref=decision_id, target_person_id=c.originator_id, text=text, priority=c.priority,
-                            origin_channel=c.origin_channel, concern_id=c.concern_id, request_key=f"{c.concern_id}:backflow:1")
-    service.enqueue(uow, request=request, purpose="backflow", concern=c)
-    _close_for_others(uow, c, template="closed_answered", answered_by=answered_by)
-    return c
+        text = messages.backflow(answerer.display_name, concern.question, answer, uow.now - concern.created_at, originator.locale, target=target.display_name)
+    request = ActionRequest(action_type="backflow", decision_ref=decision_id, target_person_id=concern.originator_id, text=text, priority=concern.priority,
+                            origin_channel=concern.origin_channel, concern_id=concern.concern_id, request_key=f"{concern.concern_id}:backflow:1")
+    service.enqueue(uow, request=request, purpose="backflow", concern=concern)
+    _close_for_others(uow, concern, template="closed_answered", answered_by=answered_by)
+    return concern
 
 
 def cancel(uow: UnitOfWork, *, concern_id: str, by: str, is_admin: bool, decision_id: str | None = None) -> Concern:
     """Cancel (originator or admin only); no further contact. An admin's cancellation is told to the originator."""
-    c = service.get_or_404(uow, concern_id=concern_id)
-    if not is_admin and by != c.originator_id:
+    concern = service.get_or_404(uow, concern_id=concern_id)
+    if not is_admin and by != concern.originator_id:
         raise Forbidden(f"only the originator of {concern_id} may cancel it", field="concern_id")
-    if c.state not in ACTIVE_STATES:
-        raise Conflict(f"concern {concern_id} is already {c.state}", field="state", details={"state": c.state})
-    service.change(uow, c, change="cancelled", causation_id=decision_id, state="cancelled", step_at=None, pending_deliveries=[], extra={"by": by})
-    target = _person(uow, c.target_person_id)
+    if concern.state not in ACTIVE_STATES:
+        raise Conflict(f"concern {concern_id} is already {concern.state}", field="state", details={"state": concern.state})
+    service.change(uow, concern, change="cancelled", causation_id=decision_id, state="cancelled", step_at=None, pending_deliveries=[], extra={"by": by})
+    target = _person(uow, concern.target_person_id)
     if is_admin:
-        notice(uow, c, to=c.originator_id, key="outcome:cancelled", template="cancelled_by_admin", target=target.display_name, text=c.question)
-    _close_for_others(uow, c, template="closed_cancelled")
-    return c
+        notice(uow, concern, to=concern.originator_id, key="outcome:cancelled", template="cancelled_by_admin", target=target.display_name, text=concern.question)
+    _close_for_others(uow, concern, template="closed_cancelled")
+    return concern
 
 
 def snooze(uow: UnitOfWork, *, concern_id: str, duration: timedelta, decision_id: str) -> Concern | None:
     """Move the next follow-up to now + duration."""
-    c = service.get(uow, concern_id=concern_id, lock=True)
-    if c is None or c.state != "waiting_reply":
+    concern = service.get(uow, concern_id=concern_id, lock=True)
+    if concern is None or concern.state != "waiting_reply":
         return None
-    return service.change(uow, c, change="snoozed", causation_id=decision_id, step_at=uow.now + duration)
+    return service.change(uow, concern, change="snoozed", causation_id=decision_id, step_at=uow.now + duration)
 
 
 def acknowledge(uow: UnitOfWork, *, concern_id: str, decision_id: str) -> Concern | None:
     """A bare "收到"/"ok": the loop stays open; the next follow-up waits at least the priority's first interval."""
-    c = service.get(uow, concern_id=concern_id, lock=True)
-    if c is None or c.state != "waiting_reply":
+    concern = service.get(uow, concern_id=concern_id, lock=True)
+    if concern is None or concern.state != "waiting_reply":
         return None
-    later = uow.now + uow.settings.follow_up_schedule[c.priority][0]
-    step_at = max(c.step_at, later) if c.step_at else later
-    return service.change(uow, c, change="acknowledged", causation_id=decision_id, step_at=step_at)
+    later = uow.now + uow.settings.follow_up_schedule[concern.priority][0]
+    step_at = max(concern.step_at, later) if concern.step_at else later
+    return service.change(uow, concern, change="acknowledged", causation_id=decision_id, step_at=step_at)
 
 
-def schedule_after_contact(uow: UnitOfWork, c: Concern, *, change: str, follow_up_count: int, causation_id: str | None) -> None:
+def schedule_after_contact(uow: UnitOfWork, concern: Concern, *, change: str, follow_up_count: int, causation_id: str | None) -> None:
     """Set the timer for the next step after a contact (or a contact that counts as tried)."""
-    _, last = contact_times(uow, concern_id=c.concern_id, person_id=c.target_person_id)
-    step = next_step(priority=c.priority, schedule=uow.settings.follow_up_schedule, contacted=True, follow_up_count=follow_up_count,
-                     last_contact_at=last or uow.now, deadline=c.deadline, now=uow.now)
-    service.change(uow, c, change=change, causation_id=causation_id, follow_up_count=follow_up_count, step_at=step.at)
+    _, last = contact_times(uow, concern_id=concern.concern_id, person_id=concern.target_person_id)
+    step = next_step(priority=concern.priority, schedule=uow.settings.follow_up_schedule, contacted=True, follow_up_count=follow_up_count,
+                     last_contact_at=last or uow.now, deadline=concern.deadline, now=uow.now)
+    service.change(uow, concern, change=change, causation_id=causation_id, follow_up_count=follow_up_count, step_at=step.at)
 
 
-def _expire(uow: UnitOfWork, c: Concern) -> None:
-    service.change(uow, c, change="expired", state="expired", step_at=None, pending_deliveries=[])
-    target = _person(uow, c.target_person_id)
-    notice(uow, c, to=c.originator_id, key="outcome:expired", template="expired", target=target.display_name, text=c.question)
-    _close_for_others(uow, c, template="closed_expired")
+def _expire(uow: UnitOfWork, concern: Concern) -> None:
+    service.change(uow, concern, change="expired", state="expired", step_at=None, pending_deliveries=[])
+    target = _person(uow, concern.target_person_id)
+    notice(uow, concern, to=concern.originator_id, key="outcome:expired", template="expired", target=target.display_name, text=concern.question)
+    _close_for_others(uow, concern, template="closed_expired")
 
 
-def _redeliver(uow: UnitOfWork, c: Concern) -> None:
+def _redeliver(uow: UnitOfWork, concern: Concern) -> None:
     """Queue the held deliveries whose moment came (each try is its own action)."""
-    due = [p for p in c.pending_deliveries if datetime.fromisoformat(p["not_before"]) <= uow.now]
+    due = [held for held in concern.pending_deliveries if datetime.fromisoformat(held["not_before"]) <= uow.now]
     if not due:
         return
-    service.change(uow, c, change="deliveries_retried", pending_deliveries=[p for p in c.pending_deliveries if p not in due], supersedes=False)
-    for p in due:
-        base, _, tries = p["request"]["request_key"].partition("#")
-        request = ActionRequest.model_validate({**p["request"], "request_key": f"{base}#{int(tries or 1) + 1}"})
-        service.enqueue(uow, request=request, purpose=p["purpose"], concern=c)
+    service.change(uow, concern, change="deliveries_retried", pending_deliveries=[held for held in concern.pending_deliveries if held not in due], supersedes=False)
+    for held in due:
+        base, _, tries = held["request"]["request_key"].partition("#")
+        request = ActionRequest.model_validate({**held["request"], "request_key": f"{base}#{int(tries or 1) + 1}"})
+        service.enqueue(uow, request=request, purpose=held["purpose"], concern=concern)
 
 
 def fire_due(ctx: AppContext, *, limit: int = 100) -> int:
@@ -219,34 +219,34 @@ def fire_due(ctx: AppContext, *, limit: int = 100) -> int:
     return fired
 
 
-def fire(uow: UnitOfWork, c: Concern) -> None:
+def fire(uow: UnitOfWork, concern: Concern) -> None:
     """A due timer: redeliver held deliveries, then take the loop's own step if it is due (or expire it)."""
-    _redeliver(uow, c)
-    if c.step_at is None or c.step_at > uow.now:
-        if c.state not in ACTIVE_STATES and c.step_at is not None:
-            service.change(uow, c, change="timer_cleared", step_at=None)
+    _redeliver(uow, concern)
+    if concern.step_at is None or concern.step_at > uow.now:
+        if concern.state not in ACTIVE_STATES and concern.step_at is not None:
+            service.change(uow, concern, change="timer_cleared", step_at=None)
         return
-    if c.state == "escalated":
-        if uow.now >= expires_at(uow, c):
-            _expire(uow, c)
+    if concern.state == "escalated":
+        if uow.now >= expires_at(uow, concern):
+            _expire(uow, concern)
         else:
-            service.change(uow, c, change="rescheduled", step_at=expires_at(uow, c), extra={"reason": "not due yet"})
+            service.change(uow, concern, change="rescheduled", step_at=expires_at(uow, concern), extra={"reason": "not due yet"})
         return
-    if c.state != "waiting_reply":
-        service.change(uow, c, change="timer_cleared", step_at=None)
+    if concern.state != "waiting_reply":
+        service.change(uow, concern, change="timer_cleared", step_at=None)
         return
-    first, last = contact_times(uow, concern_id=c.concern_id, person_id=c.target_person_id)
-    step = next_step(priority=c.priority, schedule=uow.settings.follow_up_schedule, contacted=last is not None, follow_up_count=c.follow_up_count,
-                     last_contact_at=last, deadline=c.deadline, now=uow.now)
+    first, last = contact_times(uow, concern_id=concern.concern_id, person_id=concern.target_person_id)
+    step = next_step(priority=concern.priority, schedule=uow.settings.follow_up_schedule, contacted=last is not None, follow_up_count=concern.follow_up_count,
+                     last_contact_at=last, deadline=concern.deadline, now=uow.now)
     if step.at > uow.now:
-        service.change(uow, c, change="rescheduled", step_at=step.at, extra={"reason": "not due yet"})
+        service.change(uow, concern, change="rescheduled", step_at=step.at, extra={"reason": "not due yet"})
         return
     kind = DecisionKind.escalate if step.kind == "escalate" else DecisionKind.direct_action
-    decision_id = decisions.record(uow, kind=kind, rule=f"follow_up_schedule:{c.priority}:{step.kind}", inputs=[c.concern_id],
-                                   person_refs=[c.target_person_id], source="concern", requested=[{"step": step.kind, "concern_id": c.concern_id}])
-    service.change(uow, c, change="timer_fired", causation_id=decision_id, step_at=None, extra={"step": step.kind})
+    decision_id = decisions.record(uow, kind=kind, rule=f"follow_up_schedule:{concern.priority}:{step.kind}", inputs=[concern.concern_id],
+                                   person_refs=[concern.target_person_id], source="concern", requested=[{"step": step.kind, "concern_id": concern.concern_id}])
+    service.change(uow, concern, change="timer_fired", causation_id=decision_id, step_at=None, extra={"step": step.kind})
     if step.kind == "escalate":
-        _escalate(uow, c, decision_id=decision_id)
+        _escalate(uow, concern, decision_id=decision_id)
     else:
-        request = send_request(uow, c, purpose=step.kind, decision_ref=decision_id, attempt=f"v{c.version}")
-        service.enqueue(uow, request=request, purpose=step.kind, concern=c)
+        request = send_request(uow, concern, purpose=step.kind, decision_ref=decision_id, attempt=f"v{concern.version}")
+        service.enqueue(uow, request=request, purpose=step.kind, concern=concern)

@@ -11,7 +11,6 @@ from sqlmodel import Field, SQLModel
 from kernel.db import UTCDateTime
 
 ACTIVE_STATES = ("waiting_reply", "escalated")
-PRIORITIES = ("P0", "P1", "P2", "P3")
 
 
 class Concern(SQLModel, table=True):

@@ -51,7 +51,7 @@ def _reply(uow: UnitOfWork, *, to: str, template: str, causation: str, origin_ch
     service.enqueue(uow, request=request, purpose="reply")
 
 
-def _defer(uow: UnitOfWork, c: Concern, purpose: str, request: ActionRequest, record: ActionRecord) -> bool:
+def _defer(uow: UnitOfWork, concern: Concern, purpose: str, request: ActionRequest, record: ActionRecord) -> bool:
     """Keep a blocked delivery on the concern for the earliest allowed moment; False if there is none."""
     if record.result != "blocked":
         return False
@@ -61,7 +61,7 @@ def _defer(uow: UnitOfWork, c: Concern, purpose: str, request: ActionRequest, re
     if not not_before:
         return False
     held = {"purpose": purpose, "request": request.model_dump(mode="json"), "not_before": not_before, "blocked_by": record.result_detail["blocked_by"]}
-    service.change(uow, c, change="delivery_deferred", pending_deliveries=[*c.pending_deliveries, held], supersedes=False,
+    service.change(uow, concern, change="delivery_deferred", pending_deliveries=[*concern.pending_deliveries, held], supersedes=False,
                    extra={"purpose": purpose, "action_id": record.action_id, "blocked_by": record.result_detail["blocked_by"]})
     return True
 
@@ -78,82 +78,82 @@ def _quiet_window(policy: InteractionPolicy, tz: ZoneInfo, now: datetime) -> str
     return None
 
 
-def _held_notice(uow: UnitOfWork, c: Concern, record: ActionRecord, *, first_try: bool) -> None:
+def _held_notice(uow: UnitOfWork, concern: Concern, record: ActionRecord, *, first_try: bool) -> None:
     """Tell the originator the question is held and when it goes out (never "could not send")."""
-    originator, target = persons.get_or_404(uow, person_id=c.originator_id), persons.get_or_404(uow, person_id=c.target_person_id)
+    originator, target = persons.get_or_404(uow, person_id=concern.originator_id), persons.get_or_404(uow, person_id=concern.target_person_id)
     not_before = datetime.fromisoformat(record.result_detail["not_before"])
     tz = ZoneInfo(originator.timezone)
     window = None
     if record.result_detail["blocked_by"] == "L1:quiet_hours" and target.timezone == originator.timezone:
         window = _quiet_window(persons.policy_of(target), ZoneInfo(target.timezone), uow.now)
-    flows.notice(uow, c, to=c.originator_id, key=f"held:{not_before.astimezone(ZoneInfo('UTC')):%Y%m%dT%H%M}", reactive=first_try,
+    flows.notice(uow, concern, to=concern.originator_id, key=f"held:{not_before.astimezone(ZoneInfo('UTC')):%Y%m%dT%H%M}", reactive=first_try,
                  template="held", target=target.display_name, why=reasons.held(record.result_detail["blocked_by"], originator.locale, window=window),
-                 when=messages.when(not_before, tz, originator.locale, now=uow.now), text=c.question, concern_id=c.concern_id)
+                 when=messages.when(not_before, tz, originator.locale, now=uow.now), text=concern.question, concern_id=concern.concern_id)
 
 
 def _asked(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest, record: ActionRecord) -> None:
-    c = service.get(uow, concern_id=entry.concern_id, lock=True)
-    if c is None:
+    concern = service.get(uow, concern_id=entry.concern_id, lock=True)
+    if concern is None:
         return
-    first_try = request.request_key == f"{c.concern_id}:question:1"
+    first_try = request.request_key == f"{concern.concern_id}:question:1"
     if _reached(record) and record.result == "success":
-        service.note_message(uow, c, ref=f"{record.channel}:{record.result_detail.get('message_id')}")
-    if c.state not in ACTIVE_STATES:  # answered or closed while the send was on its way: nothing left to schedule
+        service.note_message(uow, concern, ref=f"{record.channel}:{record.result_detail.get('message_id')}")
+    if concern.state not in ACTIVE_STATES:  # answered or closed while the send was on its way: nothing left to schedule
         return
     if _reached(record):
-        count = c.follow_up_count + (1 if entry.purpose == "follow_up" else 0)
-        flows.schedule_after_contact(uow, c, change=f"{entry.purpose}_sent", follow_up_count=count, causation_id=record.action_id)
+        count = concern.follow_up_count + (1 if entry.purpose == "follow_up" else 0)
+        flows.schedule_after_contact(uow, concern, change=f"{entry.purpose}_sent", follow_up_count=count, causation_id=record.action_id)
         if first_try:
-            template = "risk_passed_on" if c.kind == "risk" else ("sent" if record.result == "success" else "sent_unconfirmed")
-            target = _name(uow, c.target_person_id)
-            _reply(uow, to=c.originator_id, template=template, causation=c.concern_id, origin_channel=c.origin_channel,
-                   key=f"{c.concern_id}:ack", target=target, maker=target, text=c.question, concern_id=c.concern_id)
+            template = "risk_passed_on" if concern.kind == "risk" else ("sent" if record.result == "success" else "sent_unconfirmed")
+            target = _name(uow, concern.target_person_id)
+            _reply(uow, to=concern.originator_id, template=template, causation=concern.concern_id, origin_channel=concern.origin_channel,
+                   key=f"{concern.concern_id}:ack", target=target, maker=target, text=concern.question, concern_id=concern.concern_id)
         return
     not_before = record.result_detail.get("not_before")
     if record.result == "blocked" and not_before:
-        service.change(uow, c, change="rescheduled", causation_id=record.action_id, step_at=datetime.fromisoformat(not_before),
+        service.change(uow, concern, change="rescheduled", causation_id=record.action_id, step_at=datetime.fromisoformat(not_before),
                        extra={"blocked_by": record.result_detail["blocked_by"]})
         if entry.purpose == "question":
-            _held_notice(uow, c, record, first_try=first_try)
+            _held_notice(uow, concern, record, first_try=first_try)
         return
-    if entry.purpose == "question" and contact_times(uow, concern_id=c.concern_id, person_id=c.target_person_id)[1] is None:
-        service.change(uow, c, change="undeliverable", causation_id=record.action_id, state="cancelled", step_at=None, pending_deliveries=[],
+    if entry.purpose == "question" and contact_times(uow, concern_id=concern.concern_id, person_id=concern.target_person_id)[1] is None:
+        service.change(uow, concern, change="undeliverable", causation_id=record.action_id, state="cancelled", step_at=None, pending_deliveries=[],
                        extra={"reason": record.result_detail.get("blocked_by") or record.result_detail.get("error")})
-        originator = persons.get_or_404(uow, person_id=c.originator_id)
-        target = _name(uow, c.target_person_id)
-        flows.notice(uow, c, to=c.originator_id, key="outcome:undeliverable", reactive=first_try, template="undeliverable", target=target,
-                     reason=reasons.not_done(record.result_detail, originator.locale, target=target), text=c.question)
+        originator = persons.get_or_404(uow, person_id=concern.originator_id)
+        target = _name(uow, concern.target_person_id)
+        flows.notice(uow, concern, to=concern.originator_id, key="outcome:undeliverable", reactive=first_try, template="undeliverable", target=target,
+                     reason=reasons.not_done(record.result_detail, originator.locale, target=target), text=concern.question)
         return
     # A follow-up that could not go out counts as tried: no retry loop, move along the schedule.
-    flows.schedule_after_contact(uow, c, change=f"{entry.purpose}_failed", follow_up_count=c.follow_up_count + 1, causation_id=record.action_id)
+    flows.schedule_after_contact(uow, concern, change=f"{entry.purpose}_failed", follow_up_count=concern.follow_up_count + 1, causation_id=record.action_id)
 
 
 def _escalated(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest, record: ActionRecord) -> None:
-    c = service.get(uow, concern_id=entry.concern_id, lock=True)
-    if c is None or c.state not in ACTIVE_STATES or _defer(uow, c, entry.purpose, request, record):
+    concern = service.get(uow, concern_id=entry.concern_id, lock=True)
+    if concern is None or concern.state not in ACTIVE_STATES or _defer(uow, concern, entry.purpose, request, record):
         return
     expires = uow.now + uow.settings.concern_expire_after
     if _reached(record):
         if record.result == "success":
-            service.note_message(uow, c, ref=f"{record.channel}:{record.result_detail.get('message_id')}")
-        service.change(uow, c, change="escalated", causation_id=record.action_id, state="escalated", escalated_to=request.target_person_id,
+            service.note_message(uow, concern, ref=f"{record.channel}:{record.result_detail.get('message_id')}")
+        service.change(uow, concern, change="escalated", causation_id=record.action_id, state="escalated", escalated_to=request.target_person_id,
                        escalated_at=uow.now, step_at=expires)
         return
-    service.change(uow, c, change="escalation_failed", causation_id=record.action_id, state="escalated", escalated_to=None,
+    service.change(uow, concern, change="escalation_failed", causation_id=record.action_id, state="escalated", escalated_to=None,
                    escalated_at=uow.now, step_at=expires, extra={"reason": record.result_detail.get("blocked_by") or record.result_detail.get("error")})
-    originator = persons.get_or_404(uow, person_id=c.originator_id)
+    originator = persons.get_or_404(uow, person_id=concern.originator_id)
     manager = _name(uow, request.target_person_id)
     tz = ZoneInfo(originator.timezone)
-    flows.notice(uow, c, to=c.originator_id, key="outcome:escalation_failed", template="escalation_failed", target=_name(uow, c.target_person_id),
-                 text=c.question, manager=manager, reason=reasons.not_done(record.result_detail, originator.locale, target=manager),
+    flows.notice(uow, concern, to=concern.originator_id, key="outcome:escalation_failed", template="escalation_failed", target=_name(uow, concern.target_person_id),
+                 text=concern.question, manager=manager, reason=reasons.not_done(record.result_detail, originator.locale, target=manager),
                  expires=messages.when(expires, tz, originator.locale, now=uow.now))
 
 
 def _held_on_concern(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest, record: ActionRecord) -> None:
     """A backflow or notice: a refusal with a moment to retry waits on the concern."""
-    c = service.get(uow, concern_id=entry.concern_id, lock=True) if entry.concern_id else None
-    if c is not None:
-        _defer(uow, c, entry.purpose, request, record)
+    concern = service.get(uow, concern_id=entry.concern_id, lock=True) if entry.concern_id else None
+    if concern is not None:
+        _defer(uow, concern, entry.purpose, request, record)
 
 
 def _told(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest, record: ActionRecord) -> None:

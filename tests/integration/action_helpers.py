@@ -8,7 +8,7 @@ from sqlalchemy import select
 
 from action.models import ActionRequest, ActionRow
 from kernel.context import AppContext
-from channels.memory import MemoryChannel
+from tests.fakes.memory_channel import MemoryChannel
 from concern.models import Concern
 from fact.models import Fact
 from person import service as persons

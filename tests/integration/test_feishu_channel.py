@@ -14,7 +14,7 @@ from channels.base import OutboundMessage
 from channels.errors import InvalidRequest, Paced, RateLimited, Transient, Unreachable
 from channels.feishu import FeishuChannel
 from channels.feishu.pacing import LocalPacer, RedisPacer
-from channels.memory import MemoryChannel
+from tests.fakes.memory_channel import MemoryChannel
 from tests.fakes import feishu_server as fs
 from tests.fakes.pace_clock import FakeTime
 from tests.integration.action_helpers import add_person, notify

@@ -14,7 +14,7 @@ from action.models import ActionRow
 from kernel.context import AppContext
 from app.wiring import build_context
 from channels.base import OutboundMessage, SendReceipt
-from channels.memory import MemoryChannel
+from tests.fakes.memory_channel import MemoryChannel
 from fact import decisions
 from fact.decisions import DecisionKind
 from concern import flows, outbox, service

@@ -9,7 +9,7 @@ from sqlalchemy import select
 
 from action import service as actions
 from action.models import ActionRow
-from channels.memory import MemoryChannel
+from tests.fakes.memory_channel import MemoryChannel
 from channels.telegram import TelegramChannel
 from channels.telegram.pacing import Pacer
 from app.pipeline import tick

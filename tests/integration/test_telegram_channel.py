@@ -15,7 +15,7 @@ from app.settings import Settings
 from channels.base import OutboundMessage
 from channels.dryrun import DryRunChannel
 from channels.errors import ChannelError, InvalidRequest, Paced, Transient, Unreachable
-from channels.memory import MemoryChannel
+from tests.fakes.memory_channel import MemoryChannel
 from channels.telegram import TelegramChannel
 from channels.telegram import pacing
 from channels.telegram.pacing import Pacer

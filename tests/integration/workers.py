@@ -13,7 +13,7 @@ from kernel.context import AppContext
 from app.wiring import build_context
 from app.settings import Settings
 from channels.base import ChannelHealth, OutboundMessage, SendReceipt
-from channels.memory import MemoryChannel
+from tests.fakes.memory_channel import MemoryChannel
 
 
 def build_ctx(database_url: str, start_iso: str) -> AppContext:

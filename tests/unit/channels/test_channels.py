@@ -9,7 +9,7 @@ from app.settings import Settings
 from channels.base import OutboundMessage
 from channels.dryrun import DryRunChannel
 from channels.errors import InvalidRequest, RateLimited
-from channels.memory import MemoryChannel
+from tests.fakes.memory_channel import MemoryChannel
 
 MSG = OutboundMessage(idempotency_key="act_20260318_001", external_user_id="ou_1", chat_id=None, text="hello")
 
