@@ -16,12 +16,22 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from action import ledger, routing, rules
-from action.models import PERSON_FACING, ActionRecord, ActionRequest, Deferred, InFlight, Result, Skipped, counts, preview
-from kernel.context import AppContext, UnitOfWork
-from kernel.ids import allocate
+from action.models import (
+    PERSON_FACING,
+    ActionRecord,
+    ActionRequest,
+    Deferred,
+    InFlight,
+    Result,
+    Skipped,
+    counts,
+    preview,
+)
 from channels.base import OutboundMessage
 from channels.errors import ChannelError, Paced, Transient
 from fact import service as facts
+from kernel.context import AppContext, UnitOfWork
+from kernel.ids import allocate
 from person import service as persons
 from person.models import InteractionPolicy
 from person.rules import local_day_bounds
@@ -45,8 +55,14 @@ class Reservation:
 def to_record(row: Any, *, tz: Any) -> ActionRecord:
     """The SPEC §3.6 shape of a ledger row, its timestamp in the deployment timezone."""
     return ActionRecord(
-        action_id=row.action_id, action_type=row.action_type, decision_ref=row.decision_ref, target_person_id=row.target_person_id,
-        channel=row.channel, content_preview=row.content_preview, result=row.result, result_detail=row.result_detail,
+        action_id=row.action_id,
+        action_type=row.action_type,
+        decision_ref=row.decision_ref,
+        target_person_id=row.target_person_id,
+        channel=row.channel,
+        content_preview=row.content_preview,
+        result=row.result,
+        result_detail=row.result_detail,
         timestamp=row.timestamp.astimezone(tz),
     )
 
@@ -54,27 +70,56 @@ def to_record(row: Any, *, tz: Any) -> ActionRecord:
 def write_result_fact(uow: UnitOfWork, row: Any) -> None:
     """The action_result fact: exactly the Action record."""
     content = to_record(row, tz=uow.tz).model_dump(mode="json")
-    facts.append(uow, fact_type="action_result", source="action_layer", content=content,
-                 person_refs=[row.target_person_id] if row.target_person_id else [], causation_id=row.decision_ref)
+    facts.append(
+        uow,
+        fact_type="action_result",
+        source="action_layer",
+        content=content,
+        person_refs=[row.target_person_id] if row.target_person_id else [],
+        causation_id=row.decision_ref,
+    )
 
 
-def new_row(uow: UnitOfWork, request: ActionRequest, *, channel: str, result: Result, detail: dict[str, Any],
-            write_fact: bool = True) -> Any:
+def new_row(
+    uow: UnitOfWork,
+    request: ActionRequest,
+    *,
+    channel: str,
+    result: Result,
+    detail: dict[str, Any],
+    write_fact: bool = True,
+) -> Any:
     """Insert an action row (and its fact, unless it is pending)."""
-    row = ledger.insert_action(uow, {
-        "action_id": allocate(uow.session, "act", now=uow.now, tz=uow.tz), "action_type": request.action_type.value,
-        "decision_ref": request.decision_ref, "target_person_id": request.target_person_id, "channel": channel,
-        "content_preview": preview(request.text or str(request.operation or "")), "result": result.value, "result_detail": detail,
-        "timestamp": uow.now, "created_at": uow.now, "concern_id": request.concern_id, "notification_type": request.notification_type,
-        "priority": request.priority, "proactive": request.action_type in PERSON_FACING and not request.reactive,
-        "request_key": request.request_key, "counted": counts(result, detail), "solicited": request.solicited,
-    })
+    row = ledger.insert_action(
+        uow,
+        {
+            "action_id": allocate(uow.session, "act", now=uow.now, tz=uow.tz),
+            "action_type": request.action_type.value,
+            "decision_ref": request.decision_ref,
+            "target_person_id": request.target_person_id,
+            "channel": channel,
+            "content_preview": preview(request.text or str(request.operation or "")),
+            "result": result.value,
+            "result_detail": detail,
+            "timestamp": uow.now,
+            "created_at": uow.now,
+            "concern_id": request.concern_id,
+            "notification_type": request.notification_type,
+            "priority": request.priority,
+            "proactive": request.action_type in PERSON_FACING and not request.reactive,
+            "request_key": request.request_key,
+            "counted": counts(result, detail),
+            "solicited": request.solicited,
+        },
+    )
     if result != Result.pending and write_fact:
         write_result_fact(uow, row)
     return row
 
 
-def _existing(uow: UnitOfWork, row: Any, request: ActionRequest, guard: Guard | None) -> ActionRecord | Reservation | Skipped | InFlight | Deferred:
+def _existing(
+    uow: UnitOfWork, row: Any, request: ActionRequest, guard: Guard | None
+) -> ActionRecord | Reservation | Skipped | InFlight | Deferred:
     """What a request key already has: a result, someone else's send, or a deferred send that is ours to finish."""
     if row.result != Result.pending.value:
         return to_record(row, tz=uow.tz)  # executed before (a crash or a second drainer): never send twice
@@ -86,17 +131,26 @@ def _existing(uow: UnitOfWork, row: Any, request: ActionRequest, guard: Guard | 
         return Deferred(row.action_id, until)
     if guard is not None and (reason := guard(uow)):
         detail = {"error": "superseded", "reason": reason, "attempts": row.result_detail.get("attempts", [])}
-        done = ledger.finalize_action(uow, action_id=row.action_id, result=Result.failed.value, channel=row.channel, detail=detail)
+        done = ledger.finalize_action(
+            uow, action_id=row.action_id, result=Result.failed.value, channel=row.channel, detail=detail
+        )
         write_result_fact(uow, done)
         return to_record(done, tz=uow.tz)
     ledger.touch_pending(uow, action_id=row.action_id, detail={})
     target = ledger.target(uow, person_id=request.target_person_id)
     route = [tuple(r) for r in row.result_detail.get("route", [])]
-    return Reservation(row.action_id, target.locale if target else "zh", route, tuple(row.result_detail.get("attempts", [])))
+    return Reservation(
+        row.action_id, target.locale if target else "zh", route, tuple(row.result_detail.get("attempts", []))
+    )
 
 
-def reserve(ctx: AppContext, request: ActionRequest, actor: str, guard: Guard | None = None,
-            concern_state: ConcernStateOf | None = None) -> Any:
+def reserve(
+    ctx: AppContext,
+    request: ActionRequest,
+    actor: str,
+    guard: Guard | None = None,
+    concern_state: ConcernStateOf | None = None,
+) -> Any:
     """Check the layers and, if allowed, reserve a pending row: one transaction under the person's lock."""
     with ctx.uow(actor=actor) as uow:
         ledger.lock_person(uow, person_id=request.target_person_id)
@@ -107,44 +161,83 @@ def reserve(ctx: AppContext, request: ActionRequest, actor: str, guard: Guard | 
         person = ledger.target(uow, person_id=request.target_person_id)
         if person is None or not person.active:
             error = "target_not_found" if person is None else "target_inactive"
-            detail = {"error": error, "reason": f"person {request.target_person_id} cannot be contacted ({error})", "attempts": []}
+            detail = {
+                "error": error,
+                "reason": f"person {request.target_person_id} cannot be contacted ({error})",
+                "attempts": [],
+            }
             return to_record(new_row(uow, request, channel="internal", result=Result.failed, detail=detail), tz=uow.tz)
         policy, tz = InteractionPolicy.model_validate(person.interaction_policy), ZoneInfo(person.timezone)
         snapshot = _snapshot(ctx, uow, request, policy, tz, concern_state(uow) if concern_state else None)
-        route = routing.candidates(ledger.bindings(uow, person_id=request.target_person_id), preferred=policy.preferred_channel,
-                                   origin=request.origin_channel, reply=request.reactive)
+        route = routing.candidates(
+            ledger.bindings(uow, person_id=request.target_person_id),
+            preferred=policy.preferred_channel,
+            origin=request.origin_channel,
+            reply=request.reactive,
+        )
         first_channel = route[0].channel if route else (policy.preferred_channel or "internal")
         verdict = rules.evaluate(snapshot)
         if not verdict.allowed:
             detail = {"blocked_by": verdict.blocked_by, "reason": verdict.reason}
             if verdict.not_before is not None:
                 detail["not_before"] = verdict.not_before.astimezone(uow.tz).isoformat()
-            return to_record(new_row(uow, request, channel=first_channel, result=Result.blocked, detail=detail), tz=uow.tz)
+            return to_record(
+                new_row(uow, request, channel=first_channel, result=Result.blocked, detail=detail), tz=uow.tz
+            )
         if not route:
-            detail = {"error": "no_reachable_binding", "reason": f"{request.target_person_id} has no reachable channel binding", "attempts": []}
-            return to_record(new_row(uow, request, channel=first_channel, result=Result.failed, detail=detail), tz=uow.tz)
+            detail = {
+                "error": "no_reachable_binding",
+                "reason": f"{request.target_person_id} has no reachable channel binding",
+                "attempts": [],
+            }
+            return to_record(
+                new_row(uow, request, channel=first_channel, result=Result.failed, detail=detail), tz=uow.tz
+            )
         pending = new_row(uow, request, channel=first_channel, result=Result.pending, detail={})
-        return Reservation(pending.action_id, person.locale, [(b.channel, b.external_user_id, b.chat_id) for b in route])
+        return Reservation(
+            pending.action_id, person.locale, [(b.channel, b.external_user_id, b.chat_id) for b in route]
+        )
 
 
-def _snapshot(ctx: AppContext, uow: UnitOfWork, request: ActionRequest, policy: InteractionPolicy, tz: ZoneInfo,
-              state: rules.ConcernState | None) -> rules.Snapshot:
+def _snapshot(
+    ctx: AppContext,
+    uow: UnitOfWork,
+    request: ActionRequest,
+    policy: InteractionPolicy,
+    tz: ZoneInfo,
+    state: rules.ConcernState | None,
+) -> rules.Snapshot:
     """Everything the four layers read, in the reserving transaction."""
     person_id, limits = request.target_person_id, limits_from(ctx.settings)
     start, end = local_day_bounds(uow.now, tz)
     concern = None
     if request.concern_id and request.action_type == "send_message":
-        concern = ledger.concern_view(uow, concern_id=request.concern_id, person_id=person_id, state=state, limits=limits,
-                                      now=uow.now)
+        concern = ledger.concern_view(
+            uow, concern_id=request.concern_id, person_id=person_id, state=state, limits=limits, now=uow.now
+        )
     last_notice = None
     if request.action_type == "notify" and not request.reactive:
         ntype = request.notification_type or "default"
-        last_notice = ledger.last_notification_at(uow, person_id=person_id, notification_type=ntype, since=uow.now - limits.cooldown_for(ntype),
-                                                  concern_id=request.concern_id if request.solicited else None)
+        last_notice = ledger.last_notification_at(
+            uow,
+            person_id=person_id,
+            notification_type=ntype,
+            since=uow.now - limits.cooldown_for(ntype),
+            concern_id=request.concern_id if request.solicited else None,
+        )
     return rules.Snapshot(
-        action_type=request.action_type, now=uow.now, priority=request.priority, reactive=request.reactive, policy=policy, tz=tz,
-        proactive_today=ledger.count_proactive(uow, person_id=person_id, start=start, end=end), limits=limits, concern=concern,
-        follow_up=request.follow_up, notification_type=request.notification_type, last_same_notification_at=last_notice,
+        action_type=request.action_type,
+        now=uow.now,
+        priority=request.priority,
+        reactive=request.reactive,
+        policy=policy,
+        tz=tz,
+        proactive_today=ledger.count_proactive(uow, person_id=person_id, start=start, end=end),
+        limits=limits,
+        concern=concern,
+        follow_up=request.follow_up,
+        notification_type=request.notification_type,
+        last_same_notification_at=last_notice,
         solicited=request.solicited,
     )
 
@@ -152,9 +245,14 @@ def _snapshot(ctx: AppContext, uow: UnitOfWork, request: ActionRequest, policy: 
 def limits_from(settings: Any) -> rules.Limits:
     """The layers' limits from settings."""
     s = settings
-    return rules.Limits(max_active_concerns=s.max_active_concerns, max_active_concerns_per_person=s.max_active_concerns_per_person,
-                        concern_contact_limit=s.concern_contact_limit, concern_contact_window=s.concern_contact_window,
-                        follow_up_schedule=s.follow_up_schedule, cooldowns=s.notification_cooldowns)
+    return rules.Limits(
+        max_active_concerns=s.max_active_concerns,
+        max_active_concerns_per_person=s.max_active_concerns_per_person,
+        concern_contact_limit=s.concern_contact_limit,
+        concern_contact_window=s.concern_contact_window,
+        follow_up_schedule=s.follow_up_schedule,
+        cooldowns=s.notification_cooldowns,
+    )
 
 
 @dataclass(frozen=True)
@@ -176,10 +274,21 @@ def send(ctx: AppContext, request: ActionRequest, reserved: Reservation) -> Sent
         last_channel = channel_name
         channel = ctx.channels.get(channel_name)
         if channel is None:
-            attempts.append({"channel": channel_name, "error": "not_configured", "message": f"channel {channel_name} is not configured"})
+            attempts.append(
+                {
+                    "channel": channel_name,
+                    "error": "not_configured",
+                    "message": f"channel {channel_name} is not configured",
+                }
+            )
             continue
-        message = OutboundMessage(idempotency_key=reserved.action_id, external_user_id=external_user_id, chat_id=chat_id,
-                                  text=request.text, locale=reserved.locale)
+        message = OutboundMessage(
+            idempotency_key=reserved.action_id,
+            external_user_id=external_user_id,
+            chat_id=chat_id,
+            text=request.text,
+            locale=reserved.locale,
+        )
         try:
             receipt = channel.send(message)
         except Paced as exc:  # nothing reached the platform: send this same action at the slot, on this channel
@@ -196,9 +305,15 @@ def send(ctx: AppContext, request: ActionRequest, reserved: Reservation) -> Sent
             log.exception("channel %s raised outside the taxonomy", channel_name)
             attempts.append({"channel": channel_name, **Transient(f"adapter error: {type(exc).__name__}").to_attempt()})
             continue
-        attempts.append({"channel": channel_name, "result": "success", "message_id": receipt.message_id, **receipt.detail})
+        attempts.append(
+            {"channel": channel_name, "result": "success", "message_id": receipt.message_id, **receipt.detail}
+        )
         return Sent({"message_id": receipt.message_id, "attempts": attempts}, channel_name, unreachable)
-    return Sent({"error": "all_channels_failed", "reason": "every channel attempt failed", "attempts": attempts}, last_channel, unreachable)
+    return Sent(
+        {"error": "all_channels_failed", "reason": "every channel attempt failed", "attempts": attempts},
+        last_channel,
+        unreachable,
+    )
 
 
 def defer(ctx: AppContext, *, action_id: str, sent: Sent, actor: str) -> Deferred:
@@ -213,15 +328,32 @@ def finalize(ctx: AppContext, *, action_id: str, sent: Sent, actor: str) -> Acti
     """Write the outcome and its action_result fact in one transaction (only if still pending)."""
     result = Result.success if "message_id" in sent.detail else Result.failed
     with ctx.uow(actor=actor) as uow:
-        row = ledger.finalize_action(uow, action_id=action_id, result=result.value, channel=sent.channel, detail=sent.detail)
+        row = ledger.finalize_action(
+            uow, action_id=action_id, result=result.value, channel=sent.channel, detail=sent.detail
+        )
         if row is None:
             # Recovery already finalised it as interrupted: keep that record, note the late truth.
             row = ledger.by_action_id(uow, action_id=action_id)
-            facts.append(uow, fact_type="system", source="action_layer", person_refs=[row.target_person_id] if row.target_person_id else [],
-                         causation_id=action_id, content={"event": "late_action_outcome", "action_id": action_id, "result": result.value,
-                                                          "result_detail": sent.detail})
+            facts.append(
+                uow,
+                fact_type="system",
+                source="action_layer",
+                person_refs=[row.target_person_id] if row.target_person_id else [],
+                causation_id=action_id,
+                content={
+                    "event": "late_action_outcome",
+                    "action_id": action_id,
+                    "result": result.value,
+                    "result_detail": sent.detail,
+                },
+            )
         else:
             write_result_fact(uow, row)
         for name in sent.unreachable:
-            persons.mark_unreachable(uow, person_id=row.target_person_id, channel=name, reason=f"{name} reported the person permanently unreachable")
+            persons.mark_unreachable(
+                uow,
+                person_id=row.target_person_id,
+                channel=name,
+                reason=f"{name} reported the person permanently unreachable",
+            )
         return to_record(row, tz=uow.tz)

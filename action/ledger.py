@@ -14,36 +14,63 @@ from person.models import ChannelBinding, Person
 
 ledger = ActionRow.__table__.c  # the action ledger's columns, for the prebuilt statements below
 
-_TARGET = select(Person.__table__.c.active, Person.__table__.c.timezone, Person.__table__.c.locale, Person.__table__.c.interaction_policy).where(
-    Person.__table__.c.person_id == bindparam("person_id")
-)
+_TARGET = select(
+    Person.__table__.c.active,
+    Person.__table__.c.timezone,
+    Person.__table__.c.locale,
+    Person.__table__.c.interaction_policy,
+).where(Person.__table__.c.person_id == bindparam("person_id"))
 _BINDINGS = (
-    select(ChannelBinding.__table__.c.channel, ChannelBinding.__table__.c.external_user_id, ChannelBinding.__table__.c.chat_id, ChannelBinding.__table__.c.reachable)
+    select(
+        ChannelBinding.__table__.c.channel,
+        ChannelBinding.__table__.c.external_user_id,
+        ChannelBinding.__table__.c.chat_id,
+        ChannelBinding.__table__.c.reachable,
+    )
     .where(ChannelBinding.__table__.c.person_id == bindparam("person_id"))
     .order_by(ChannelBinding.__table__.c.id)
 )
 # `counted` rows: delivered, in flight (pending reservations count, so limits hold under concurrency), or
 # possibly delivered (interrupted by a crash, answer lost in a timeout).
 _PROACTIVE = select(func.count()).where(
-    ledger.target_person_id == bindparam("person_id"), ledger.proactive.is_(True), ledger.solicited.is_(False), ledger.counted.is_(True),
-    ledger.created_at >= bindparam("start"), ledger.created_at < bindparam("end"),
+    ledger.target_person_id == bindparam("person_id"),
+    ledger.proactive.is_(True),
+    ledger.solicited.is_(False),
+    ledger.counted.is_(True),
+    ledger.created_at >= bindparam("start"),
+    ledger.created_at < bindparam("end"),
 )
 _LAST_NOTICE = select(func.max(ledger.created_at)).where(
-    ledger.target_person_id == bindparam("person_id"), ledger.action_type == ActionType.notify.value, ledger.notification_type == bindparam("ntype"),
-    ledger.proactive.is_(True), ledger.counted.is_(True), ledger.created_at > bindparam("since"),
+    ledger.target_person_id == bindparam("person_id"),
+    ledger.action_type == ActionType.notify.value,
+    ledger.notification_type == bindparam("ntype"),
+    ledger.proactive.is_(True),
+    ledger.counted.is_(True),
+    ledger.created_at > bindparam("since"),
 )
 # Loop-outcome notices are cooled down per concern: two loops' outcomes never hold each other back.
 _LAST_CONCERN_NOTICE = _LAST_NOTICE.where(ledger.concern_id == bindparam("concern_id"))
-_CONTACTS = select(ledger.created_at).where(
-    ledger.concern_id == bindparam("concern_id"), ledger.target_person_id == bindparam("person_id"),
-    ledger.action_type == ActionType.send_message.value, ledger.counted.is_(True),
-).order_by(ledger.created_at)
+_CONTACTS = (
+    select(ledger.created_at)
+    .where(
+        ledger.concern_id == bindparam("concern_id"),
+        ledger.target_person_id == bindparam("person_id"),
+        ledger.action_type == ActionType.send_message.value,
+        ledger.counted.is_(True),
+    )
+    .order_by(ledger.created_at)
+)
 _INSERT = insert(ActionRow.__table__).returning(*ActionRow.__table__.c)
 _FINALIZE = (
     update(ActionRow.__table__)
     .where(ledger.action_id == bindparam("a_id"), ledger.result == Result.pending.value)
-    .values(result=bindparam("new_result"), channel=bindparam("new_channel"), result_detail=bindparam("new_detail"),
-            timestamp=bindparam("new_timestamp"), counted=bindparam("new_counted"))
+    .values(
+        result=bindparam("new_result"),
+        channel=bindparam("new_channel"),
+        result_detail=bindparam("new_detail"),
+        timestamp=bindparam("new_timestamp"),
+        counted=bindparam("new_counted"),
+    )
     .returning(*ActionRow.__table__.c)
 )
 
@@ -76,8 +103,9 @@ def count_proactive(uow: UnitOfWork, *, person_id: str, start: datetime, end: da
     return uow.session.execute(_PROACTIVE, {"person_id": person_id, "start": start, "end": end}).scalar_one()
 
 
-def last_notification_at(uow: UnitOfWork, *, person_id: str, notification_type: str, since: datetime,
-                         concern_id: str | None = None) -> datetime | None:
+def last_notification_at(
+    uow: UnitOfWork, *, person_id: str, notification_type: str, since: datetime, concern_id: str | None = None
+) -> datetime | None:
     """When a proactive notify of this type (about `concern_id`, if given) last went to the person, after `since`."""
     params = {"person_id": person_id, "ntype": notification_type, "since": since}
     if concern_id is None:
@@ -85,12 +113,17 @@ def last_notification_at(uow: UnitOfWork, *, person_id: str, notification_type: 
     return uow.session.execute(_LAST_CONCERN_NOTICE, {**params, "concern_id": concern_id}).scalar_one()
 
 
-def concern_view(uow: UnitOfWork, *, concern_id: str, person_id: str, state: ConcernState | None, limits: Limits,
-                 now: datetime) -> ConcernView:
+def concern_view(
+    uow: UnitOfWork, *, concern_id: str, person_id: str, state: ConcernState | None, limits: Limits, now: datetime
+) -> ConcernView:
     """L2/L3 inputs for an action tied to `concern_id`: the concern layer's state and this ledger's contacts."""
     contacts = list(uow.session.scalars(_CONTACTS, {"concern_id": concern_id, "person_id": person_id}))
-    return ConcernView(concern_id=concern_id, state=state, last_contact_at=contacts[-1] if contacts else None,
-                       contacts_in_window=tuple(t for t in contacts if t > now - limits.concern_contact_window))
+    return ConcernView(
+        concern_id=concern_id,
+        state=state,
+        last_contact_at=contacts[-1] if contacts else None,
+        contacts_in_window=tuple(t for t in contacts if t > now - limits.concern_contact_window),
+    )
 
 
 def by_request_key(uow: UnitOfWork, *, request_key: str) -> Row | None:
@@ -104,7 +137,7 @@ def by_action_id(uow: UnitOfWork, *, action_id: str) -> Row:
 
 
 def touch_pending(uow: UnitOfWork, *, action_id: str, detail: dict[str, Any]) -> None:
-    """Rewrite a pending action's detail (deferred or resumed) and restart its clock (the interrupted sweep reads it)."""
+    """Rewrite a pending action's detail (deferred or resumed) and restart its clock (the sweep reads it)."""
     uow.session.execute(_TOUCH, {"a_id": action_id, "new_detail": detail, "new_timestamp": uow.now})
 
 
@@ -113,16 +146,27 @@ def insert_action(uow: UnitOfWork, values: dict[str, Any]) -> Row:
     return uow.session.execute(_INSERT, values).one()
 
 
-def finalize_action(uow: UnitOfWork, *, action_id: str, result: str, channel: str, detail: dict[str, Any]) -> Row | None:
+def finalize_action(
+    uow: UnitOfWork, *, action_id: str, result: str, channel: str, detail: dict[str, Any]
+) -> Row | None:
     """Set the outcome of a pending action; None if it is no longer pending."""
-    params = {"a_id": action_id, "new_result": result, "new_channel": channel, "new_detail": detail, "new_timestamp": uow.now,
-              "new_counted": counts(result, detail)}
+    params = {
+        "a_id": action_id,
+        "new_result": result,
+        "new_channel": channel,
+        "new_detail": detail,
+        "new_timestamp": uow.now,
+        "new_counted": counts(result, detail),
+    }
     return uow.session.execute(_FINALIZE, params).first()
 
 
 _CONTACT_TIMES = select(func.min(ledger.created_at), func.max(ledger.created_at)).where(
-    ledger.concern_id == bindparam("concern_id"), ledger.target_person_id == bindparam("person_id"),
-    ledger.action_type == ActionType.send_message.value, ledger.counted.is_(True), ledger.result != Result.pending.value,
+    ledger.concern_id == bindparam("concern_id"),
+    ledger.target_person_id == bindparam("person_id"),
+    ledger.action_type == ActionType.send_message.value,
+    ledger.counted.is_(True),
+    ledger.result != Result.pending.value,
 )
 
 

@@ -8,7 +8,8 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, Field as PField, model_validator
+from pydantic import BaseModel, model_validator
+from pydantic import Field as PField
 from sqlalchemy import JSON, BigInteger, Boolean, Column, Index, Integer, String, false
 from sqlmodel import Field, SQLModel
 
@@ -37,7 +38,17 @@ class Result(StrEnum):
 PERSON_FACING = (ActionType.send_message, ActionType.notify, ActionType.escalate, ActionType.backflow)
 INTERNAL = (ActionType.query, ActionType.internal_update)
 # The Action fields of SPEC §3.6, which are also exactly the content of an action_result fact.
-RECORD_FIELDS = ("action_id", "action_type", "decision_ref", "target_person_id", "channel", "content_preview", "result", "result_detail", "timestamp")
+RECORD_FIELDS = (
+    "action_id",
+    "action_type",
+    "decision_ref",
+    "target_person_id",
+    "channel",
+    "content_preview",
+    "result",
+    "result_detail",
+    "timestamp",
+)
 
 _PK = BigInteger().with_variant(Integer(), "sqlite")
 
@@ -94,7 +105,7 @@ class ActionRequest(BaseModel):
     request_key: str | None = PField(None, max_length=120)
 
     @model_validator(mode="after")
-    def _consistent(self) -> "ActionRequest":
+    def _consistent(self) -> ActionRequest:
         if not DECISION_REF.match(self.decision_ref or ""):
             raise ValueError("decision_ref must name the decision (dec_…) or concern (con_…) that caused the action")
         if self.reactive and self.action_type != ActionType.notify:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from action.models import ActionType
-from kernel.context import UnitOfWork
-from kernel.errors import DeputyError
 from channels.errors import InvalidRequest
 from fact import service as facts
+from kernel.context import UnitOfWork
+from kernel.errors import DeputyError
 from person import service as persons
 from person.models import InteractionPolicyPatch, PersonUpdate
 
@@ -16,7 +16,9 @@ QUERY_LIMIT = 100
 
 
 def _query_facts(uow: UnitOfWork, args: dict[str, Any]) -> dict[str, Any]:
-    filters = facts.FactFilter(fact_type=args.get("fact_type"), person_id=args.get("person_id"), since=args.get("since"), q=args.get("q"))
+    filters = facts.FactFilter(
+        fact_type=args.get("fact_type"), person_id=args.get("person_id"), since=args.get("since"), q=args.get("q")
+    )
     rows, _ = facts.list_(uow, filters=filters, limit=min(int(args.get("limit", 50)), QUERY_LIMIT))
     return {"items": [facts.to_out(f, uow=uow).model_dump(mode="json") for f in rows]}
 
@@ -48,16 +50,23 @@ def _recording(change: Any) -> Any:
 
 
 def _set_policy(uow: UnitOfWork, person_id: str, args: dict[str, Any]) -> None:
-    persons.patch_policy(uow, person_id=person_id, patch=InteractionPolicyPatch.model_validate(args.get("patch") or {}), source="person")
+    persons.patch_policy(
+        uow, person_id=person_id, patch=InteractionPolicyPatch.model_validate(args.get("patch") or {}), source="person"
+    )
 
 
 def _set_work_state(uow: UnitOfWork, person_id: str, args: dict[str, Any]) -> None:
-    persons.update(uow, person_id=person_id, patch=PersonUpdate(work_state=args.get("work_state") or {}), source="person")
+    persons.update(
+        uow, person_id=person_id, patch=PersonUpdate(work_state=args.get("work_state") or {}), source="person"
+    )
 
 
 OPERATIONS = {
     ActionType.query: {"facts": _query_facts},
-    ActionType.internal_update: {"person.interaction_policy": _recording(_set_policy), "person.work_state": _recording(_set_work_state)},
+    ActionType.internal_update: {
+        "person.interaction_policy": _recording(_set_policy),
+        "person.work_state": _recording(_set_work_state),
+    },
 }
 
 

@@ -13,11 +13,13 @@ class BindingLike(Protocol):
     reachable: bool
 
 
-def candidates(bindings: Sequence[BindingLike], *, preferred: str | None, origin: str | None, reply: bool = False) -> list[BindingLike]:
-    """Reachable bindings in the order they should be tried; a reactive reply goes back where the message came from first."""
+def candidates(
+    bindings: Sequence[BindingLike], *, preferred: str | None, origin: str | None, reply: bool = False
+) -> list[BindingLike]:
+    """Reachable bindings in the order to try them; a reactive reply goes back where the message came from first."""
     reachable = [b for b in bindings if b.reachable]
     order: list[BindingLike] = []
-    for channel in ((origin, preferred) if reply else (preferred, origin)):
+    for channel in (origin, preferred) if reply else (preferred, origin):
         order += [b for b in reachable if channel and b.channel == channel and b not in order]
     order += [b for b in reachable if b not in order]
     return order

@@ -98,7 +98,11 @@ def layer1_person_policy(snapshot: Snapshot) -> Verdict:
     if not policy.allow_proactive_ping and not snapshot.solicited:
         return _block("L1:proactive_disabled", "the person does not allow proactive contact")
     if policy.paused_until is not None and snapshot.now < policy.paused_until:
-        return _block("L1:paused", f"the person paused proactive contact until {policy.paused_until.astimezone(snapshot.tz).isoformat()}", policy.paused_until)
+        return _block(
+            "L1:paused",
+            f"the person paused proactive contact until {policy.paused_until.astimezone(snapshot.tz).isoformat()}",
+            policy.paused_until,
+        )
     if snapshot.priority != "P0":
         allowed_at = quiet_until(policy, snapshot.tz, snapshot.now)
         if allowed_at != snapshot.now:
@@ -110,7 +114,8 @@ def layer1_person_policy(snapshot: Snapshot) -> Verdict:
         _, next_day = local_day_bounds(snapshot.now, snapshot.tz)
         return _block(
             "L1:daily_cap",
-            f"{snapshot.proactive_today} proactive contacts today already reach the cap of {policy.max_proactive_contacts_per_day}",
+            f"{snapshot.proactive_today} proactive contacts today already reach the cap of "
+            f"{policy.max_proactive_contacts_per_day}",
             next_day,
         )
     return ALLOW
@@ -119,11 +124,16 @@ def layer1_person_policy(snapshot: Snapshot) -> Verdict:
 def layer2_concern_limits(state: ConcernState, limits: Limits) -> Verdict:
     """L2 concern business limits on opening a loop: active concerns globally and per person."""
     if state.active_global >= limits.max_active_concerns:
-        return _block("L2:global_concern_limit",
-                      f"{state.active_global} active concerns reach the global limit of {limits.max_active_concerns}")
+        return _block(
+            "L2:global_concern_limit",
+            f"{state.active_global} active concerns reach the global limit of {limits.max_active_concerns}",
+        )
     if state.active_for_person >= limits.max_active_concerns_per_person:
-        return _block("L2:person_concern_limit", f"{state.active_for_person} active concerns already wait on this person "
-                                                 f"(limit {limits.max_active_concerns_per_person})")
+        return _block(
+            "L2:person_concern_limit",
+            f"{state.active_for_person} active concerns already wait on this person "
+            f"(limit {limits.max_active_concerns_per_person})",
+        )
     return ALLOW
 
 
@@ -134,12 +144,18 @@ def layer2_follow_up_interval(snapshot: Snapshot) -> Verdict:
     waits = limits.follow_up_schedule.get(concern.state.priority, [])
     # The last entry of a schedule is the wait before escalating, not a follow-up.
     if concern.state.follow_up_count >= len(waits) - 1:
-        return _block("L2:follow_up_interval", f"the {concern.state.priority} follow-up schedule is exhausted: escalate instead")
+        return _block(
+            "L2:follow_up_interval", f"the {concern.state.priority} follow-up schedule is exhausted: escalate instead"
+        )
     if concern.last_contact_at is not None:
         due = concern.last_contact_at + waits[concern.state.follow_up_count]
         if snapshot.now < due:
-            return _block("L2:follow_up_interval",
-                          f"follow-up {concern.state.follow_up_count + 1} is not due before {due.astimezone(snapshot.tz).isoformat()}", due)
+            return _block(
+                "L2:follow_up_interval",
+                f"follow-up {concern.state.follow_up_count + 1} is not due before "
+                f"{due.astimezone(snapshot.tz).isoformat()}",
+                due,
+            )
     return ALLOW
 
 
@@ -153,7 +169,8 @@ def layer3_contact_limit(snapshot: Snapshot) -> Verdict:
         oldest_counted = sorted(recent)[-limits.concern_contact_limit]
         return _block(
             "L3:concern_contact_limit",
-            f"this concern already contacted the person {len(recent)} times in the last {limits.concern_contact_window}",
+            f"this concern already contacted the person {len(recent)} times in the last "
+            f"{limits.concern_contact_window}",
             oldest_counted + limits.concern_contact_window,
         )
     return ALLOW
@@ -165,7 +182,11 @@ def layer4_cooldown(snapshot: Snapshot) -> Verdict:
     last = snapshot.last_same_notification_at
     if last is not None and snapshot.now < last + cooldown:
         kind = snapshot.notification_type or "default"
-        return _block("L4:cooldown", f"a {kind} notification was sent at {last.astimezone(snapshot.tz).isoformat()}; cooldown {cooldown}", last + cooldown)
+        return _block(
+            "L4:cooldown",
+            f"a {kind} notification was sent at {last.astimezone(snapshot.tz).isoformat()}; cooldown {cooldown}",
+            last + cooldown,
+        )
     return ALLOW
 
 

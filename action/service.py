@@ -9,20 +9,35 @@ from sqlalchemy import select, update
 
 from action import execution, ledger, operations, rules
 from action.execution import ConcernStateOf, Guard, Reservation, limits_from, to_record
-from action.rules import ConcernState
 from action.models import INTERNAL, ActionRecord, ActionRequest, ActionRow, Outcome, Result
+from action.rules import ConcernState
+from channels.errors import ChannelError
 from kernel.context import AppContext, UnitOfWork
 from kernel.metrics import PROCESS_REGISTRY
 from kernel.pagination import page_by_key
-from channels.errors import ChannelError
 
-ACTIONS = Counter("deputy_actions_total", "Executed actions by type and result", ["action_type", "result", "blocked_by"],
-                  registry=PROCESS_REGISTRY)
-__all__ = ["execute", "execute_guarded", "admit", "recover_interrupted", "get", "get_by_request_key", "list_", "to_record",
-           "limits_from"]
+ACTIONS = Counter(
+    "deputy_actions_total",
+    "Executed actions by type and result",
+    ["action_type", "result", "blocked_by"],
+    registry=PROCESS_REGISTRY,
+)
+__all__ = [
+    "execute",
+    "execute_guarded",
+    "admit",
+    "recover_interrupted",
+    "get",
+    "get_by_request_key",
+    "list_",
+    "to_record",
+    "limits_from",
+]
 
 
-def execute(ctx: AppContext, *, request: ActionRequest, actor: str = "system", concern_state: ConcernStateOf | None = None) -> ActionRecord:
+def execute(
+    ctx: AppContext, *, request: ActionRequest, actor: str = "system", concern_state: ConcernStateOf | None = None
+) -> ActionRecord:
     """Run one action through the layers and channels; the Action record (pending while a paced send waits)."""
     outcome = execute_guarded(ctx, request=request, actor=actor, concern_state=concern_state)
     if isinstance(outcome, ActionRecord):
@@ -31,8 +46,14 @@ def execute(ctx: AppContext, *, request: ActionRequest, actor: str = "system", c
         return to_record(ledger.by_action_id(uow, action_id=outcome.action_id), tz=uow.tz)
 
 
-def execute_guarded(ctx: AppContext, *, request: ActionRequest, guard: Guard | None = None, actor: str = "system",
-                    concern_state: ConcernStateOf | None = None) -> Outcome:
+def execute_guarded(
+    ctx: AppContext,
+    *,
+    request: ActionRequest,
+    guard: Guard | None = None,
+    actor: str = "system",
+    concern_state: ConcernStateOf | None = None,
+) -> Outcome:
     """Like `execute`, but `guard(uow)` runs inside the reserving transaction and may cancel the action, and
     `concern_state(uow)` gives L2 the loop's state (the concern engine supplies both; action knows no concerns).
 
@@ -84,8 +105,14 @@ def _execute_internal(ctx: AppContext, request: ActionRequest, actor: str) -> Ac
             result, detail = Result.failed, {"error": exc.kind, **exc.to_attempt()}
         # SPEC §4.4 exceptions: a query only for the current reply, or an update its truth source already recorded.
         recorded_elsewhere = result == Result.success and bool(detail["output"].get("recorded_fact_id"))
-        row = execution.new_row(uow, request, channel="internal", result=result, detail=detail,
-                                write_fact=request.record_fact and not recorded_elsewhere)
+        row = execution.new_row(
+            uow,
+            request,
+            channel="internal",
+            result=result,
+            detail=detail,
+            write_fact=request.record_fact and not recorded_elsewhere,
+        )
         return to_record(row, tz=uow.tz)
 
 
@@ -102,10 +129,14 @@ def recover_interrupted(ctx: AppContext, *, older_than: timedelta) -> list[str]:
         for row in uow.session.scalars(stmt):
             if row.result_detail.get("deferred_until"):
                 continue
-            detail = {"error": "interrupted", "reason": "the process ended between decision and send confirmation; not re-sent",
-                      "attempts": row.result_detail.get("attempts", [])}
+            detail = {
+                "error": "interrupted",
+                "reason": "the process ended between decision and send confirmation; not re-sent",
+                "attempts": row.result_detail.get("attempts", []),
+            }
             changed = uow.session.execute(
-                update(ActionRow).where(ActionRow.pk == row.pk, ActionRow.result == Result.pending.value)
+                update(ActionRow)
+                .where(ActionRow.pk == row.pk, ActionRow.result == Result.pending.value)
                 .values(result=Result.failed.value, timestamp=uow.now, result_detail=detail, counted=True)
             ).rowcount
             if changed:
@@ -125,8 +156,16 @@ def get_by_request_key(uow: UnitOfWork, *, request_key: str) -> ActionRow | None
     return uow.session.scalars(select(ActionRow).where(ActionRow.request_key == request_key)).first()
 
 
-def list_(uow: UnitOfWork, *, person_id: str | None = None, action_type: str | None = None, result: str | None = None,
-          since: datetime | None = None, limit: int = 50, cursor: str | None = None) -> tuple[list[ActionRow], str | None]:
+def list_(
+    uow: UnitOfWork,
+    *,
+    person_id: str | None = None,
+    action_type: str | None = None,
+    result: str | None = None,
+    since: datetime | None = None,
+    limit: int = 50,
+    cursor: str | None = None,
+) -> tuple[list[ActionRow], str | None]:
     """Actions newest first with the next page's cursor."""
     stmt = select(ActionRow)
     if person_id:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -12,7 +12,9 @@ from rich.table import Table
 
 from app.settings import Settings
 
-cli = typer.Typer(help="Deputy: asks people things for a manager, follows up, and keeps a fact log.", no_args_is_help=True)
+cli = typer.Typer(
+    help="Deputy: asks people things for a manager, follows up, and keeps a fact log.", no_args_is_help=True
+)
 persons_cli = typer.Typer(help="List or import persons.", invoke_without_command=True)
 cli.add_typer(persons_cli, name="persons")
 console = Console()
@@ -43,8 +45,8 @@ def _ctx():
 
 @cli.command()
 def serve(
-    host: Annotated[Optional[str], typer.Option(help="bind address (default DEPUTY_HOST)")] = None,
-    port: Annotated[Optional[int], typer.Option(help="port (default DEPUTY_PORT)")] = None,
+    host: Annotated[str | None, typer.Option(help="bind address (default DEPUTY_HOST)")] = None,
+    port: Annotated[int | None, typer.Option(help="port (default DEPUTY_PORT)")] = None,
 ) -> None:
     """Apply migrations and run the HTTP service."""
     import uvicorn
@@ -70,29 +72,38 @@ def migrate() -> None:
 
 @cli.command()
 def facts(
-    since: Annotated[Optional[str], typer.Option(help="look-back like 24h, or ISO datetime")] = None,
-    person: Annotated[Optional[str], typer.Option(help="person id")] = None,
-    fact_type: Annotated[Optional[str], typer.Option("--type", help="fact type")] = None,
-    q: Annotated[Optional[str], typer.Option(help="text to find in the content")] = None,
+    since: Annotated[str | None, typer.Option(help="look-back like 24h, or ISO datetime")] = None,
+    person: Annotated[str | None, typer.Option(help="person id")] = None,
+    fact_type: Annotated[str | None, typer.Option("--type", help="fact type")] = None,
+    q: Annotated[str | None, typer.Option(help="text to find in the content")] = None,
     limit: Annotated[int, typer.Option(min=1, max=500)] = 50,
 ) -> None:
     """Show facts newest first."""
     from app.api.deps import parse_instant
+    from fact import service
     from kernel.db import dumps
     from kernel.errors import DeputyError
-    from fact import service
 
     ctx = _ctx()
     try:
         with ctx.reader() as uow:
             try:
-                filters = service.FactFilter(fact_type=fact_type, person_id=person, since=parse_instant(since, field="since", now=uow.now), q=q)
+                filters = service.FactFilter(
+                    fact_type=fact_type, person_id=person, since=parse_instant(since, field="since", now=uow.now), q=q
+                )
             except DeputyError as exc:
                 raise typer.BadParameter(exc.message) from exc
             rows, _ = service.list_(uow, filters=filters, limit=limit)
             table = _table(f"{len(rows)} facts", "fact_id", "time", "type", "source", "persons", "content")
             for f in rows:
-                table.add_row(f.fact_id, f.timestamp.astimezone(uow.tz).isoformat(timespec="seconds"), f.fact_type, f.source, ",".join(f.person_refs), dumps(f.content)[:120])
+                table.add_row(
+                    f.fact_id,
+                    f.timestamp.astimezone(uow.tz).isoformat(timespec="seconds"),
+                    f.fact_type,
+                    f.source,
+                    ",".join(f.person_refs),
+                    dumps(f.content)[:120],
+                )
     finally:
         ctx.close()
     console.print(table)
@@ -100,8 +111,8 @@ def facts(
 
 @cli.command()
 def concerns(
-    state: Annotated[Optional[str], typer.Option(help="waiting_reply, escalated, resolved, cancelled, expired")] = None,
-    person: Annotated[Optional[str], typer.Option(help="originator or target")] = None,
+    state: Annotated[str | None, typer.Option(help="waiting_reply, escalated, resolved, cancelled, expired")] = None,
+    person: Annotated[str | None, typer.Option(help="originator or target")] = None,
     limit: Annotated[int, typer.Option(min=1, max=500)] = 50,
 ) -> None:
     """Show concerns newest first."""
@@ -111,11 +122,30 @@ def concerns(
     try:
         with ctx.reader() as uow:
             rows, _ = service.list_(uow, state=state, person_id=person, limit=limit)
-            table = _table(f"{len(rows)} concerns", "concern_id", "state", "originator", "target", "priority", "follow-ups", "next", "question / answer")
+            table = _table(
+                f"{len(rows)} concerns",
+                "concern_id",
+                "state",
+                "originator",
+                "target",
+                "priority",
+                "follow-ups",
+                "next",
+                "question / answer",
+            )
             for c in rows:
                 nxt = c.next_follow_up_at.astimezone(uow.tz).strftime("%m-%d %H:%M") if c.next_follow_up_at else ""
                 text = c.question + (f" → {c.answer}" if c.answer else "")
-                table.add_row(c.concern_id, c.state, c.originator_id, c.target_person_id, c.priority, str(c.follow_up_count), nxt, text[:80])
+                table.add_row(
+                    c.concern_id,
+                    c.state,
+                    c.originator_id,
+                    c.target_person_id,
+                    c.priority,
+                    str(c.follow_up_count),
+                    nxt,
+                    text[:80],
+                )
     finally:
         ctx.close()
     console.print(table)
@@ -132,10 +162,23 @@ def persons(typer_ctx: typer.Context) -> None:
     try:
         with ctx.reader() as uow:
             rows, _ = service.list_(uow, limit=500)
-            table = _table(f"{len(rows)} persons", "person_id", "name", "role", "manager", "timezone", "channels", "active")
+            table = _table(
+                f"{len(rows)} persons", "person_id", "name", "role", "manager", "timezone", "channels", "active"
+            )
             for p in rows:
-                channels = ",".join(f"{b.channel}{'' if b.reachable else '(unreachable)'}" for b in service.bindings_of(uow, person_id=p.person_id))
-                table.add_row(p.person_id, p.display_name, p.role, p.manager_id or "", p.timezone, channels, "yes" if p.active else "no")
+                channels = ",".join(
+                    f"{b.channel}{'' if b.reachable else '(unreachable)'}"
+                    for b in service.bindings_of(uow, person_id=p.person_id)
+                )
+                table.add_row(
+                    p.person_id,
+                    p.display_name,
+                    p.role,
+                    p.manager_id or "",
+                    p.timezone,
+                    channels,
+                    "yes" if p.active else "no",
+                )
     finally:
         ctx.close()
     console.print(table)
@@ -182,8 +225,18 @@ def sync_feishu() -> None:
         raise typer.BadParameter("set DEPUTY_FEISHU_APP_ID and DEPUTY_FEISHU_APP_SECRET first")
     try:
         with console.status("reading the Feishu directory"):
-            users = [DirectoryUser(external_id=u.open_id, name=u.name, en_name=u.en_name, nickname=u.nickname, user_id=u.user_id,
-                                   leader_external_id=u.leader_open_id, resigned=u.resigned) for u in directory.users()]
+            users = [
+                DirectoryUser(
+                    external_id=u.open_id,
+                    name=u.name,
+                    en_name=u.en_name,
+                    nickname=u.nickname,
+                    user_id=u.user_id,
+                    leader_external_id=u.leader_open_id,
+                    resigned=u.resigned,
+                )
+                for u in directory.users()
+            ]
         with Progress(console=console) as progress:
             task = progress.add_task(f"syncing {len(users)} Feishu users", total=2 * len(users))
             results = sync(ctx, users, channel="feishu", actor="cli", on_step=lambda _: progress.advance(task))
@@ -192,7 +245,12 @@ def sync_feishu() -> None:
         raise typer.Exit(code=1) from exc
     finally:
         ctx.close()
-    console.print(" · ".join(f"{o}: {sum(1 for r in results if r.outcome == o)}" for o in ("created", "updated", "unchanged", "skipped", "error")))
+    console.print(
+        " · ".join(
+            f"{o}: {sum(1 for r in results if r.outcome == o)}"
+            for o in ("created", "updated", "unchanged", "skipped", "error")
+        )
+    )
     errors = [r for r in results if r.outcome == "error"]
     if errors:
         table = _table("users not synced", "open_id", "person_id", "error")

@@ -23,10 +23,17 @@ class PerceptionInbound:
     def skipped(self, *, channel: str, event_id: str, reason: str) -> None:
         """A `system` fact (once per event) saying an unreadable event was passed over, and why."""
         with self.ctx.uow(actor=f"{channel}_inbound") as uow:
-            facts.append(uow, fact_type="system", source="perception", dedup_key=f"{channel}:skipped:{event_id}", content={
-                "event": f"{channel}_update_skipped", "update_id": int(event_id) if event_id.isdigit() else event_id,
-                "reason": reason[:500] if text_problem(reason) is None else "unreadable",
-            })
+            facts.append(
+                uow,
+                fact_type="system",
+                source="perception",
+                dedup_key=f"{channel}:skipped:{event_id}",
+                content={
+                    "event": f"{channel}_update_skipped",
+                    "update_id": int(event_id) if event_id.isdigit() else event_id,
+                    "reason": reason[:500] if text_problem(reason) is None else "unreadable",
+                },
+            )
 
     def wake(self) -> None:
         """New signals wait in the inbox: the processor takes them."""

@@ -8,25 +8,31 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from app import migrate, plugins
-from app.inbound import PerceptionInbound
-from app.api.routes.actions import router as actions_router
 from app.api import errors, guards
 from app.api.health import router as health_router
-from kernel.clock import Clock
-from kernel.context import AppContext
-from app.wiring import build_context
-from app.metrics import Metrics, MetricsMiddleware
-from app.settings import Settings
-from app.api.webhooks import router as webhooks_router
-from app.pipeline import Processor
+from app.api.routes.actions import router as actions_router
+from app.api.routes.bind_codes import router as bind_codes_router
 from app.api.routes.concerns import router as concerns_router
 from app.api.routes.facts import router as facts_router
-from app.api.routes.signals import router as signals_router
-from app.api.routes.bind_codes import router as bind_codes_router
 from app.api.routes.persons import router as persons_router
+from app.api.routes.signals import router as signals_router
+from app.api.webhooks import router as webhooks_router
+from app.inbound import PerceptionInbound
+from app.metrics import Metrics, MetricsMiddleware
+from app.pipeline import Processor
+from app.settings import Settings
+from app.wiring import build_context
+from kernel.clock import Clock
+from kernel.context import AppContext
 
 
-def create_app(settings: Settings | None = None, *, ctx: AppContext | None = None, clock: Clock | None = None, run_migrations: bool = True) -> FastAPI:
+def create_app(
+    settings: Settings | None = None,
+    *,
+    ctx: AppContext | None = None,
+    clock: Clock | None = None,
+    run_migrations: bool = True,
+) -> FastAPI:
     """Build the app; migrations are applied at startup unless told otherwise."""
     owns_ctx = ctx is None
     if ctx is None:
@@ -53,13 +59,24 @@ def create_app(settings: Settings | None = None, *, ctx: AppContext | None = Non
     processor = Processor(ctx, threaded=ctx.settings.scheduler_enabled)
     app.state.processor = processor
     # One processor per process: a recorded signal wakes this app's (an earlier app's over the same context is gone).
-    ctx.signal_listeners[:] = [w for w in ctx.signal_listeners if not isinstance(getattr(w, "__self__", None), Processor)]
+    ctx.signal_listeners[:] = [
+        w for w in ctx.signal_listeners if not isinstance(getattr(w, "__self__", None), Processor)
+    ]
     ctx.signal_listeners.append(processor.wake)
     app.state.metrics = Metrics()
     errors.install(app)
     app.add_middleware(guards.InputGuardMiddleware)  # inside the body limit: it buffers at most max_body_bytes
     app.add_middleware(errors.BodyLimitMiddleware, max_bytes=ctx.settings.max_body_bytes)
     app.add_middleware(MetricsMiddleware, metrics=app.state.metrics)
-    for router in (health_router, facts_router, persons_router, bind_codes_router, actions_router, concerns_router, signals_router, webhooks_router):
+    for router in (
+        health_router,
+        facts_router,
+        persons_router,
+        bind_codes_router,
+        actions_router,
+        concerns_router,
+        signals_router,
+        webhooks_router,
+    ):
         app.include_router(router)
     return app

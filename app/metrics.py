@@ -8,14 +8,17 @@ from typing import Any
 from prometheus_client import CollectorRegistry, Counter, Histogram
 
 
-
 class Metrics:
     """HTTP request counters and latencies."""
 
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
-        self.requests = Counter("deputy_http_requests_total", "HTTP requests", ["method", "route", "status"], registry=self.registry)
-        self.latency = Histogram("deputy_http_request_seconds", "HTTP request latency", ["method", "route"], registry=self.registry)
+        self.requests = Counter(
+            "deputy_http_requests_total", "HTTP requests", ["method", "route", "status"], registry=self.registry
+        )
+        self.latency = Histogram(
+            "deputy_http_request_seconds", "HTTP request latency", ["method", "route"], registry=self.registry
+        )
 
 
 class MetricsMiddleware:

@@ -14,7 +14,8 @@ from typing import Any
 
 from action.service import recover_interrupted
 from cognitive_core.flows import process_pending
-from concern import flows, outbox, service as concerns
+from concern import flows, outbox
+from concern import service as concerns
 from kernel.context import AppContext
 from kernel.wakeups import WAKE_CHANNEL
 
@@ -28,7 +29,12 @@ def tick(ctx: AppContext, *, limit: int = 100) -> dict[str, int]:
     # Interrupted actions are finalised before draining, so their entries' results are applied in this pass.
     recovered = len(recover_interrupted(ctx, older_than=ctx.settings.action_pending_timeout))
     drained = outbox.drain(ctx)
-    return {"signals_processed": processed, "timers_fired": fired, "actions_drained": drained, "actions_recovered": recovered}
+    return {
+        "signals_processed": processed,
+        "timers_fired": fired,
+        "actions_drained": drained,
+        "actions_recovered": recovered,
+    }
 
 
 def start_up(ctx: AppContext) -> dict[str, int]:

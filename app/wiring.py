@@ -13,12 +13,17 @@ from kernel.db import Database
 
 
 def default_channels(settings: Settings | None = None, *, redis: Any = None) -> ChannelRegistry:
-    """The configured channels (one sender per configured plugin), dry-run stand-ins where DEPUTY_DRY_RUN_CHANNELS says."""
+    """One sender per configured plugin, or a dry-run stand-in where DEPUTY_DRY_RUN_CHANNELS says."""
     return plugins.senders(settings or Settings(_env_file=None), redis=redis)
 
 
-def build_context(settings: Settings, *, clock: Clock | None = None, channels: ChannelRegistry | None = None,
-                  context_class: type[AppContext] = AppContext) -> AppContext:
+def build_context(
+    settings: Settings,
+    *,
+    clock: Clock | None = None,
+    channels: ChannelRegistry | None = None,
+    context_class: type[AppContext] = AppContext,
+) -> AppContext:
     """Create the context from settings (no connections are opened yet)."""
     redis: Any = None
     if settings.redis_url:
@@ -31,7 +36,14 @@ def build_context(settings: Settings, *, clock: Clock | None = None, channels: C
         from cognitive_core.llm import OpenAICompatibleClassifier
 
         key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
-        classifier = OpenAICompatibleClassifier(settings.llm_base_url, api_key=key, model=settings.llm_model,
-                                                timeout=settings.llm_timeout.total_seconds())
-    return context_class(settings=settings, db=Database(settings.database_url), clock=clock or SystemClock(), redis=redis,
-                         channels=channels or default_channels(settings, redis=redis), classifier=classifier)
+        classifier = OpenAICompatibleClassifier(
+            settings.llm_base_url, api_key=key, model=settings.llm_model, timeout=settings.llm_timeout.total_seconds()
+        )
+    return context_class(
+        settings=settings,
+        db=Database(settings.database_url),
+        clock=clock or SystemClock(),
+        redis=redis,
+        channels=channels or default_channels(settings, redis=redis),
+        classifier=classifier,
+    )

@@ -21,10 +21,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rich.console import Console  # noqa: E402
-from rich.table import Table  # noqa: E402
-from sqlalchemy import create_engine, text  # noqa: E402
-from sqlalchemy.engine import make_url  # noqa: E402
+from rich.console import Console
+from rich.table import Table
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
 
 PERSONS = 200
 TYPES = 50
@@ -32,8 +32,8 @@ TYPES = 50
 
 def _setup(url: str) -> None:
     from app import migrate
-    from app.wiring import build_context
     from app.settings import Settings
+    from app.wiring import build_context
     from person import service as persons
     from person.models import PersonCreate
 
@@ -41,19 +41,28 @@ def _setup(url: str) -> None:
     ctx = build_context(Settings(_env_file=None, database_url=url))
     with ctx.uow(actor="bench") as uow:
         for i in range(PERSONS):
-            persons.create(uow, data=PersonCreate.model_validate({
-                "person_id": f"p_bench_{i}", "display_name": f"bench {i}",
-                "channel_bindings": [{"channel": "feishu", "external_user_id": f"ou_{i}"}, {"channel": "telegram", "external_user_id": f"tg_{i}"}],
-                "interaction_policy": {"quiet_hours": [], "max_proactive_contacts_per_day": 100},
-            }))
+            persons.create(
+                uow,
+                data=PersonCreate.model_validate(
+                    {
+                        "person_id": f"p_bench_{i}",
+                        "display_name": f"bench {i}",
+                        "channel_bindings": [
+                            {"channel": "feishu", "external_user_id": f"ou_{i}"},
+                            {"channel": "telegram", "external_user_id": f"tg_{i}"},
+                        ],
+                        "interaction_policy": {"quiet_hours": [], "max_proactive_contacts_per_day": 100},
+                    }
+                ),
+            )
     ctx.close()
 
 
 def _worker(url: str, worker: int, count: int, barrier) -> tuple[list[float], dict[str, int], float, float]:
     from action import service
     from action.models import ActionRequest
-    from kernel.context import AppContext
     from app.settings import Settings
+    from app.wiring import build_context
     from tests.fakes.memory_channel import MemoryChannel
 
     ctx = build_context(Settings(_env_file=None, database_url=url))
@@ -65,8 +74,11 @@ def _worker(url: str, worker: int, count: int, barrier) -> tuple[list[float], di
     for n in range(count):
         i = worker * count + n
         request = ActionRequest(
-            action_type="notify", decision_ref="dec_20261129_001", target_person_id=f"p_bench_{i % PERSONS}",
-            text=f"bench notice {i}", notification_type=f"type_{(i // PERSONS) % TYPES}",
+            action_type="notify",
+            decision_ref="dec_20261129_001",
+            target_person_id=f"p_bench_{i % PERSONS}",
+            text=f"bench notice {i}",
+            notification_type=f"type_{(i // PERSONS) % TYPES}",
         )
         t0 = time.perf_counter()
         results[service.execute(ctx, request=request).result] += 1
@@ -81,14 +93,17 @@ def _run(url: str, workers: int, per_worker: int) -> dict:
     barrier = spawn.Manager().Barrier(workers)
     with spawn.Pool(workers) as pool:
         out = pool.starmap(_worker, [(url, w, per_worker, barrier) for w in range(workers)])
-    latencies = sorted(l for o in out for l in o[0])
+    latencies = sorted(latency for o in out for latency in o[0])
     results = Counter()
     for o in out:
         results.update(o[1])
     wall = max(o[3] for o in out) - min(o[2] for o in out)
     return {
-        "actions": len(latencies), "per_s": len(latencies) / wall, "p50_ms": statistics.median(latencies) * 1000,
-        "p99_ms": latencies[int(len(latencies) * 0.99) - 1] * 1000, "results": dict(results),
+        "actions": len(latencies),
+        "per_s": len(latencies) / wall,
+        "p50_ms": statistics.median(latencies) * 1000,
+        "p99_ms": latencies[int(len(latencies) * 0.99) - 1] * 1000,
+        "results": dict(results),
     }
 
 
@@ -123,7 +138,16 @@ def main() -> None:
     parser.add_argument("--workers", default="1,4")
     parser.add_argument("--backends", default="sqlite,postgres")
     args = parser.parse_args()
-    table = Table("backend", "workers", "actions", "actions/s", "p50 ms", "p99 ms", "results", title="notify through L1–L4, in-memory channel")
+    table = Table(
+        "backend",
+        "workers",
+        "actions",
+        "actions/s",
+        "p50 ms",
+        "p99 ms",
+        "results",
+        title="notify through L1–L4, in-memory channel",
+    )
     for backend in args.backends.split(","):
         for workers in (int(w) for w in args.workers.split(",")):
             if (scratch := scratch_database(backend)) is None:
@@ -134,8 +158,15 @@ def main() -> None:
                 r = _run(url, workers, args.actions // workers)
             finally:
                 cleanup()
-            table.add_row(backend, str(workers), str(r["actions"]), f"{r['per_s']:.0f}", f"{r['p50_ms']:.2f}", f"{r['p99_ms']:.2f}",
-                          " ".join(f"{k}={v}" for k, v in sorted(r["results"].items())))
+            table.add_row(
+                backend,
+                str(workers),
+                str(r["actions"]),
+                f"{r['per_s']:.0f}",
+                f"{r['p50_ms']:.2f}",
+                f"{r['p99_ms']:.2f}",
+                " ".join(f"{k}={v}" for k, v in sorted(r["results"].items())),
+            )
     Console().print(table)
 
 

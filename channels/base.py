@@ -49,7 +49,7 @@ class Channel(ABC):
     def health(self) -> ChannelHealth:
         """Current health, without sending anything to a person."""
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027  (optional: most adapters hold nothing to release)
         """Release connections and threads (nothing to release by default)."""
 
 

@@ -17,7 +17,16 @@ class DryRunChannel(Channel):
 
     def send(self, message: OutboundMessage) -> SendReceipt:
         """Log the message as JSON and confirm it."""
-        log.info("dry-run send", extra={"channel": self.name, "to": message.external_user_id, "chat_id": message.chat_id, "text": message.text, "action_id": message.idempotency_key})
+        log.info(
+            "dry-run send",
+            extra={
+                "channel": self.name,
+                "to": message.external_user_id,
+                "chat_id": message.chat_id,
+                "text": message.text,
+                "action_id": message.idempotency_key,
+            },
+        )
         return SendReceipt(message_id=f"dryrun_{message.idempotency_key}", detail={"dry_run": True})
 
     def health(self) -> ChannelHealth:

@@ -10,8 +10,16 @@ class ChannelError(Exception):
 
     kind = "transient"
 
-    def __init__(self, message: str, *, code: str | int | None = None, retry_after: float | None = None,
-                 permanent: bool = False, possibly_delivered: bool = False, detail: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: str | int | None = None,
+        retry_after: float | None = None,
+        permanent: bool = False,
+        possibly_delivered: bool = False,
+        detail: dict[str, Any] | None = None,
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.code = code
@@ -50,8 +58,14 @@ class Paced(RateLimited):
     """The service's own pacing refused the send before anything reached the platform; safe to send again
     `retry_after` seconds from now (the earliest slot the pacer could see)."""
 
-    def __init__(self, message: str, *, retry_after: float, code: str | int | None = "pacing",
-                 detail: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        retry_after: float,
+        code: str | int | None = "pacing",
+        detail: dict[str, Any] | None = None,
+    ) -> None:
         if not retry_after > 0:
             raise ValueError("a paced send needs a positive retry_after")
         super().__init__(message, code=code, retry_after=retry_after, detail=detail)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field as PField
+from pydantic import BaseModel, ConfigDict
+from pydantic import Field as PField
 
 from kernel.channel_names import ChannelName
 from kernel.limits import SaneInstant, StorableText

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import logging
 
-
 import httpx
 
 from cognitive_core.parsing import parse
@@ -17,7 +16,8 @@ log = logging.getLogger("deputy.llm")
 
 SYSTEM_PROMPT = (
     "You turn a chat message to an assistant bot into exactly one command line, or NONE.\n"
-    "Commands: /ask @person_id question | /tell @person_id text | /concerns | /did | /quiet HH:MM-HH:MM | /pause 3d | /resume | later 2h | /help.\n"
+    "Commands: /ask @person_id question | /tell @person_id text | /concerns | /did | /quiet HH:MM-HH:MM | "
+    "/pause 3d | /resume | later 2h | /help.\n"
     "Known people (person_id: names): {people}\n"
     "Answer with the command only, in the message's language for free text parts, or NONE."
 )
@@ -26,16 +26,30 @@ SYSTEM_PROMPT = (
 class OpenAICompatibleClassifier:
     """Calls `POST {base_url}/chat/completions` with a short timeout."""
 
-    def __init__(self, base_url: str, *, api_key: str | None, model: str, timeout: float = 5.0, transport: httpx.BaseTransport | None = None) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        api_key: str | None,
+        model: str,
+        timeout: float = 5.0,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._client = httpx.Client(base_url=base_url.rstrip("/"), headers=headers, timeout=timeout, transport=transport)
+        self._client = httpx.Client(
+            base_url=base_url.rstrip("/"), headers=headers, timeout=timeout, transport=transport
+        )
         self.model = model
 
     def rewrite(self, text: str, *, people: list[str]) -> str | None:
         """A parseable command for `text`, or None (also on any error)."""
         body = {
-            "model": self.model, "temperature": 0,
-            "messages": [{"role": "system", "content": SYSTEM_PROMPT.format(people="; ".join(people))}, {"role": "user", "content": text}],
+            "model": self.model,
+            "temperature": 0,
+            "messages": [
+                {"role": "system", "content": SYSTEM_PROMPT.format(people="; ".join(people))},
+                {"role": "user", "content": text},
+            ],
         }
         try:
             response = self._client.post("/chat/completions", json=body)

@@ -46,19 +46,80 @@ _PATTERNS: list[tuple[str, re.Pattern]] = [
 
 
 # Commands the bot knows by their slash name (`/later` is the snooze command).
-SLASH_COMMANDS = {"ask": "ask", "tell": "tell", "concerns": "concerns", "cancel": "cancel", "did": "did", "start": "start",
-                  "quiet": "quiet", "pause": "pause", "resume": "resume", "later": "later", "snooze": "later", "help": "help"}
+SLASH_COMMANDS = {
+    "ask": "ask",
+    "tell": "tell",
+    "concerns": "concerns",
+    "cancel": "cancel",
+    "did": "did",
+    "start": "start",
+    "quiet": "quiet",
+    "pause": "pause",
+    "resume": "resume",
+    "later": "later",
+    "snooze": "later",
+    "help": "help",
+}
 _SLASH = re.compile(r"^/([A-Za-z_]+)(?:@\w+)?(?=\s|$)")
 # A keyword command written without a slash, when what follows cannot be read: its usage hint, not the help.
 _KEYWORD_HEADS = re.compile(r"^(?:(免打扰|暂停|取消|稍后|绑定)(?=[\s\d:：]|$)|(bind|pause|cancel|later)\b)", re.I)
-_KEYWORD_COMMAND = {"免打扰": "quiet", "暂停": "pause", "取消": "cancel", "稍后": "later", "绑定": "bind", "bind": "bind",
-                    "pause": "pause", "cancel": "cancel", "later": "later"}
+_KEYWORD_COMMAND = {
+    "免打扰": "quiet",
+    "暂停": "pause",
+    "取消": "cancel",
+    "稍后": "later",
+    "绑定": "bind",
+    "bind": "bind",
+    "pause": "pause",
+    "cancel": "cancel",
+    "later": "later",
+}
 # Bare acknowledgements: not an answer (compared without spaces, punctuation or emoji, case-folded).
-ACKNOWLEDGEMENTS = frozenset({
-    "收到", "收到了", "好的", "好", "好滴", "好哒", "嗯", "嗯嗯", "哦", "知道了", "明白", "明白了", "了解", "我看下", "我看看", "我看一下",
-    "稍等", "等下", "马上", "在看了", "谢谢", "好的谢谢", "收到谢谢", "ok", "okay", "okk", "k", "kk", "gotit", "gotcha", "noted",
-    "roger", "willdo", "sure", "thanks", "thx", "thankyou", "illcheck", "letmecheck", "onit", "👍",
-})
+ACKNOWLEDGEMENTS = frozenset(
+    {
+        "收到",
+        "收到了",
+        "好的",
+        "好",
+        "好滴",
+        "好哒",
+        "嗯",
+        "嗯嗯",
+        "哦",
+        "知道了",
+        "明白",
+        "明白了",
+        "了解",
+        "我看下",
+        "我看看",
+        "我看一下",
+        "稍等",
+        "等下",
+        "马上",
+        "在看了",
+        "谢谢",
+        "好的谢谢",
+        "收到谢谢",
+        "ok",
+        "okay",
+        "okk",
+        "k",
+        "kk",
+        "gotit",
+        "gotcha",
+        "noted",
+        "roger",
+        "willdo",
+        "sure",
+        "thanks",
+        "thx",
+        "thankyou",
+        "illcheck",
+        "letmecheck",
+        "onit",
+        "👍",
+    }
+)
 
 
 def slash_command(text: str) -> str | None:

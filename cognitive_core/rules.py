@@ -7,12 +7,41 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from fact.decisions import DecisionKind
 from cognitive_core.parsing import Intent, is_acknowledgement, keyword_command, parse, slash_command, strip_bot_mention
+from fact.decisions import DecisionKind
 
 RISK_KEYWORDS = (
-    "付款", "打款", "转账", "报销", "预算", "合同", "签约", "法务", "律师", "诉讼", "审批", "批准", "采购", "发票", "报价", "赔偿", "罚款", "涨薪",
-    "payment", "refund", "budget", "contract", "legal", "lawyer", "lawsuit", "approve", "approval", "purchase", "invoice", "compensation", "salary",
+    "付款",
+    "打款",
+    "转账",
+    "报销",
+    "预算",
+    "合同",
+    "签约",
+    "法务",
+    "律师",
+    "诉讼",
+    "审批",
+    "批准",
+    "采购",
+    "发票",
+    "报价",
+    "赔偿",
+    "罚款",
+    "涨薪",
+    "payment",
+    "refund",
+    "budget",
+    "contract",
+    "legal",
+    "lawyer",
+    "lawsuit",
+    "approve",
+    "approval",
+    "purchase",
+    "invoice",
+    "compensation",
+    "salary",
 )
 
 
@@ -74,7 +103,9 @@ class Decision:
     params: dict[str, Any] = field(default_factory=dict)
 
 
-def find_person(who: str, people: tuple[PersonView, ...], mentions: tuple[tuple[str | None, str], ...] = ()) -> PersonView | None:
+def find_person(
+    who: str, people: tuple[PersonView, ...], mentions: tuple[tuple[str | None, str], ...] = ()
+) -> PersonView | None:
     """Match by person id, display name, alias or platform mention (case-insensitive)."""
     key = who.strip().lstrip("@").strip().casefold()
     for ext_id, name in mentions:
@@ -83,7 +114,12 @@ def find_person(who: str, people: tuple[PersonView, ...], mentions: tuple[tuple[
                 if any(e == ext_id for _, e in person.external_ids):
                     return person
     for person in people:
-        names = {person.person_id.casefold(), person.person_id.removeprefix("p_").casefold(), person.display_name.casefold(), *(a.casefold() for a in person.aliases)}
+        names = {
+            person.person_id.casefold(),
+            person.person_id.removeprefix("p_").casefold(),
+            person.display_name.casefold(),
+            *(a.casefold() for a in person.aliases),
+        }
         if key in names:
             return person
     return None
@@ -114,28 +150,65 @@ def _command(intent: Intent, situation: Situation) -> Decision:
             return Decision(DecisionKind.reply, f"{name}:not_principal", {"template": "not_principal"})
         target = find_person(args["who"], situation.people, situation.signal.mentions)
         if target is None:
-            return Decision(DecisionKind.reply, f"{name}:unknown_person", {"template": "unknown_person", "who": args["who"]})
+            return Decision(
+                DecisionKind.reply, f"{name}:unknown_person", {"template": "unknown_person", "who": args["who"]}
+            )
         if target.person_id == sender.person_id:
             return Decision(DecisionKind.reply, f"{name}:self", {"template": "ask_self"})
         if name == "ask":
-            return Decision(DecisionKind.raise_concern, "ask", {"target_person_id": target.person_id, "question": args["text"], "priority": args.get("prio", "P1").upper()})
-        return Decision(DecisionKind.direct_action, "tell", {"action": "notify", "target_person_id": target.person_id, "text": args["text"], "priority": args.get("prio", "P2").upper()})
+            return Decision(
+                DecisionKind.raise_concern,
+                "ask",
+                {
+                    "target_person_id": target.person_id,
+                    "question": args["text"],
+                    "priority": args.get("prio", "P1").upper(),
+                },
+            )
+        return Decision(
+            DecisionKind.direct_action,
+            "tell",
+            {
+                "action": "notify",
+                "target_person_id": target.person_id,
+                "text": args["text"],
+                "priority": args.get("prio", "P2").upper(),
+            },
+        )
     if name == "cancel":
         return Decision(DecisionKind.cancel_concern, "cancel", {"concern_id": args["concern_id"]})
     if name == "snooze":
         concern = _answered_concern(situation)
         if concern is None:
             return Decision(DecisionKind.reply, "snooze:nothing_waiting", {"template": "nothing_to_snooze"})
-        return Decision(DecisionKind.snooze_concern, "snooze", {"concern_id": concern.concern_id, "duration_s": int(args["duration"].total_seconds())})
+        return Decision(
+            DecisionKind.snooze_concern,
+            "snooze",
+            {"concern_id": concern.concern_id, "duration_s": int(args["duration"].total_seconds())},
+        )
     if name == "quiet":
-        return Decision(DecisionKind.direct_action, "self_service:quiet", {"action": "policy", "patch": {"quiet_hours": [{"start": args["start"], "end": args["end"]}]}})
+        return Decision(
+            DecisionKind.direct_action,
+            "self_service:quiet",
+            {"action": "policy", "patch": {"quiet_hours": [{"start": args["start"], "end": args["end"]}]}},
+        )
     if name == "pause":
         until = situation.now + args["duration"]
-        return Decision(DecisionKind.direct_action, "self_service:pause", {"action": "policy", "patch": {"paused_until": until.isoformat()}})
+        return Decision(
+            DecisionKind.direct_action,
+            "self_service:pause",
+            {"action": "policy", "patch": {"paused_until": until.isoformat()}},
+        )
     if name == "resume":
-        return Decision(DecisionKind.direct_action, "self_service:resume", {"action": "policy", "patch": {"paused_until": None}})
+        return Decision(
+            DecisionKind.direct_action, "self_service:resume", {"action": "policy", "patch": {"paused_until": None}}
+        )
     if name == "did":
-        params: dict[str, Any] = {"template": "did", "today": bool(args.get("today")), "window_s": int(args["window"].total_seconds()) if "window" in args else 86400}
+        params: dict[str, Any] = {
+            "template": "did",
+            "today": bool(args.get("today")),
+            "window_s": int(args["window"].total_seconds()) if "window" in args else 86400,
+        }
         if args.get("who"):
             who = find_person(args["who"], situation.people, situation.signal.mentions)
             params["person_id"] = who.person_id if who else None
@@ -171,10 +244,16 @@ def _from_someone_waited_on(situation: Situation, text: str, intent: Intent | No
     if is_acknowledgement(text):
         if concern.role == "escalation":
             return Decision(DecisionKind.ignore, "acknowledgement:escalation", {"concern_id": concern.concern_id})
-        return Decision(DecisionKind.snooze_concern, "acknowledgement", {"concern_id": concern.concern_id, "acknowledgement": True})
+        return Decision(
+            DecisionKind.snooze_concern, "acknowledgement", {"concern_id": concern.concern_id, "acknowledgement": True}
+        )
     if not quoted and intent is not None and (intent.name == "snooze" or _names_someone_else(intent, situation)):
         return None
-    rule = "quoted_reply" if quoted else ("escalation_reply" if concern.role == "escalation" else "reply_to_waiting_concern")
+    rule = (
+        "quoted_reply"
+        if quoted
+        else ("escalation_reply" if concern.role == "escalation" else "reply_to_waiting_concern")
+    )
     return Decision(DecisionKind.resolve_concern, rule, {"concern_id": concern.concern_id, "answer": text})
 
 
@@ -199,7 +278,20 @@ def decide(situation: Situation) -> list[Decision]:
         return [_usage(keyword)]
     keywords = _risky(text)
     if keywords and situation.sender.role != "principal":
-        maker = situation.sender.manager_id or next((person.person_id for person in situation.people if person.role == "principal" and person.person_id != situation.sender.person_id), None)
+        maker = situation.sender.manager_id or next(
+            (
+                person.person_id
+                for person in situation.people
+                if person.role == "principal" and person.person_id != situation.sender.person_id
+            ),
+            None,
+        )
         if maker is not None:
-            return [Decision(DecisionKind.escalate, "risk_keywords", {"decision_maker_id": maker, "question": text, "keywords": keywords})]
+            return [
+                Decision(
+                    DecisionKind.escalate,
+                    "risk_keywords",
+                    {"decision_maker_id": maker, "question": text, "keywords": keywords},
+                )
+            ]
     return [Decision(DecisionKind.reply, "fallback_help", {"template": "help"})]

@@ -10,17 +10,17 @@ from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from action.ledger import contact_times
 from action import service as actions
+from action.ledger import contact_times
 from action.models import ActionRequest
 from action.rules import ConcernState
-from kernel.context import AppContext, UnitOfWork
-from kernel.errors import Conflict, Forbidden
-from fact import decisions
-from fact.decisions import DecisionKind
 from concern import messages, service
 from concern.models import ACTIVE_STATES, Concern
 from concern.rules import next_step
+from fact import decisions
+from fact.decisions import DecisionKind
+from kernel.context import AppContext, UnitOfWork
+from kernel.errors import Conflict, Forbidden
 from person import service as persons
 
 OUTCOME = "outcome"  # the purpose of every loop-outcome notice and closure notice
@@ -31,8 +31,17 @@ def _person(uow: UnitOfWork, person_id: str):
     return persons.get_or_404(uow, person_id=person_id)
 
 
-def notice(uow: UnitOfWork, concern: Concern, *, to: str, key: str, template: str, reactive: bool = False,
-           origin_channel: str | None = None, **values: str) -> bool:
+def notice(
+    uow: UnitOfWork,
+    concern: Concern,
+    *,
+    to: str,
+    key: str,
+    template: str,
+    reactive: bool = False,
+    origin_channel: str | None = None,
+    **values: str,
+) -> bool:
     """Queue a loop-outcome notice (solicited: quiet hours and pause apply, the cap does not; L4 per concern).
 
     `reactive` when it answers the person's own message right now. The key makes it once per concern and kind.
@@ -42,9 +51,18 @@ def notice(uow: UnitOfWork, concern: Concern, *, to: str, key: str, template: st
         return False
     text = messages.render(template, person.locale, **values)
     request = ActionRequest(
-        action_type="notify", decision_ref=concern.concern_id, target_person_id=to, text=text, priority=concern.priority, reactive=reactive,
-        solicited=not reactive, concern_id=concern.concern_id, origin_channel=origin_channel or concern.origin_channel,
-        notification_type="reply" if reactive else "loop_outcome", request_key=f"{concern.concern_id}:{key}")
+        action_type="notify",
+        decision_ref=concern.concern_id,
+        target_person_id=to,
+        text=text,
+        priority=concern.priority,
+        reactive=reactive,
+        solicited=not reactive,
+        concern_id=concern.concern_id,
+        origin_channel=origin_channel or concern.origin_channel,
+        notification_type="reply" if reactive else "loop_outcome",
+        request_key=f"{concern.concern_id}:{key}",
+    )
     return service.enqueue(uow, request=request, purpose=OUTCOME, concern=concern)
 
 
@@ -61,12 +79,20 @@ def send_request(uow: UnitOfWork, concern: Concern, *, purpose: str, decision_re
     tz = ZoneInfo(target.timezone)
     if purpose == "follow_up":
         first, _ = contact_times(uow, concern_id=concern.concern_id, person_id=concern.target_person_id)
-        text = messages.follow_up(asker.display_name, concern.question, first or concern.created_at, uow.now, tz, target.locale)
+        text = messages.follow_up(
+            asker.display_name, concern.question, first or concern.created_at, uow.now, tz, target.locale
+        )
     else:
         text = _asking(asker, target, concern.question, concern.kind)
     return ActionRequest(
-        action_type="send_message", decision_ref=decision_ref, target_person_id=concern.target_person_id, text=text, priority=concern.priority,
-        concern_id=concern.concern_id, follow_up=purpose == "follow_up", origin_channel=concern.origin_channel,
+        action_type="send_message",
+        decision_ref=decision_ref,
+        target_person_id=concern.target_person_id,
+        text=text,
+        priority=concern.priority,
+        concern_id=concern.concern_id,
+        follow_up=purpose == "follow_up",
+        origin_channel=concern.origin_channel,
         request_key=f"{concern.concern_id}:{purpose}:{attempt}",
     )
 
@@ -83,22 +109,66 @@ def _escalate(uow: UnitOfWork, concern: Concern, *, decision_id: str) -> None:
     since = first or concern.created_at
     if target.manager_id and target.manager_id != concern.originator_id:
         manager = _person(uow, target.manager_id)
-        text = messages.escalation(target.display_name, asker.display_name, concern.question, since, uow.now, ZoneInfo(manager.timezone), manager.locale)
-        request = ActionRequest(action_type="escalate", decision_ref=decision_id, target_person_id=manager.person_id, text=text,
-                                priority=concern.priority, concern_id=concern.concern_id, request_key=f"{concern.concern_id}:escalation:v{concern.version}")
+        text = messages.escalation(
+            target.display_name,
+            asker.display_name,
+            concern.question,
+            since,
+            uow.now,
+            ZoneInfo(manager.timezone),
+            manager.locale,
+        )
+        request = ActionRequest(
+            action_type="escalate",
+            decision_ref=decision_id,
+            target_person_id=manager.person_id,
+            text=text,
+            priority=concern.priority,
+            concern_id=concern.concern_id,
+            request_key=f"{concern.concern_id}:escalation:v{concern.version}",
+        )
         service.enqueue(uow, request=request, purpose="escalation", concern=concern)
         return
-    service.change(uow, concern, change="stalled", causation_id=decision_id, state="escalated", escalated_to=None, escalated_at=uow.now,
-                   step_at=uow.now + uow.settings.concern_expire_after, extra={"reason": "no manager to escalate to"})
+    service.change(
+        uow,
+        concern,
+        change="stalled",
+        causation_id=decision_id,
+        state="escalated",
+        escalated_to=None,
+        escalated_at=uow.now,
+        step_at=uow.now + uow.settings.concern_expire_after,
+        extra={"reason": "no manager to escalate to"},
+    )
     tz = ZoneInfo(asker.timezone)
-    notice(uow, concern, to=concern.originator_id, key="outcome:stalled", template="stalled", target=target.display_name, text=concern.question,
-           since=messages.when(since, tz), waited=messages.duration(uow.now - since, asker.locale),
-           expires=messages.when(expires_at(uow, concern), tz, asker.locale, now=uow.now))
+    notice(
+        uow,
+        concern,
+        to=concern.originator_id,
+        key="outcome:stalled",
+        template="stalled",
+        target=target.display_name,
+        text=concern.question,
+        since=messages.when(since, tz),
+        waited=messages.duration(uow.now - since, asker.locale),
+        expires=messages.when(expires_at(uow, concern), tz, asker.locale, now=uow.now),
+    )
 
 
-def raise_(uow: UnitOfWork, *, originator_id: str, target_person_id: str, question: str, priority: str, decision_id: str,
-           deadline: datetime | None = None, origin_channel: str | None = None, kind: str = "ask", source_fact_id: str | None = None,
-           claimed_by: str | None = None) -> Concern | str:
+def raise_(
+    uow: UnitOfWork,
+    *,
+    originator_id: str,
+    target_person_id: str,
+    question: str,
+    priority: str,
+    decision_id: str,
+    deadline: datetime | None = None,
+    origin_channel: str | None = None,
+    kind: str = "ask",
+    source_fact_id: str | None = None,
+    claimed_by: str | None = None,
+) -> Concern | str:
     """Create a concern and queue its question; returns the refusing L2 code instead when the limits are full.
 
     L2 is the action layer's to evaluate: it is asked once, here, whether the question may open a loop, and
@@ -106,16 +176,40 @@ def raise_(uow: UnitOfWork, *, originator_id: str, target_person_id: str, questi
     """
     total, for_person = service.active_counts(uow, target_person_id=target_person_id)
     asker, target = _person(uow, originator_id), _person(uow, target_person_id)
-    question_ = ActionRequest(action_type="send_message", decision_ref=decision_id, target_person_id=target_person_id,
-                              text=_asking(asker, target, question, kind), priority=priority, origin_channel=origin_channel)
-    refusal = actions.admit(uow, request=question_, state=ConcernState(priority=priority, active_global=total,
-                                                                         active_for_person=for_person))
+    question_ = ActionRequest(
+        action_type="send_message",
+        decision_ref=decision_id,
+        target_person_id=target_person_id,
+        text=_asking(asker, target, question, kind),
+        priority=priority,
+        origin_channel=origin_channel,
+    )
+    refusal = actions.admit(
+        uow, request=question_, state=ConcernState(priority=priority, active_global=total, active_for_person=for_person)
+    )
     if refusal is not None:
         return refusal.result_detail["blocked_by"]
-    concern = service.create(uow, originator_id=originator_id, target_person_id=target_person_id, question=question, priority=priority,
-                       causation_id=decision_id, deadline=deadline, origin_channel=origin_channel, kind=kind, source_fact_id=source_fact_id)
+    concern = service.create(
+        uow,
+        originator_id=originator_id,
+        target_person_id=target_person_id,
+        question=question,
+        priority=priority,
+        causation_id=decision_id,
+        deadline=deadline,
+        origin_channel=origin_channel,
+        kind=kind,
+        source_fact_id=source_fact_id,
+    )
     request = send_request(uow, concern, purpose="question", decision_ref=concern.concern_id, attempt="1")
-    service.enqueue(uow, request=request, purpose="question", concern=concern, claimed_by=claimed_by, lease=OWNED_LEASE if claimed_by else timedelta(0))
+    service.enqueue(
+        uow,
+        request=request,
+        purpose="question",
+        concern=concern,
+        claimed_by=claimed_by,
+        lease=OWNED_LEASE if claimed_by else timedelta(0),
+    )
     return concern
 
 
@@ -123,11 +217,27 @@ def _close_for_others(uow: UnitOfWork, concern: Concern, *, template: str, answe
     """Tell whoever the escalation reached (and the person asked, when someone else answered) that it is over."""
     asker, target = _person(uow, concern.originator_id), _person(uow, concern.target_person_id)
     if concern.escalated_to and concern.escalated_to != answered_by:
-        notice(uow, concern, to=concern.escalated_to, key=f"closed:{concern.escalated_to}", template=template, asker=asker.display_name,
-               target=target.display_name, text=concern.question)
+        notice(
+            uow,
+            concern,
+            to=concern.escalated_to,
+            key=f"closed:{concern.escalated_to}",
+            template=template,
+            asker=asker.display_name,
+            target=target.display_name,
+            text=concern.question,
+        )
     if answered_by and answered_by != concern.target_person_id:
-        notice(uow, concern, to=concern.target_person_id, key=f"closed:{concern.target_person_id}", template="closed_answered_for_you",
-               answerer=_person(uow, answered_by).display_name, asker=asker.display_name, text=concern.question)
+        notice(
+            uow,
+            concern,
+            to=concern.target_person_id,
+            key=f"closed:{concern.target_person_id}",
+            template="closed_answered_for_you",
+            answerer=_person(uow, answered_by).display_name,
+            asker=asker.display_name,
+            text=concern.question,
+        )
 
 
 def resolve(uow: UnitOfWork, *, concern_id: str, answer: str, answered_by: str, decision_id: str) -> Concern | None:
@@ -135,15 +245,44 @@ def resolve(uow: UnitOfWork, *, concern_id: str, answer: str, answered_by: str, 
     concern = service.get(uow, concern_id=concern_id, lock=True)
     if concern is None or concern.state not in ACTIVE_STATES:
         return None
-    service.change(uow, concern, change="resolved", causation_id=decision_id, state="resolved", answer=answer, answered_by=answered_by,
-                   resolved_at=uow.now, step_at=None, pending_deliveries=[])
-    originator, answerer, target = _person(uow, concern.originator_id), _person(uow, answered_by), _person(uow, concern.target_person_id)
+    service.change(
+        uow,
+        concern,
+        change="resolved",
+        causation_id=decision_id,
+        state="resolved",
+        answer=answer,
+        answered_by=answered_by,
+        resolved_at=uow.now,
+        step_at=None,
+        pending_deliveries=[],
+    )
+    originator, answerer, target = (
+        _person(uow, concern.originator_id),
+        _person(uow, answered_by),
+        _person(uow, concern.target_person_id),
+    )
     if concern.kind == "risk":
         text = messages.decision_back(answerer.display_name, answer, originator.locale)
     else:
-        text = messages.backflow(answerer.display_name, concern.question, answer, uow.now - concern.created_at, originator.locale, target=target.display_name)
-    request = ActionRequest(action_type="backflow", decision_ref=decision_id, target_person_id=concern.originator_id, text=text, priority=concern.priority,
-                            origin_channel=concern.origin_channel, concern_id=concern.concern_id, request_key=f"{concern.concern_id}:backflow:1")
+        text = messages.backflow(
+            answerer.display_name,
+            concern.question,
+            answer,
+            uow.now - concern.created_at,
+            originator.locale,
+            target=target.display_name,
+        )
+    request = ActionRequest(
+        action_type="backflow",
+        decision_ref=decision_id,
+        target_person_id=concern.originator_id,
+        text=text,
+        priority=concern.priority,
+        origin_channel=concern.origin_channel,
+        concern_id=concern.concern_id,
+        request_key=f"{concern.concern_id}:backflow:1",
+    )
     service.enqueue(uow, request=request, purpose="backflow", concern=concern)
     _close_for_others(uow, concern, template="closed_answered", answered_by=answered_by)
     return concern
@@ -155,11 +294,30 @@ def cancel(uow: UnitOfWork, *, concern_id: str, by: str, is_admin: bool, decisio
     if not is_admin and by != concern.originator_id:
         raise Forbidden(f"only the originator of {concern_id} may cancel it", field="concern_id")
     if concern.state not in ACTIVE_STATES:
-        raise Conflict(f"concern {concern_id} is already {concern.state}", field="state", details={"state": concern.state})
-    service.change(uow, concern, change="cancelled", causation_id=decision_id, state="cancelled", step_at=None, pending_deliveries=[], extra={"by": by})
+        raise Conflict(
+            f"concern {concern_id} is already {concern.state}", field="state", details={"state": concern.state}
+        )
+    service.change(
+        uow,
+        concern,
+        change="cancelled",
+        causation_id=decision_id,
+        state="cancelled",
+        step_at=None,
+        pending_deliveries=[],
+        extra={"by": by},
+    )
     target = _person(uow, concern.target_person_id)
     if is_admin:
-        notice(uow, concern, to=concern.originator_id, key="outcome:cancelled", template="cancelled_by_admin", target=target.display_name, text=concern.question)
+        notice(
+            uow,
+            concern,
+            to=concern.originator_id,
+            key="outcome:cancelled",
+            template="cancelled_by_admin",
+            target=target.display_name,
+            text=concern.question,
+        )
     _close_for_others(uow, concern, template="closed_cancelled")
     return concern
 
@@ -182,18 +340,37 @@ def acknowledge(uow: UnitOfWork, *, concern_id: str, decision_id: str) -> Concer
     return service.change(uow, concern, change="acknowledged", causation_id=decision_id, step_at=step_at)
 
 
-def schedule_after_contact(uow: UnitOfWork, concern: Concern, *, change: str, follow_up_count: int, causation_id: str | None) -> None:
+def schedule_after_contact(
+    uow: UnitOfWork, concern: Concern, *, change: str, follow_up_count: int, causation_id: str | None
+) -> None:
     """Set the timer for the next step after a contact (or a contact that counts as tried)."""
     _, last = contact_times(uow, concern_id=concern.concern_id, person_id=concern.target_person_id)
-    step = next_step(priority=concern.priority, schedule=uow.settings.follow_up_schedule, contacted=True, follow_up_count=follow_up_count,
-                     last_contact_at=last or uow.now, deadline=concern.deadline, now=uow.now)
-    service.change(uow, concern, change=change, causation_id=causation_id, follow_up_count=follow_up_count, step_at=step.at)
+    step = next_step(
+        priority=concern.priority,
+        schedule=uow.settings.follow_up_schedule,
+        contacted=True,
+        follow_up_count=follow_up_count,
+        last_contact_at=last or uow.now,
+        deadline=concern.deadline,
+        now=uow.now,
+    )
+    service.change(
+        uow, concern, change=change, causation_id=causation_id, follow_up_count=follow_up_count, step_at=step.at
+    )
 
 
 def _expire(uow: UnitOfWork, concern: Concern) -> None:
     service.change(uow, concern, change="expired", state="expired", step_at=None, pending_deliveries=[])
     target = _person(uow, concern.target_person_id)
-    notice(uow, concern, to=concern.originator_id, key="outcome:expired", template="expired", target=target.display_name, text=concern.question)
+    notice(
+        uow,
+        concern,
+        to=concern.originator_id,
+        key="outcome:expired",
+        template="expired",
+        target=target.display_name,
+        text=concern.question,
+    )
     _close_for_others(uow, concern, template="closed_expired")
 
 
@@ -202,7 +379,13 @@ def _redeliver(uow: UnitOfWork, concern: Concern) -> None:
     due = [held for held in concern.pending_deliveries if datetime.fromisoformat(held["not_before"]) <= uow.now]
     if not due:
         return
-    service.change(uow, concern, change="deliveries_retried", pending_deliveries=[held for held in concern.pending_deliveries if held not in due], supersedes=False)
+    service.change(
+        uow,
+        concern,
+        change="deliveries_retried",
+        pending_deliveries=[held for held in concern.pending_deliveries if held not in due],
+        supersedes=False,
+    )
     for held in due:
         base, _, tries = held["request"]["request_key"].partition("#")
         request = ActionRequest.model_validate({**held["request"], "request_key": f"{base}#{int(tries or 1) + 1}"})
@@ -230,21 +413,39 @@ def fire(uow: UnitOfWork, concern: Concern) -> None:
         if uow.now >= expires_at(uow, concern):
             _expire(uow, concern)
         else:
-            service.change(uow, concern, change="rescheduled", step_at=expires_at(uow, concern), extra={"reason": "not due yet"})
+            service.change(
+                uow, concern, change="rescheduled", step_at=expires_at(uow, concern), extra={"reason": "not due yet"}
+            )
         return
     if concern.state != "waiting_reply":
         service.change(uow, concern, change="timer_cleared", step_at=None)
         return
     first, last = contact_times(uow, concern_id=concern.concern_id, person_id=concern.target_person_id)
-    step = next_step(priority=concern.priority, schedule=uow.settings.follow_up_schedule, contacted=last is not None, follow_up_count=concern.follow_up_count,
-                     last_contact_at=last, deadline=concern.deadline, now=uow.now)
+    step = next_step(
+        priority=concern.priority,
+        schedule=uow.settings.follow_up_schedule,
+        contacted=last is not None,
+        follow_up_count=concern.follow_up_count,
+        last_contact_at=last,
+        deadline=concern.deadline,
+        now=uow.now,
+    )
     if step.at > uow.now:
         service.change(uow, concern, change="rescheduled", step_at=step.at, extra={"reason": "not due yet"})
         return
     kind = DecisionKind.escalate if step.kind == "escalate" else DecisionKind.direct_action
-    decision_id = decisions.record(uow, kind=kind, rule=f"follow_up_schedule:{concern.priority}:{step.kind}", inputs=[concern.concern_id],
-                                   person_refs=[concern.target_person_id], source="concern", requested=[{"step": step.kind, "concern_id": concern.concern_id}])
-    service.change(uow, concern, change="timer_fired", causation_id=decision_id, step_at=None, extra={"step": step.kind})
+    decision_id = decisions.record(
+        uow,
+        kind=kind,
+        rule=f"follow_up_schedule:{concern.priority}:{step.kind}",
+        inputs=[concern.concern_id],
+        person_refs=[concern.target_person_id],
+        source="concern",
+        requested=[{"step": step.kind, "concern_id": concern.concern_id}],
+    )
+    service.change(
+        uow, concern, change="timer_fired", causation_id=decision_id, step_at=None, extra={"step": step.kind}
+    )
     if step.kind == "escalate":
         _escalate(uow, concern, decision_id=decision_id)
     else:

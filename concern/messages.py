@@ -11,32 +11,37 @@ TEMPLATES: dict[str, dict[str, str]] = {
     "question": {"zh": "{asker}想了解：{text}", "en": "{asker} would like to know: {text}"},
     "relay": {"zh": "{sender}让我转告：{text}", "en": "From {sender}: {text}"},
     "follow_up": {
-        "zh": "【跟进】{asker}的问题：{text}\n状态：自 {since} 起等待你的回复（已 {waited}）。\n建议：直接回复这条消息即可；需要时间可以回复“稍后 2小时”。",
+        "zh": "【跟进】{asker}的问题：{text}\n状态：自 {since} 起等待你的回复（已 {waited}）。\n"
+        "建议：直接回复这条消息即可；需要时间可以回复“稍后 2小时”。",
         "en": "[Follow-up] {asker}'s question: {text}\nState: waiting for your reply since {since} ({waited}).\n"
-              "Suggestion: just reply to this message; if you need time, reply \"later 2h\".",
+        'Suggestion: just reply to this message; if you need time, reply "later 2h".',
     },
     "escalation": {
-        "zh": "【升级】{asker}问{target}：{text}\n状态：自 {since} 起未回复（已 {waited}），跟进已用完。\n建议：请直接联系{target}，或直接回复这条消息，我会把你的答复转给{asker}。",
-        "en": "[Escalation] {asker} asked {target}: {text}\nState: no reply since {since} ({waited}); follow-ups are exhausted.\n"
-              "Suggestion: please reach {target} directly, or reply to this message and I will pass your answer to {asker}.",
+        "zh": "【升级】{asker}问{target}：{text}\n状态：自 {since} 起未回复（已 {waited}），跟进已用完。\n"
+        "建议：请直接联系{target}，或直接回复这条消息，我会把你的答复转给{asker}。",
+        "en": "[Escalation] {asker} asked {target}: {text}\n"
+        "State: no reply since {since} ({waited}); follow-ups are exhausted.\n"
+        "Suggestion: please reach {target} directly, or reply to this message and I will pass your answer to {asker}.",
     },
     "stalled": {
-        "zh": "【停滞】你问{target}的“{text}”自 {since} 起没有回复（已 {waited}），{target}没有可升级的上级。建议你直接联系。这个问题会在 {expires} 过期。",
-        "en": "[Stalled] Your question to {target} (\"{text}\") has had no reply since {since} ({waited}) and {target} has no "
-              "manager to escalate to. You may want to reach them directly. It expires {expires}.",
+        "zh": "【停滞】你问{target}的“{text}”自 {since} 起没有回复（已 {waited}），{target}没有可升级的上级。"
+        "建议你直接联系。这个问题会在 {expires} 过期。",
+        "en": '[Stalled] Your question to {target} ("{text}") has had no reply since {since} ({waited}) '
+        "and {target} has no manager to escalate to. You may want to reach them directly. It expires {expires}.",
     },
     "escalation_failed": {
-        "zh": "【升级未送达】你问{target}的“{text}”没有回复，我没能把它升级给{manager}：{reason}。建议你直接联系。这个问题会在 {expires} 过期。",
-        "en": "[Escalation not delivered] Your question to {target} (\"{text}\") has no reply and I could not escalate it to "
-              "{manager}: {reason}. You may want to reach them directly. It expires {expires}.",
+        "zh": "【升级未送达】你问{target}的“{text}”没有回复，我没能把它升级给{manager}：{reason}。"
+        "建议你直接联系。这个问题会在 {expires} 过期。",
+        "en": '[Escalation not delivered] Your question to {target} ("{text}") has no reply and I could not '
+        "escalate it to {manager}: {reason}. You may want to reach them directly. It expires {expires}.",
     },
     "expired": {
         "zh": "【已过期】你问{target}的“{text}”一直没有回复，我已停止跟进。",
-        "en": "[Expired] Your question to {target} (\"{text}\") never got an answer; I have stopped following up.",
+        "en": '[Expired] Your question to {target} ("{text}") never got an answer; I have stopped following up.',
     },
     "undeliverable": {
         "zh": "没能把问题发给{target}：{reason}。这个问题已关闭：“{text}”",
-        "en": "I could not get your question to {target}: {reason}. It is closed: \"{text}\"",
+        "en": 'I could not get your question to {target}: {reason}. It is closed: "{text}"',
     },
     "held": {
         "zh": "{target}{why}，问题将在 {when} 发出：{text}（{concern_id}）",
@@ -44,23 +49,37 @@ TEMPLATES: dict[str, dict[str, str]] = {
     },
     "cancelled_by_admin": {
         "zh": "管理员取消了你问{target}的问题“{text}”，不会再联系{target}。",
-        "en": "An administrator cancelled your question to {target} (\"{text}\"); {target} will not be contacted again.",
+        "en": 'An administrator cancelled your question to {target} ("{text}"); {target} will not be contacted again.',
     },
-    "backflow": {"zh": "{answerer}回复了你的问题“{text}”：{answer}（用时 {waited}）",
-                 "en": "{answerer} answered your question \"{text}\": {answer} (after {waited})"},
-    "backflow_for": {"zh": "{answerer}代{target}回复了你的问题“{text}”：{answer}（用时 {waited}）",
-                     "en": "{answerer} answered for {target} your question \"{text}\": {answer} (after {waited})"},
-    "closed_answered": {"zh": "{target}已经回复了{asker}的问题“{text}”，这件事不用再处理了。",
-                        "en": "{target} has answered {asker}'s question (\"{text}\"); nothing more to do."},
-    "closed_answered_for_you": {"zh": "{answerer}已代你回复了{asker}的问题“{text}”，不用再回复了。",
-                                "en": "{answerer} has answered {asker}'s question (\"{text}\") for you; no need to reply."},
-    "closed_cancelled": {"zh": "{asker}取消了问{target}的问题“{text}”，这件事不用再处理了。",
-                         "en": "{asker} cancelled the question to {target} (\"{text}\"); nothing more to do."},
-    "closed_expired": {"zh": "{asker}问{target}的“{text}”已过期，我已停止跟进。",
-                       "en": "{asker}'s question to {target} (\"{text}\") has expired; I have stopped following up."},
+    "backflow": {
+        "zh": "{answerer}回复了你的问题“{text}”：{answer}（用时 {waited}）",
+        "en": '{answerer} answered your question "{text}": {answer} (after {waited})',
+    },
+    "backflow_for": {
+        "zh": "{answerer}代{target}回复了你的问题“{text}”：{answer}（用时 {waited}）",
+        "en": '{answerer} answered for {target} your question "{text}": {answer} (after {waited})',
+    },
+    "closed_answered": {
+        "zh": "{target}已经回复了{asker}的问题“{text}”，这件事不用再处理了。",
+        "en": '{target} has answered {asker}\'s question ("{text}"); nothing more to do.',
+    },
+    "closed_answered_for_you": {
+        "zh": "{answerer}已代你回复了{asker}的问题“{text}”，不用再回复了。",
+        "en": '{answerer} has answered {asker}\'s question ("{text}") for you; no need to reply.',
+    },
+    "closed_cancelled": {
+        "zh": "{asker}取消了问{target}的问题“{text}”，这件事不用再处理了。",
+        "en": '{asker} cancelled the question to {target} ("{text}"); nothing more to do.',
+    },
+    "closed_expired": {
+        "zh": "{asker}问{target}的“{text}”已过期，我已停止跟进。",
+        "en": '{asker}\'s question to {target} ("{text}") has expired; I have stopped following up.',
+    },
     "risk_question": {
-        "zh": "【需要你决定】{member}的消息涉及需要你拍板的事项：{text}\n请直接回复这条消息，我会把你的决定转告{member}。",
-        "en": "[Decision needed] {member}'s message needs your decision: {text}\nReply to this message and I will pass your decision on to {member}.",
+        "zh": "【需要你决定】{member}的消息涉及需要你拍板的事项：{text}\n"
+        "请直接回复这条消息，我会把你的决定转告{member}。",
+        "en": "[Decision needed] {member}'s message needs your decision: {text}\n"
+        "Reply to this message and I will pass your decision on to {member}.",
     },
     "decision_back": {"zh": "{maker}的决定：{answer}", "en": "{maker}'s decision: {answer}"},
 }
@@ -78,7 +97,11 @@ def duration(delta: timedelta, locale: str) -> str:
     days, rest = divmod(minutes, 1440)
     hours, mins = divmod(rest, 60)
     if locale == "zh":
-        parts = [f"{days}天" if days else "", f"{hours}小时" if hours else "", f"{mins}分钟" if mins and not days else ""]
+        parts = [
+            f"{days}天" if days else "",
+            f"{hours}小时" if hours else "",
+            f"{mins}分钟" if mins and not days else "",
+        ]
         return "".join(parts) or "不到1分钟"
     parts = [f"{days}d" if days else "", f"{hours}h" if hours else "", f"{mins}m" if mins and not days else ""]
     return " ".join(p for p in parts if p) or "under a minute"
@@ -110,18 +133,38 @@ def relay(sender: str, text: str, locale: str) -> str:
 
 def follow_up(asker: str, text: str, since: datetime, now: datetime, tz: ZoneInfo, locale: str) -> str:
     """Item / state / suggestion: what is waited for, since when, what would help."""
-    return render("follow_up", locale, asker=asker, text=text, since=when(since, tz), waited=duration(now - since, locale))
+    return render(
+        "follow_up", locale, asker=asker, text=text, since=when(since, tz), waited=duration(now - since, locale)
+    )
 
 
 def escalation(target: str, asker: str, text: str, since: datetime, now: datetime, tz: ZoneInfo, locale: str) -> str:
     """To the target's manager: the loop stalled; their own answer is welcome."""
-    return render("escalation", locale, target=target, asker=asker, text=text, since=when(since, tz), waited=duration(now - since, locale))
+    return render(
+        "escalation",
+        locale,
+        target=target,
+        asker=asker,
+        text=text,
+        since=when(since, tz),
+        waited=duration(now - since, locale),
+    )
 
 
-def backflow(answerer: str, text: str, answer: str, waited: timedelta, locale: str, *, target: str | None = None) -> str:
+def backflow(
+    answerer: str, text: str, answer: str, waited: timedelta, locale: str, *, target: str | None = None
+) -> str:
     """The answer, who answered (for whom, when it was not the person asked), after how long."""
     if target and target != answerer:
-        return render("backflow_for", locale, answerer=answerer, target=target, text=text, answer=answer, waited=duration(waited, locale))
+        return render(
+            "backflow_for",
+            locale,
+            answerer=answerer,
+            target=target,
+            text=text,
+            answer=answer,
+            waited=duration(waited, locale),
+        )
     return render("backflow", locale, answerer=answerer, text=text, answer=answer, waited=duration(waited, locale))
 
 

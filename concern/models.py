@@ -54,7 +54,10 @@ class OutboxEntry(SQLModel, table=True):
     __tablename__ = "action_outbox"
     __table_args__ = (Index("ix_action_outbox_available", "state", "available_at"),)
 
-    id: int | None = Field(default=None, sa_column=Column(BigInteger().with_variant(Integer(), "sqlite"), primary_key=True, autoincrement=True))
+    id: int | None = Field(
+        default=None,
+        sa_column=Column(BigInteger().with_variant(Integer(), "sqlite"), primary_key=True, autoincrement=True),
+    )
     request_key: str = Field(sa_column=Column(String(120), nullable=False, unique=True))
     request: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
     concern_id: str | None = Field(default=None, sa_column=Column(String(32)))

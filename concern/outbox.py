@@ -12,14 +12,13 @@ import logging
 import os
 import socket
 import uuid
-from datetime import timedelta
 
 from action import service as actions
 from action.models import ActionRecord, ActionRequest, Deferred, InFlight, Outcome
-from kernel.context import AppContext, UnitOfWork
 from concern import flows, results, service
 from concern.models import ACTIVE_STATES, OutboxEntry
 from fact import service as facts
+from kernel.context import AppContext, UnitOfWork
 
 log = logging.getLogger("deputy.concern.outbox")
 # Decided for one version of a concern (a timer, a raise): a newer version (a reply, a cancel) supersedes them.
@@ -71,16 +70,30 @@ def _set_aside(ctx: AppContext, entry: OutboxEntry, exc: Exception) -> None:
     """Close a failing entry as `failed` with a system fact saying why."""
     with ctx.uow(actor="concern") as uow:
         if service.close_entry(uow, entry_id=entry.id, state="failed", action_id=None):
-            facts.append(uow, fact_type="system", source="concern", causation_id=entry.request["decision_ref"],
-                         content={"event": "outbox_entry_failed", "request_key": entry.request_key, "purpose": entry.purpose,
-                                  "error": type(exc).__name__, "message": str(exc)[:500]})
+            facts.append(
+                uow,
+                fact_type="system",
+                source="concern",
+                causation_id=entry.request["decision_ref"],
+                content={
+                    "event": "outbox_entry_failed",
+                    "request_key": entry.request_key,
+                    "purpose": entry.purpose,
+                    "error": type(exc).__name__,
+                    "message": str(exc)[:500],
+                },
+            )
 
 
 def run(ctx: AppContext, entry: OutboxEntry) -> Outcome:
     """Execute one claimed entry (idempotent by request_key) and apply its result exactly once."""
     request = ActionRequest.model_validate(entry.request)
     guard = _guard(entry) if entry.purpose in VERSIONED and entry.concern_id else None
-    state = (lambda uow: service.state_of(uow, concern_id=entry.concern_id)) if request.action_type == "send_message" and entry.concern_id else None
+    state = (
+        (lambda uow: service.state_of(uow, concern_id=entry.concern_id))
+        if request.action_type == "send_message" and entry.concern_id
+        else None
+    )
     outcome = actions.execute_guarded(ctx, request=request, guard=guard, actor="concern", concern_state=state)
     if isinstance(outcome, InFlight):  # someone else's send: its owner applies the result
         return outcome
@@ -91,6 +104,9 @@ def run(ctx: AppContext, entry: OutboxEntry) -> Outcome:
     record = outcome if isinstance(outcome, ActionRecord) else None
     with ctx.uow(actor="concern") as uow:
         state = "done" if record else "superseded"
-        if service.close_entry(uow, entry_id=entry.id, state=state, action_id=record.action_id if record else None) and record:
+        if (
+            service.close_entry(uow, entry_id=entry.id, state=state, action_id=record.action_id if record else None)
+            and record
+        ):
             results.HANDLERS.get(entry.purpose, results.nothing)(uow, entry, request, record)
     return outcome

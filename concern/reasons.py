@@ -14,7 +14,10 @@ HELD = {
     "L1:paused": {"zh": "暂停了消息", "en": "has paused messages"},
     "L1:daily_cap": {"zh": "今天收到的消息已达上限", "en": "has reached today's message limit"},
     "L2:follow_up_interval": {"zh": "还没到跟进的时间", "en": "is not due for a follow-up yet"},
-    "L3:concern_contact_limit": {"zh": "24小时内已为这个问题被联系过两次", "en": "was contacted twice about this in 24 hours"},
+    "L3:concern_contact_limit": {
+        "zh": "24小时内已为这个问题被联系过两次",
+        "en": "was contacted twice about this in 24 hours",
+    },
     "L4:cooldown": {"zh": "刚收到过同类通知", "en": "just got a similar notice"},
 }
 # Why something did not happen at all.
@@ -23,9 +26,15 @@ NOT_DONE = {
     "L1:paused": {"zh": "{target}暂停了消息", "en": "{target} has paused messages"},
     "L1:proactive_disabled": {"zh": "{target}不接受主动消息", "en": "{target} does not accept messages from me"},
     "L1:daily_cap": {"zh": "{target}今天收到的消息已达上限", "en": "{target} has reached today's message limit"},
-    "L1:daily_cap:none": {"zh": "{target}不接受主动消息（每天上限为 0）", "en": "{target} accepts no messages from me (a daily limit of 0)"},
+    "L1:daily_cap:none": {
+        "zh": "{target}不接受主动消息（每天上限为 0）",
+        "en": "{target} accepts no messages from me (a daily limit of 0)",
+    },
     "L2:global_concern_limit": {"zh": "同时在等的问题太多了", "en": "too many questions are open at once"},
-    "L2:person_concern_limit": {"zh": "已经有太多问题在等{target}回复", "en": "too many questions already wait on {target}"},
+    "L2:person_concern_limit": {
+        "zh": "已经有太多问题在等{target}回复",
+        "en": "too many questions already wait on {target}",
+    },
     "L2:follow_up_interval": {"zh": "跟进次数已用完", "en": "the follow-ups are used up"},
     "L3:concern_contact_limit": {"zh": "24小时内已联系{target}两次", "en": "{target} was contacted twice in 24 hours"},
     "L4:cooldown": {"zh": "刚发过同类通知", "en": "a similar notice just went out"},
@@ -33,25 +42,40 @@ NOT_DONE = {
     "target_inactive": {"zh": "{target}已停用", "en": "{target} is deactivated"},
     "no_reachable_binding": {"zh": "{target}没有可用的联系方式", "en": "{target} has no reachable chat"},
     "all_channels_failed": {"zh": "{channels}都发送失败", "en": "sending failed on {channels}"},
-    "interrupted": {"zh": "发送时服务中断，无法确认是否送达", "en": "the service stopped while sending; delivery is unknown"},
+    "interrupted": {
+        "zh": "发送时服务中断，无法确认是否送达",
+        "en": "the service stopped while sending; delivery is unknown",
+    },
     "superseded": {"zh": "问题已经有了变化", "en": "the question changed meanwhile"},
     "invalid_request": {"zh": "设置无效", "en": "the setting is not valid"},
     "unknown": {"zh": "发送失败", "en": "sending failed"},
 }
 STATES = {
-    "waiting_reply": {"zh": "等待回复", "en": "waiting for a reply"}, "escalated": {"zh": "已升级", "en": "escalated"},
-    "resolved": {"zh": "已回复", "en": "answered"}, "cancelled": {"zh": "已取消", "en": "cancelled"},
+    "waiting_reply": {"zh": "等待回复", "en": "waiting for a reply"},
+    "escalated": {"zh": "已升级", "en": "escalated"},
+    "resolved": {"zh": "已回复", "en": "answered"},
+    "cancelled": {"zh": "已取消", "en": "cancelled"},
     "expired": {"zh": "已过期", "en": "expired"},
 }
-RESULTS = {"success": {"zh": "成功", "en": "sent"}, "failed": {"zh": "失败", "en": "failed"},
-           "blocked": {"zh": "被拦截", "en": "held back"}, "pending": {"zh": "发送中", "en": "in flight"}}
+RESULTS = {
+    "success": {"zh": "成功", "en": "sent"},
+    "failed": {"zh": "失败", "en": "failed"},
+    "blocked": {"zh": "被拦截", "en": "held back"},
+    "pending": {"zh": "发送中", "en": "in flight"},
+}
 ACTION_TYPES = {
-    "send_message": {"zh": "提问", "en": "question"}, "notify": {"zh": "通知", "en": "notice"}, "escalate": {"zh": "升级", "en": "escalation"},
-    "backflow": {"zh": "回传答复", "en": "answer passed back"}, "query": {"zh": "查询", "en": "query"},
+    "send_message": {"zh": "提问", "en": "question"},
+    "notify": {"zh": "通知", "en": "notice"},
+    "escalate": {"zh": "升级", "en": "escalation"},
+    "backflow": {"zh": "回传答复", "en": "answer passed back"},
+    "query": {"zh": "查询", "en": "query"},
     "internal_update": {"zh": "更新设置", "en": "settings change"},
 }
-CHANNELS = {"feishu": {"zh": "飞书", "en": "Feishu"}, "telegram": {"zh": "Telegram", "en": "Telegram"},
-            "internal": {"zh": "内部", "en": "internal"}}
+CHANNELS = {
+    "feishu": {"zh": "飞书", "en": "Feishu"},
+    "telegram": {"zh": "Telegram", "en": "Telegram"},
+    "internal": {"zh": "内部", "en": "internal"},
+}
 
 
 def _pick(table: dict[str, dict[str, str]], key: str, locale: str) -> str:

@@ -9,22 +9,47 @@ from zoneinfo import ZoneInfo
 from concern.messages import when
 
 HELP = {
-    "zh": "我可以帮你：\n/ask @某人 问题 —— 替你去问并跟进（或：问一下张三：……）\n/tell @某人 内容 —— 转告\n/concerns —— 在等谁\n"
-          "/cancel con_… —— 取消\n/did [24h] [@某人] —— 我做了什么\n/quiet 22:00-08:00 · /pause 3d · /resume —— 免打扰设置\n"
-          "回复“稍后 2小时”可以推迟跟进。",
-    "en": "I can:\n/ask @someone question — ask on your behalf and follow up (or: ask Zhang San: …)\n/tell @someone text — pass a "
-          "message on\n/concerns — who we are waiting for\n/cancel con_… — cancel\n/did [24h] [@someone] — what I did\n"
-          "/quiet 22:00-08:00 · /pause 3d · /resume — quiet settings\nReply \"later 2h\" to push a follow-up back.",
+    "zh": "我可以帮你：\n"
+    "/ask @某人 问题 —— 替你去问并跟进（或：问一下张三：……）\n"
+    "/tell @某人 内容 —— 转告\n"
+    "/concerns —— 在等谁\n"
+    "/cancel con_… —— 取消\n"
+    "/did [24h] [@某人] —— 我做了什么\n"
+    "/quiet 22:00-08:00 · /pause 3d · /resume —— 免打扰设置\n"
+    "回复“稍后 2小时”可以推迟跟进。",
+    "en": "I can:\n"
+    "/ask @someone question — ask on your behalf and follow up (or: ask Zhang San: …)\n"
+    "/tell @someone text — pass a message on\n"
+    "/concerns — who we are waiting for\n"
+    "/cancel con_… — cancel\n"
+    "/did [24h] [@someone] — what I did\n"
+    "/quiet 22:00-08:00 · /pause 3d · /resume — quiet settings\n"
+    'Reply "later 2h" to push a follow-up back.',
 }
 
 # One line per command: what a malformed use of it gets instead of the whole help.
 USAGE = {
-    "ask": {"zh": "用法：/ask @某人 问题，例如 /ask @zhangsan 提测什么时候能给？", "en": "Usage: /ask @someone question, e.g. /ask @zhangsan when is the build ready?"},
-    "tell": {"zh": "用法：/tell @某人 内容，例如 /tell @zhangsan 明早10点开会", "en": "Usage: /tell @someone text, e.g. /tell @zhangsan standup at 10"},
-    "cancel": {"zh": "用法：/cancel con_…（编号见 /concerns）", "en": "Usage: /cancel con_… (see /concerns for the ids)"},
-    "quiet": {"zh": "用法：/quiet 22:00-08:00（24小时制，开始和结束不同）", "en": "Usage: /quiet 22:00-08:00 (24-hour clock, start and end differ)"},
-    "pause": {"zh": "用法：/pause 3d（支持 m 分钟、h 小时、d 天）", "en": "Usage: /pause 3d (m minutes, h hours, d days)"},
-    "later": {"zh": "用法：/later 2h，或回复“稍后 2小时”", "en": "Usage: /later 2h, or reply \"later 2h\""},
+    "ask": {
+        "zh": "用法：/ask @某人 问题，例如 /ask @zhangsan 提测什么时候能给？",
+        "en": "Usage: /ask @someone question, e.g. /ask @zhangsan when is the build ready?",
+    },
+    "tell": {
+        "zh": "用法：/tell @某人 内容，例如 /tell @zhangsan 明早10点开会",
+        "en": "Usage: /tell @someone text, e.g. /tell @zhangsan standup at 10",
+    },
+    "cancel": {
+        "zh": "用法：/cancel con_…（编号见 /concerns）",
+        "en": "Usage: /cancel con_… (see /concerns for the ids)",
+    },
+    "quiet": {
+        "zh": "用法：/quiet 22:00-08:00（24小时制，开始和结束不同）",
+        "en": "Usage: /quiet 22:00-08:00 (24-hour clock, start and end differ)",
+    },
+    "pause": {
+        "zh": "用法：/pause 3d（支持 m 分钟、h 小时、d 天）",
+        "en": "Usage: /pause 3d (m minutes, h hours, d days)",
+    },
+    "later": {"zh": "用法：/later 2h，或回复“稍后 2小时”", "en": 'Usage: /later 2h, or reply "later 2h"'},
     "did": {"zh": "用法：/did [24h] [@某人]", "en": "Usage: /did [24h] [@someone]"},
     "resume": {"zh": "用法：/resume", "en": "Usage: /resume"},
     "concerns": {"zh": "用法：/concerns", "en": "Usage: /concerns"},
@@ -34,17 +59,27 @@ USAGE = {
 }
 
 REPLIES = {
-    "not_principal": {"zh": "抱歉，只有负责人可以让我去联系别人。", "en": "Sorry, only a principal can ask me to contact others."},
-    "unknown_person": {"zh": "我不认识“{who}”。", "en": "I don't know \"{who}\"."},
-    "unknown_command": {"zh": "没有“{command}”这个命令，发送 /help 查看可用的命令。",
-                        "en": "There is no command \"{command}\"; send /help to see what I can do."},
+    "not_principal": {
+        "zh": "抱歉，只有负责人可以让我去联系别人。",
+        "en": "Sorry, only a principal can ask me to contact others.",
+    },
+    "unknown_person": {"zh": "我不认识“{who}”。", "en": 'I don\'t know "{who}".'},
+    "unknown_command": {
+        "zh": "没有“{command}”这个命令，发送 /help 查看可用的命令。",
+        "en": 'There is no command "{command}"; send /help to see what I can do.',
+    },
     "ask_self": {"zh": "这是你自己呀。", "en": "That's you."},
     "nothing_to_snooze": {"zh": "现在没有在等你回复的事项。", "en": "Nothing is waiting for your reply."},
-    "policy_updated": {"zh": "好的，已更新你的免打扰设置：{what}。", "en": "Done, your quiet settings are updated: {what}."},
+    "policy_updated": {
+        "zh": "好的，已更新你的免打扰设置：{what}。",
+        "en": "Done, your quiet settings are updated: {what}.",
+    },
     "policy_failed": {"zh": "没能更新你的设置：{reason}", "en": "I could not update your settings: {reason}"},
     "sent": {"zh": "已发给{target}：{text}（{concern_id}）", "en": "Sent to {target}: {text} ({concern_id})"},
-    "sent_unconfirmed": {"zh": "已发给{target}，但没有收到送达确认：{text}（{concern_id}）",
-                         "en": "Sent to {target}, but the delivery was not confirmed: {text} ({concern_id})"},
+    "sent_unconfirmed": {
+        "zh": "已发给{target}，但没有收到送达确认：{text}（{concern_id}）",
+        "en": "Sent to {target}, but the delivery was not confirmed: {text} ({concern_id})",
+    },
     "not_told": {"zh": "没能转告{target}：{reason}", "en": "Could not pass it on to {target}: {reason}"},
     "told": {"zh": "已转告{target}。", "en": "Passed on to {target}."},
     "told_later": {"zh": "{target}{why}，消息将在 {when} 转告。", "en": "{target} {why}; the message goes out {when}."},
@@ -55,7 +90,10 @@ REPLIES = {
     "cancel_not_yours": {"zh": "只有发起人可以取消", "en": "only the person who asked can cancel it"},
     "cancel_closed": {"zh": "它已经{state}了", "en": "it is already {state}"},
     "snoozed": {"zh": "好的，{until} 之后再提醒你。", "en": "OK, I'll follow up after {until}."},
-    "risk_passed_on": {"zh": "这件事需要{maker}决定，我已转给{maker}，有结果会告诉你。", "en": "This needs {maker}'s decision; I passed it on and will tell you the answer."},
+    "risk_passed_on": {
+        "zh": "这件事需要{maker}决定，我已转给{maker}，有结果会告诉你。",
+        "en": "This needs {maker}'s decision; I passed it on and will tell you the answer.",
+    },
     "bound": {"zh": "绑定成功，你好 {name}！", "en": "You're linked, {name}!"},
     "bind_failed": {"zh": "绑定码无效或已过期。", "en": "That bind code is invalid or expired."},
 }
@@ -65,8 +103,11 @@ def policy_change(patch: dict[str, Any], locale: str, *, tz: ZoneInfo, now: date
     """What a self-service command changes, as the person reads it (also the action's content preview)."""
     zh = locale == "zh"
     if "quiet_hours" in patch:
-        windows = "、".join(f"{w['start']}–{w['end']}" for w in patch["quiet_hours"]) if zh else ", ".join(
-            f"{w['start']}–{w['end']}" for w in patch["quiet_hours"])
+        windows = (
+            "、".join(f"{w['start']}–{w['end']}" for w in patch["quiet_hours"])
+            if zh
+            else ", ".join(f"{w['start']}–{w['end']}" for w in patch["quiet_hours"])
+        )
         return f"免打扰时间 {windows}" if zh else f"quiet hours {windows}"
     if patch.get("paused_until"):
         until = when(datetime.fromisoformat(patch["paused_until"]), tz, locale, now=now)

@@ -14,9 +14,9 @@ from zoneinfo import ZoneInfo
 
 from action.ledger import contact_times
 from action.models import ActionRecord, ActionRequest, possibly_delivered
-from kernel.context import UnitOfWork
 from concern import flows, messages, reasons, replies, service
 from concern.models import ACTIVE_STATES, Concern, OutboxEntry
+from kernel.context import UnitOfWork
 from person import service as persons
 from person.models import InteractionPolicy
 from person.rules import is_quiet
@@ -39,15 +39,32 @@ def _reached(record: ActionRecord) -> bool:
     return record.result == "success" or possibly_delivered(record.result, record.result_detail)
 
 
-def _reply(uow: UnitOfWork, *, to: str, template: str, causation: str, origin_channel: str | None, key: str, reactive: bool = True,
-           **values: str) -> None:
+def _reply(
+    uow: UnitOfWork,
+    *,
+    to: str,
+    template: str,
+    causation: str,
+    origin_channel: str | None,
+    key: str,
+    reactive: bool = True,
+    **values: str,
+) -> None:
     """Queue a reply to `to` in their language: reactive (to what they just wrote) or a later solicited notice."""
     person = persons.get(uow, person_id=to)
     if person is None:
         return
-    request = ActionRequest(action_type="notify", decision_ref=causation, target_person_id=to, text=replies.reply(template, person.locale, **values),
-                            reactive=reactive, solicited=not reactive, origin_channel=origin_channel,
-                            notification_type="reply" if reactive else "loop_outcome", request_key=key)
+    request = ActionRequest(
+        action_type="notify",
+        decision_ref=causation,
+        target_person_id=to,
+        text=replies.reply(template, person.locale, **values),
+        reactive=reactive,
+        solicited=not reactive,
+        origin_channel=origin_channel,
+        notification_type="reply" if reactive else "loop_outcome",
+        request_key=key,
+    )
     service.enqueue(uow, request=request, purpose="reply")
 
 
@@ -60,9 +77,20 @@ def _defer(uow: UnitOfWork, concern: Concern, purpose: str, request: ActionReque
         not_before = (record.timestamp + RETRY_SOLICITED).isoformat()
     if not not_before:
         return False
-    held = {"purpose": purpose, "request": request.model_dump(mode="json"), "not_before": not_before, "blocked_by": record.result_detail["blocked_by"]}
-    service.change(uow, concern, change="delivery_deferred", pending_deliveries=[*concern.pending_deliveries, held], supersedes=False,
-                   extra={"purpose": purpose, "action_id": record.action_id, "blocked_by": record.result_detail["blocked_by"]})
+    held = {
+        "purpose": purpose,
+        "request": request.model_dump(mode="json"),
+        "not_before": not_before,
+        "blocked_by": record.result_detail["blocked_by"],
+    }
+    service.change(
+        uow,
+        concern,
+        change="delivery_deferred",
+        pending_deliveries=[*concern.pending_deliveries, held],
+        supersedes=False,
+        extra={"purpose": purpose, "action_id": record.action_id, "blocked_by": record.result_detail["blocked_by"]},
+    )
     return True
 
 
@@ -80,15 +108,28 @@ def _quiet_window(policy: InteractionPolicy, tz: ZoneInfo, now: datetime) -> str
 
 def _held_notice(uow: UnitOfWork, concern: Concern, record: ActionRecord, *, first_try: bool) -> None:
     """Tell the originator the question is held and when it goes out (never "could not send")."""
-    originator, target = persons.get_or_404(uow, person_id=concern.originator_id), persons.get_or_404(uow, person_id=concern.target_person_id)
+    originator, target = (
+        persons.get_or_404(uow, person_id=concern.originator_id),
+        persons.get_or_404(uow, person_id=concern.target_person_id),
+    )
     not_before = datetime.fromisoformat(record.result_detail["not_before"])
     tz = ZoneInfo(originator.timezone)
     window = None
     if record.result_detail["blocked_by"] == "L1:quiet_hours" and target.timezone == originator.timezone:
         window = _quiet_window(persons.policy_of(target), ZoneInfo(target.timezone), uow.now)
-    flows.notice(uow, concern, to=concern.originator_id, key=f"held:{not_before.astimezone(ZoneInfo('UTC')):%Y%m%dT%H%M}", reactive=first_try,
-                 template="held", target=target.display_name, why=reasons.held(record.result_detail["blocked_by"], originator.locale, window=window),
-                 when=messages.when(not_before, tz, originator.locale, now=uow.now), text=concern.question, concern_id=concern.concern_id)
+    flows.notice(
+        uow,
+        concern,
+        to=concern.originator_id,
+        key=f"held:{not_before.astimezone(ZoneInfo('UTC')):%Y%m%dT%H%M}",
+        reactive=first_try,
+        template="held",
+        target=target.display_name,
+        why=reasons.held(record.result_detail["blocked_by"], originator.locale, window=window),
+        when=messages.when(not_before, tz, originator.locale, now=uow.now),
+        text=concern.question,
+        concern_id=concern.concern_id,
+    )
 
 
 def _asked(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest, record: ActionRecord) -> None:
@@ -102,30 +143,78 @@ def _asked(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest, record: 
         return
     if _reached(record):
         count = concern.follow_up_count + (1 if entry.purpose == "follow_up" else 0)
-        flows.schedule_after_contact(uow, concern, change=f"{entry.purpose}_sent", follow_up_count=count, causation_id=record.action_id)
+        flows.schedule_after_contact(
+            uow, concern, change=f"{entry.purpose}_sent", follow_up_count=count, causation_id=record.action_id
+        )
         if first_try:
-            template = "risk_passed_on" if concern.kind == "risk" else ("sent" if record.result == "success" else "sent_unconfirmed")
+            template = (
+                "risk_passed_on"
+                if concern.kind == "risk"
+                else ("sent" if record.result == "success" else "sent_unconfirmed")
+            )
             target = _name(uow, concern.target_person_id)
-            _reply(uow, to=concern.originator_id, template=template, causation=concern.concern_id, origin_channel=concern.origin_channel,
-                   key=f"{concern.concern_id}:ack", target=target, maker=target, text=concern.question, concern_id=concern.concern_id)
+            _reply(
+                uow,
+                to=concern.originator_id,
+                template=template,
+                causation=concern.concern_id,
+                origin_channel=concern.origin_channel,
+                key=f"{concern.concern_id}:ack",
+                target=target,
+                maker=target,
+                text=concern.question,
+                concern_id=concern.concern_id,
+            )
         return
     not_before = record.result_detail.get("not_before")
     if record.result == "blocked" and not_before:
-        service.change(uow, concern, change="rescheduled", causation_id=record.action_id, step_at=datetime.fromisoformat(not_before),
-                       extra={"blocked_by": record.result_detail["blocked_by"]})
+        service.change(
+            uow,
+            concern,
+            change="rescheduled",
+            causation_id=record.action_id,
+            step_at=datetime.fromisoformat(not_before),
+            extra={"blocked_by": record.result_detail["blocked_by"]},
+        )
         if entry.purpose == "question":
             _held_notice(uow, concern, record, first_try=first_try)
         return
-    if entry.purpose == "question" and contact_times(uow, concern_id=concern.concern_id, person_id=concern.target_person_id)[1] is None:
-        service.change(uow, concern, change="undeliverable", causation_id=record.action_id, state="cancelled", step_at=None, pending_deliveries=[],
-                       extra={"reason": record.result_detail.get("blocked_by") or record.result_detail.get("error")})
+    if (
+        entry.purpose == "question"
+        and contact_times(uow, concern_id=concern.concern_id, person_id=concern.target_person_id)[1] is None
+    ):
+        service.change(
+            uow,
+            concern,
+            change="undeliverable",
+            causation_id=record.action_id,
+            state="cancelled",
+            step_at=None,
+            pending_deliveries=[],
+            extra={"reason": record.result_detail.get("blocked_by") or record.result_detail.get("error")},
+        )
         originator = persons.get_or_404(uow, person_id=concern.originator_id)
         target = _name(uow, concern.target_person_id)
-        flows.notice(uow, concern, to=concern.originator_id, key="outcome:undeliverable", reactive=first_try, template="undeliverable", target=target,
-                     reason=reasons.not_done(record.result_detail, originator.locale, target=target), text=concern.question)
+        flows.notice(
+            uow,
+            concern,
+            to=concern.originator_id,
+            key="outcome:undeliverable",
+            reactive=first_try,
+            template="undeliverable",
+            target=target,
+            reason=reasons.not_done(record.result_detail, originator.locale, target=target),
+            text=concern.question,
+        )
         return
     # A follow-up that could not go out counts as tried: no retry loop, move along the schedule.
-    flows.schedule_after_contact(uow, concern, change=f"{entry.purpose}_failed", follow_up_count=concern.follow_up_count + 1, causation_id=record.action_id)
+    flows.schedule_after_contact(
+        uow,
+        concern,
+        change=f"{entry.purpose}_failed",
+        follow_up_count=concern.follow_up_count + 1,
+        causation_id=record.action_id,
+    )
 
 
 def _escalated(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest, record: ActionRecord) -> None:
@@ -136,17 +225,43 @@ def _escalated(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest, reco
     if _reached(record):
         if record.result == "success":
             service.note_message(uow, concern, ref=f"{record.channel}:{record.result_detail.get('message_id')}")
-        service.change(uow, concern, change="escalated", causation_id=record.action_id, state="escalated", escalated_to=request.target_person_id,
-                       escalated_at=uow.now, step_at=expires)
+        service.change(
+            uow,
+            concern,
+            change="escalated",
+            causation_id=record.action_id,
+            state="escalated",
+            escalated_to=request.target_person_id,
+            escalated_at=uow.now,
+            step_at=expires,
+        )
         return
-    service.change(uow, concern, change="escalation_failed", causation_id=record.action_id, state="escalated", escalated_to=None,
-                   escalated_at=uow.now, step_at=expires, extra={"reason": record.result_detail.get("blocked_by") or record.result_detail.get("error")})
+    service.change(
+        uow,
+        concern,
+        change="escalation_failed",
+        causation_id=record.action_id,
+        state="escalated",
+        escalated_to=None,
+        escalated_at=uow.now,
+        step_at=expires,
+        extra={"reason": record.result_detail.get("blocked_by") or record.result_detail.get("error")},
+    )
     originator = persons.get_or_404(uow, person_id=concern.originator_id)
     manager = _name(uow, request.target_person_id)
     tz = ZoneInfo(originator.timezone)
-    flows.notice(uow, concern, to=concern.originator_id, key="outcome:escalation_failed", template="escalation_failed", target=_name(uow, concern.target_person_id),
-                 text=concern.question, manager=manager, reason=reasons.not_done(record.result_detail, originator.locale, target=manager),
-                 expires=messages.when(expires, tz, originator.locale, now=uow.now))
+    flows.notice(
+        uow,
+        concern,
+        to=concern.originator_id,
+        key="outcome:escalation_failed",
+        template="escalation_failed",
+        target=_name(uow, concern.target_person_id),
+        text=concern.question,
+        manager=manager,
+        reason=reasons.not_done(record.result_detail, originator.locale, target=manager),
+        expires=messages.when(expires, tz, originator.locale, now=uow.now),
+    )
 
 
 def _held_on_concern(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest, record: ActionRecord) -> None:
@@ -171,15 +286,37 @@ def _told(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest, record: A
             _reply(uow, template="told", key=f"{base}:ack", target=target, **common)
     elif record.result == "blocked" and not_before and attempt < MAX_TELL_TRIES:
         again = request.model_copy(update={"request_key": f"{base}#{attempt + 1}"})
-        service.enqueue(uow, request=again, purpose="tell", ack_person_id=entry.ack_person_id, ack_channel=entry.ack_channel,
-                        available_at=datetime.fromisoformat(not_before))
+        service.enqueue(
+            uow,
+            request=again,
+            purpose="tell",
+            ack_person_id=entry.ack_person_id,
+            ack_channel=entry.ack_channel,
+            available_at=datetime.fromisoformat(not_before),
+        )
         if attempt == 1:
-            when = messages.when(datetime.fromisoformat(not_before), ZoneInfo(teller.timezone), teller.locale, now=uow.now)
-            _reply(uow, template="told_later", key=f"{base}:ack", target=target, why=reasons.held(record.result_detail["blocked_by"],
-                   teller.locale), when=when, **common)
+            when = messages.when(
+                datetime.fromisoformat(not_before), ZoneInfo(teller.timezone), teller.locale, now=uow.now
+            )
+            _reply(
+                uow,
+                template="told_later",
+                key=f"{base}:ack",
+                target=target,
+                why=reasons.held(record.result_detail["blocked_by"], teller.locale),
+                when=when,
+                **common,
+            )
     else:
-        _reply(uow, template="not_told", key=f"{base}:ack" if attempt == 1 else f"{base}:ack#{attempt}", target=target, reactive=attempt == 1,
-               reason=reasons.not_done(record.result_detail, teller.locale, target=target), **common)
+        _reply(
+            uow,
+            template="not_told",
+            key=f"{base}:ack" if attempt == 1 else f"{base}:ack#{attempt}",
+            target=target,
+            reactive=attempt == 1,
+            reason=reasons.not_done(record.result_detail, teller.locale, target=target),
+            **common,
+        )
 
 
 def _policy_changed(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest, record: ActionRecord) -> None:
@@ -187,12 +324,25 @@ def _policy_changed(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest,
         return
     person = persons.get_or_404(uow, person_id=entry.ack_person_id)
     template = "policy_updated" if record.result == "success" else "policy_failed"
-    _reply(uow, to=entry.ack_person_id, template=template, causation=request.decision_ref, origin_channel=entry.ack_channel,
-           key=f"{entry.request_key}:ack", reason=reasons.not_done(record.result_detail, person.locale, target=person.display_name),
-           what=request.text)
+    _reply(
+        uow,
+        to=entry.ack_person_id,
+        template=template,
+        causation=request.decision_ref,
+        origin_channel=entry.ack_channel,
+        key=f"{entry.request_key}:ack",
+        reason=reasons.not_done(record.result_detail, person.locale, target=person.display_name),
+        what=request.text,
+    )
 
 
 HANDLERS = {
-    "question": _asked, "follow_up": _asked, "escalation": _escalated, "backflow": _held_on_concern, flows.OUTCOME: _held_on_concern,
-    "stall_notice": _held_on_concern, "tell": _told, "policy": _policy_changed,
+    "question": _asked,
+    "follow_up": _asked,
+    "escalation": _escalated,
+    "backflow": _held_on_concern,
+    flows.OUTCOME: _held_on_concern,
+    "stall_notice": _held_on_concern,
+    "tell": _told,
+    "policy": _policy_changed,
 }

@@ -27,8 +27,16 @@ class Step:
     at: datetime
 
 
-def next_step(*, priority: str, schedule: dict[str, list[timedelta]], contacted: bool, follow_up_count: int,
-              last_contact_at: datetime | None, deadline: datetime | None, now: datetime) -> Step:
+def next_step(
+    *,
+    priority: str,
+    schedule: dict[str, list[timedelta]],
+    contacted: bool,
+    follow_up_count: int,
+    last_contact_at: datetime | None,
+    deadline: datetime | None,
+    now: datetime,
+) -> Step:
     """Where a waiting concern stands on its schedule.
 
     The waits of a priority are the gaps before each follow-up; the last one is the gap before

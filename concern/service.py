@@ -11,16 +11,25 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from action.models import ActionRequest
 from action.rules import ConcernState
+from concern.models import ACTIVE_STATES, Concern, OutboxEntry
+from concern.rules import can_transition
+from fact import service as facts
 from kernel.context import UnitOfWork
 from kernel.errors import Invalid, NotFound
 from kernel.ids import allocate
 from kernel.pagination import page_by_time
-from concern.models import ACTIVE_STATES, Concern, OutboxEntry
-from concern.rules import can_transition
-from fact import service as facts
 
-_TRACKED = ("state", "follow_up_count", "next_follow_up_at", "answer", "answered_by", "escalated_to", "escalated_at", "pending_deliveries",
-            "resolved_at")
+_TRACKED = (
+    "state",
+    "follow_up_count",
+    "next_follow_up_at",
+    "answer",
+    "answered_by",
+    "escalated_to",
+    "escalated_at",
+    "pending_deliveries",
+    "resolved_at",
+)
 
 
 def _json(value: Any) -> Any:
@@ -30,36 +39,101 @@ def _json(value: Any) -> Any:
 def snapshot(concern: Concern) -> dict[str, Any]:
     """The concern as facts and the API show it."""
     return {
-        "concern_id": concern.concern_id, "originator_id": concern.originator_id, "target_person_id": concern.target_person_id,
-        "question": concern.question, "priority": concern.priority, "deadline": _json(concern.deadline), "origin_channel": concern.origin_channel,
-        "state": concern.state, "follow_up_count": concern.follow_up_count, "next_follow_up_at": _json(concern.next_follow_up_at),
-        "answer": concern.answer, "answered_by": concern.answered_by, "escalated_to": concern.escalated_to, "kind": concern.kind,
-        "escalated_at": _json(concern.escalated_at), "pending_deliveries": concern.pending_deliveries, "version": concern.version,
-        "created_at": _json(concern.created_at), "updated_at": _json(concern.updated_at), "resolved_at": _json(concern.resolved_at),
+        "concern_id": concern.concern_id,
+        "originator_id": concern.originator_id,
+        "target_person_id": concern.target_person_id,
+        "question": concern.question,
+        "priority": concern.priority,
+        "deadline": _json(concern.deadline),
+        "origin_channel": concern.origin_channel,
+        "state": concern.state,
+        "follow_up_count": concern.follow_up_count,
+        "next_follow_up_at": _json(concern.next_follow_up_at),
+        "answer": concern.answer,
+        "answered_by": concern.answered_by,
+        "escalated_to": concern.escalated_to,
+        "kind": concern.kind,
+        "escalated_at": _json(concern.escalated_at),
+        "pending_deliveries": concern.pending_deliveries,
+        "version": concern.version,
+        "created_at": _json(concern.created_at),
+        "updated_at": _json(concern.updated_at),
+        "resolved_at": _json(concern.resolved_at),
     }
 
 
-def _fact(uow: UnitOfWork, concern: Concern, *, change: str, causation_id: str | None, before: dict[str, Any] | None, extra: dict[str, Any] | None = None) -> None:
+def _fact(
+    uow: UnitOfWork,
+    concern: Concern,
+    *,
+    change: str,
+    causation_id: str | None,
+    before: dict[str, Any] | None,
+    extra: dict[str, Any] | None = None,
+) -> None:
     after = {k: _json(getattr(concern, k)) for k in _TRACKED}
     facts.append(
-        uow, dedup_key=f"concern:{concern.concern_id}:raised" if change == "raised" else None, fact_type="concern_changed", source="concern", person_refs=[concern.originator_id, concern.target_person_id],
+        uow,
+        dedup_key=f"concern:{concern.concern_id}:raised" if change == "raised" else None,
+        fact_type="concern_changed",
+        source="concern",
+        person_refs=[concern.originator_id, concern.target_person_id],
         causation_id=causation_id or concern.concern_id,
-        content={"concern_id": concern.concern_id, "change": change, "actor": uow.actor, "before": before, "after": after, "version": concern.version, **(extra or {})},
+        content={
+            "concern_id": concern.concern_id,
+            "change": change,
+            "actor": uow.actor,
+            "before": before,
+            "after": after,
+            "version": concern.version,
+            **(extra or {}),
+        },
     )
 
 
-def create(uow: UnitOfWork, *, originator_id: str, target_person_id: str, question: str, priority: str, causation_id: str,
-           deadline: datetime | None = None, origin_channel: str | None = None, kind: str = "ask", source_fact_id: str | None = None) -> Concern:
+def create(
+    uow: UnitOfWork,
+    *,
+    originator_id: str,
+    target_person_id: str,
+    question: str,
+    priority: str,
+    causation_id: str,
+    deadline: datetime | None = None,
+    origin_channel: str | None = None,
+    kind: str = "ask",
+    source_fact_id: str | None = None,
+) -> Concern:
     """A new waiting concern (its question is due now) and its `raised` fact."""
     concern = Concern(
-        concern_id=allocate(uow.session, "con", now=uow.now, tz=uow.tz), originator_id=originator_id, target_person_id=target_person_id,
-        question=question, priority=priority, deadline=deadline, origin_channel=origin_channel, state="waiting_reply", follow_up_count=0,
-        next_follow_up_at=None, kind=kind, source_fact_id=source_fact_id, message_refs=[], pending_deliveries=[], version=1,
-        created_at=uow.now, updated_at=uow.now,
+        concern_id=allocate(uow.session, "con", now=uow.now, tz=uow.tz),
+        originator_id=originator_id,
+        target_person_id=target_person_id,
+        question=question,
+        priority=priority,
+        deadline=deadline,
+        origin_channel=origin_channel,
+        state="waiting_reply",
+        follow_up_count=0,
+        next_follow_up_at=None,
+        kind=kind,
+        source_fact_id=source_fact_id,
+        message_refs=[],
+        pending_deliveries=[],
+        version=1,
+        created_at=uow.now,
+        updated_at=uow.now,
     )
     uow.session.add(concern)
     uow.session.flush()
-    _fact(uow, concern, change="raised", causation_id=causation_id, before=None, extra={"question": question, "priority": priority, "kind": kind})
+    _fact(
+        uow,
+        concern,
+        change="raised",
+        causation_id=causation_id,
+        before=None,
+        extra={"question": question, "priority": priority, "kind": kind},
+    )
     return concern
 
 
@@ -71,8 +145,16 @@ def timer(step_at: datetime | None, pending: list[dict[str, Any]]) -> datetime |
     return min(moments, default=None)
 
 
-def change(uow: UnitOfWork, concern: Concern, *, change: str, causation_id: str | None = None, extra: dict[str, Any] | None = None,
-           supersedes: bool = True, **fields: Any) -> Concern:
+def change(
+    uow: UnitOfWork,
+    concern: Concern,
+    *,
+    change: str,
+    causation_id: str | None = None,
+    extra: dict[str, Any] | None = None,
+    supersedes: bool = True,
+    **fields: Any,
+) -> Concern:
     """Apply field changes (state moves checked against the state machine), bump the version, write the fact.
 
     `next_follow_up_at` is never set directly: it follows `step_at` and `pending_deliveries`. A change that
@@ -80,7 +162,9 @@ def change(uow: UnitOfWork, concern: Concern, *, change: str, causation_id: str 
     deliveries on the side does not (it must not drop the question or follow-up the loop is waiting on).
     """
     if "state" in fields and fields["state"] != concern.state and not can_transition(concern.state, fields["state"]):
-        raise Invalid(f"concern {concern.concern_id} is {concern.state}; it cannot become {fields['state']}", field="state")
+        raise Invalid(
+            f"concern {concern.concern_id} is {concern.state}; it cannot become {fields['state']}", field="state"
+        )
     before = {k: _json(getattr(concern, k)) for k in _TRACKED}
     for name, value in fields.items():
         setattr(concern, name, value)
@@ -120,7 +204,9 @@ def active_counts(uow: UnitOfWork, *, target_person_id: str, excluding: str | No
     base = select(func.count()).select_from(Concern).where(Concern.state.in_(ACTIVE_STATES))
     if excluding is not None:
         base = base.where(Concern.concern_id != excluding)
-    return uow.session.scalar(base) or 0, uow.session.scalar(base.where(Concern.target_person_id == target_person_id)) or 0
+    return uow.session.scalar(base) or 0, uow.session.scalar(
+        base.where(Concern.target_person_id == target_person_id)
+    ) or 0
 
 
 def state_of(uow: UnitOfWork, *, concern_id: str) -> ConcernState | None:
@@ -129,32 +215,57 @@ def state_of(uow: UnitOfWork, *, concern_id: str) -> ConcernState | None:
     if concern is None:
         return None
     total, for_person = active_counts(uow, target_person_id=concern.target_person_id, excluding=concern_id)
-    return ConcernState(priority=concern.priority, follow_up_count=concern.follow_up_count, active_global=total,
-                        active_for_person=for_person)
+    return ConcernState(
+        priority=concern.priority,
+        follow_up_count=concern.follow_up_count,
+        active_global=total,
+        active_for_person=for_person,
+    )
 
 
 def waiting_on(uow: UnitOfWork, *, person_id: str) -> list[Concern]:
     """Concerns whose answer this person owes."""
-    stmt = select(Concern).where(Concern.target_person_id == person_id, Concern.state.in_(ACTIVE_STATES)).order_by(Concern.created_at)
+    stmt = (
+        select(Concern)
+        .where(Concern.target_person_id == person_id, Concern.state.in_(ACTIVE_STATES))
+        .order_by(Concern.created_at)
+    )
     return list(uow.session.scalars(stmt))
 
 
 def escalated_to(uow: UnitOfWork, *, person_id: str) -> list[Concern]:
     """Escalated concerns whose escalation reached this person (their answer resolves them)."""
-    stmt = select(Concern).where(Concern.escalated_to == person_id, Concern.state == "escalated").order_by(Concern.created_at)
+    stmt = (
+        select(Concern)
+        .where(Concern.escalated_to == person_id, Concern.state == "escalated")
+        .order_by(Concern.created_at)
+    )
     return list(uow.session.scalars(stmt))
 
 
 def claim_due(uow: UnitOfWork, *, now: datetime, limit: int = 100) -> list[Concern]:
     """Due timers, locked so another replica skips them (SKIP LOCKED); cost grows with due rows only."""
-    stmt = select(Concern).where(Concern.next_follow_up_at.is_not(None), Concern.next_follow_up_at <= now).order_by(Concern.next_follow_up_at).limit(limit)
+    stmt = (
+        select(Concern)
+        .where(Concern.next_follow_up_at.is_not(None), Concern.next_follow_up_at <= now)
+        .order_by(Concern.next_follow_up_at)
+        .limit(limit)
+    )
     if uow.postgres:
         stmt = stmt.with_for_update(skip_locked=True)
     return list(uow.session.scalars(stmt))
 
 
-def list_(uow: UnitOfWork, *, state: str | None = None, originator_id: str | None = None, target_person_id: str | None = None,
-          person_id: str | None = None, limit: int = 50, cursor: str | None = None) -> tuple[list[Concern], str | None]:
+def list_(
+    uow: UnitOfWork,
+    *,
+    state: str | None = None,
+    originator_id: str | None = None,
+    target_person_id: str | None = None,
+    person_id: str | None = None,
+    limit: int = 50,
+    cursor: str | None = None,
+) -> tuple[list[Concern], str | None]:
     """Concerns newest first (ids sort by creation), filtered."""
     stmt = select(Concern)
     if state:
@@ -165,21 +276,45 @@ def list_(uow: UnitOfWork, *, state: str | None = None, originator_id: str | Non
         stmt = stmt.where(Concern.target_person_id == target_person_id)
     if person_id:
         stmt = stmt.where(or_(Concern.originator_id == person_id, Concern.target_person_id == person_id))
-    return page_by_time(uow.session, stmt, Concern.created_at, Concern.concern_id, limit=limit, cursor=cursor, ident_pattern=r"con_\d{8}_\d{3,}")
+    return page_by_time(
+        uow.session,
+        stmt,
+        Concern.created_at,
+        Concern.concern_id,
+        limit=limit,
+        cursor=cursor,
+        ident_pattern=r"con_\d{8}_\d{3,}",
+    )
 
 
-def enqueue(uow: UnitOfWork, *, request: ActionRequest, purpose: str, concern: Concern | None = None,
-            ack_person_id: str | None = None, ack_channel: str | None = None, claimed_by: str | None = None,
-            lease: timedelta = timedelta(0), available_at: datetime | None = None) -> bool:
-    """Queue an action in the caller's transaction; executed after commit by a drainer. False if its key is queued already.
+def enqueue(
+    uow: UnitOfWork,
+    *,
+    request: ActionRequest,
+    purpose: str,
+    concern: Concern | None = None,
+    ack_person_id: str | None = None,
+    ack_channel: str | None = None,
+    claimed_by: str | None = None,
+    lease: timedelta = timedelta(0),
+    available_at: datetime | None = None,
+) -> bool:
+    """Queue an action in the caller's transaction, for a drainer after commit; False if its key is queued already.
 
-    `claimed_by` queues it already owned (for a caller that runs it at once): nobody else takes it before the lease ends.
+    `claimed_by` queues it already owned (its caller runs it at once): no one else takes it before the lease ends.
     """
     values = {
-        "request_key": request.request_key, "request": request.model_dump(mode="json"), "purpose": purpose,
-        "concern_id": concern.concern_id if concern else None, "concern_version": concern.version if concern else None,
-        "ack_person_id": ack_person_id, "ack_channel": ack_channel, "state": "open", "created_at": uow.now,
-        "claimed_by": claimed_by, "available_at": available_at or uow.now + lease,
+        "request_key": request.request_key,
+        "request": request.model_dump(mode="json"),
+        "purpose": purpose,
+        "concern_id": concern.concern_id if concern else None,
+        "concern_version": concern.version if concern else None,
+        "ack_person_id": ack_person_id,
+        "ack_channel": ack_channel,
+        "state": "open",
+        "created_at": uow.now,
+        "claimed_by": claimed_by,
+        "available_at": available_at or uow.now + lease,
     }
     insert_ = pg_insert if uow.postgres else sqlite_insert
     stmt = insert_(OutboxEntry.__table__).values(**values).on_conflict_do_nothing(index_elements=["request_key"])
@@ -207,8 +342,11 @@ def claim(uow: UnitOfWork, *, owner: str, lease: timedelta, request_key: str | N
 
 def release(uow: UnitOfWork, *, entry_id: int, available_at: datetime) -> None:
     """Give an entry back until `available_at` (a send deferred to its pacing slot)."""
-    uow.session.execute(update(OutboxEntry).where(OutboxEntry.id == entry_id, OutboxEntry.state == "open")
-                        .values(claimed_by=None, available_at=available_at))
+    uow.session.execute(
+        update(OutboxEntry)
+        .where(OutboxEntry.id == entry_id, OutboxEntry.state == "open")
+        .values(claimed_by=None, available_at=available_at)
+    )
 
 
 def next_available(uow: UnitOfWork) -> datetime | None:
@@ -224,12 +362,17 @@ def open_entry(uow: UnitOfWork, *, request_key: str) -> OutboxEntry | None:
 
 def queued(uow: UnitOfWork, *, request_key: str) -> bool:
     """True when an action with this key was ever queued."""
-    return uow.session.scalar(select(func.count()).select_from(OutboxEntry).where(OutboxEntry.request_key == request_key)) > 0
+    return (
+        uow.session.scalar(select(func.count()).select_from(OutboxEntry).where(OutboxEntry.request_key == request_key))
+        > 0
+    )
 
 
 def close_entry(uow: UnitOfWork, *, entry_id: int, state: str, action_id: str | None) -> bool:
     """Mark an entry done/superseded; False when another drainer already did (its result is handled once)."""
     result = uow.session.execute(
-        update(OutboxEntry).where(OutboxEntry.id == entry_id, OutboxEntry.state == "open").values(state=state, action_id=action_id)
+        update(OutboxEntry)
+        .where(OutboxEntry.id == entry_id, OutboxEntry.state == "open")
+        .values(state=state, action_id=action_id)
     )
     return result.rowcount == 1

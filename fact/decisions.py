@@ -47,7 +47,13 @@ def record(
         person_refs=person_refs,
         causation_id=causation_id or (inputs[0] if inputs else None),
         dedup_key=f"decision:{decision_id}",
-        content={"decision_id": decision_id, "kind": DecisionKind(kind).value, "rule": rule, "inputs": inputs,
-                 "requested": requested or [], "actor": uow.actor},
+        content={
+            "decision_id": decision_id,
+            "kind": DecisionKind(kind).value,
+            "rule": rule,
+            "inputs": inputs,
+            "requested": requested or [],
+            "actor": uow.actor,
+        },
     )
     return decision_id

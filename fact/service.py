@@ -10,10 +10,10 @@ from typing import Any
 from sqlalchemy import String, cast, insert, select
 from sqlalchemy.exc import IntegrityError
 
+from fact.models import Fact, FactOut, FactPersonRef, FactSource, FactType
 from kernel.context import UnitOfWork
 from kernel.ids import allocate
 from kernel.pagination import like_pattern, page_by_key
-from fact.models import Fact, FactOut, FactPersonRef, FactSource, FactType
 
 MAX_LIMIT = 500
 _INSERT_FACT = insert(Fact.__table__).returning(Fact.__table__.c.pk)
@@ -68,12 +68,26 @@ def append(
     return fact, True
 
 
-def _insert(uow: UnitOfWork, fact_type: str, source: str, content: dict[str, Any], refs: list[str],
-            causation_id: str | None, dedup_key: str | None, timestamp: datetime | None) -> Fact:
+def _insert(
+    uow: UnitOfWork,
+    fact_type: str,
+    source: str,
+    content: dict[str, Any],
+    refs: list[str],
+    causation_id: str | None,
+    dedup_key: str | None,
+    timestamp: datetime | None,
+) -> Fact:
     # Core inserts: the log is write-heavy and never updated, so the ORM unit of work buys nothing here.
     values = {
-        "fact_id": allocate(uow.session, "fact", now=uow.now, tz=uow.tz), "fact_type": fact_type, "source": source,
-        "person_refs": refs, "content": content, "timestamp": timestamp or uow.now, "causation_id": causation_id, "dedup_key": dedup_key,
+        "fact_id": allocate(uow.session, "fact", now=uow.now, tz=uow.tz),
+        "fact_type": fact_type,
+        "source": source,
+        "person_refs": refs,
+        "content": content,
+        "timestamp": timestamp or uow.now,
+        "causation_id": causation_id,
+        "dedup_key": dedup_key,
     }
     pk = uow.session.execute(_INSERT_FACT, values).scalar_one()
     if refs:
@@ -91,12 +105,16 @@ def get_by_dedup_key(uow: UnitOfWork, *, dedup_key: str) -> Fact | None:
     return uow.session.scalars(select(Fact).where(Fact.dedup_key == dedup_key)).first()
 
 
-def list_(uow: UnitOfWork, *, filters: FactFilter, limit: int = 50, cursor: str | None = None) -> tuple[list[Fact], str | None]:
+def list_(
+    uow: UnitOfWork, *, filters: FactFilter, limit: int = 50, cursor: str | None = None
+) -> tuple[list[Fact], str | None]:
     """Facts matching `filters`, newest first, and the cursor of the next page (or None)."""
     limit = max(1, min(limit, MAX_LIMIT))
     stmt = select(Fact)
     if filters.person_id:
-        stmt = stmt.join(FactPersonRef, FactPersonRef.fact_pk == Fact.pk).where(FactPersonRef.person_id == filters.person_id)
+        stmt = stmt.join(FactPersonRef, FactPersonRef.fact_pk == Fact.pk).where(
+            FactPersonRef.person_id == filters.person_id
+        )
     if filters.fact_type:
         stmt = stmt.where(Fact.fact_type == filters.fact_type)
     if filters.since:

@@ -6,9 +6,9 @@ from typing import Any
 
 from sqlalchemy import select
 
-from kernel.context import UnitOfWork
 from fact import service
 from fact.models import Fact
+from kernel.context import UnitOfWork
 
 SIGNAL_TYPES = ("message_received", "external_signal")
 MAX_STEPS = 50
@@ -21,7 +21,9 @@ def _action_facts(uow: UnitOfWork, action_id: str, decision_ref: str) -> list[Fa
 
 def trace(uow: UnitOfWork, *, action_id: str, decision_ref: str) -> list[dict[str, Any]]:
     """The causal chain, nearest cause first; each step names its kind, id and fact."""
-    chain: list[dict[str, Any]] = [{"kind": "action_result", "id": action_id, "fact": f} for f in _action_facts(uow, action_id, decision_ref)]
+    chain: list[dict[str, Any]] = [
+        {"kind": "action_result", "id": action_id, "fact": f} for f in _action_facts(uow, action_id, decision_ref)
+    ]
     seen: set[str] = set()
     todo = [decision_ref]
     while todo and len(seen) < MAX_STEPS:

@@ -51,20 +51,24 @@ class AppContext:
     clock: Clock = field(default_factory=SystemClock)
     redis: Any = None
     # Called (with this context) after a signal fact is durable: the composition root's processor subscribes here.
-    signal_listeners: list[Callable[["AppContext"], None]] = field(default_factory=list)
+    signal_listeners: list[Callable[[AppContext], None]] = field(default_factory=list)
     classifier: Any = None  # optional LLM classifier (cognitive_core.llm), off unless DEPUTY_LLM_BASE_URL is set
 
     @contextmanager
     def uow(self, *, actor: str = "system") -> Iterator[UnitOfWork]:
         """A write transaction: commits when the block ends, rolls back on error."""
         with self.db.write() as session:
-            yield UnitOfWork(session=session, now=self.clock.now(), tz=self.settings.tz, actor=actor, settings=self.settings)
+            yield UnitOfWork(
+                session=session, now=self.clock.now(), tz=self.settings.tz, actor=actor, settings=self.settings
+            )
 
     @contextmanager
     def reader(self) -> Iterator[UnitOfWork]:
         """A read-only transaction with the same shape as a unit of work."""
         with self.db.read() as session:
-            yield UnitOfWork(session=session, now=self.clock.now(), tz=self.settings.tz, actor="reader", settings=self.settings)
+            yield UnitOfWork(
+                session=session, now=self.clock.now(), tz=self.settings.tz, actor="reader", settings=self.settings
+            )
 
     def signal_recorded(self) -> None:
         """Tell subscribers that new signal facts wait in the inbox."""

@@ -87,16 +87,14 @@ class Database:
     @contextmanager
     def write(self) -> Iterator[Session]:
         """One read-write transaction (a unit of work): commit on success, roll back on error."""
-        with Session(self.engine, expire_on_commit=False) as session:
-            with session.begin():
-                yield session
+        with Session(self.engine, expire_on_commit=False) as session, session.begin():
+            yield session
 
     @contextmanager
     def read(self) -> Iterator[Session]:
         """One read-only transaction."""
-        with Session(self.read_engine, expire_on_commit=False) as session:
-            with session.begin():
-                yield session
+        with Session(self.read_engine, expire_on_commit=False) as session, session.begin():
+            yield session
 
     def ping(self) -> bool:
         """True when the database answers a trivial query."""

@@ -63,7 +63,9 @@ def page_by_key(session: Any, stmt: Any, key: Any, *, limit: int, cursor: str | 
     return page, encode_cursor(getattr(page[-1], key.key)) if len(rows) > limit else None
 
 
-def page_by_time(session: Any, stmt: Any, created: Any, ident: Any, *, limit: int, cursor: str | None, ident_pattern: str) -> tuple[list[Any], str | None]:
+def page_by_time(
+    session: Any, stmt: Any, created: Any, ident: Any, *, limit: int, cursor: str | None, ident_pattern: str
+) -> tuple[list[Any], str | None]:
     """Newest first by (creation time, id), for tables whose key is not an insertion counter."""
     if cursor:
         position = decode_cursor(cursor)
@@ -81,4 +83,6 @@ def page_by_time(session: Any, stmt: Any, created: Any, ident: Any, *, limit: in
     rows = list(session.scalars(stmt.order_by(created.desc(), ident.desc()).limit(limit + 1)))
     page = rows[:limit]
     last = page[-1] if page else None
-    return page, encode_cursor([getattr(last, created.key).isoformat(), getattr(last, ident.key)]) if len(rows) > limit else None
+    return page, encode_cursor([getattr(last, created.key).isoformat(), getattr(last, ident.key)]) if len(
+        rows
+    ) > limit else None

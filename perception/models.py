@@ -5,13 +5,14 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field as PField
+from pydantic import BaseModel, ConfigDict
+from pydantic import Field as PField
 from sqlalchemy import BigInteger, Column, Integer, String
 from sqlmodel import Field, SQLModel
 
-from kernel.db import UTCDateTime
 from kernel.channel_names import ChannelName
-from kernel.limits import SaneInstant, StorableText
+from kernel.db import UTCDateTime
+from kernel.limits import SaneInstant
 
 _PK = BigInteger().with_variant(Integer(), "sqlite")
 

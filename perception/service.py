@@ -6,11 +6,11 @@ from typing import Any
 
 from sqlalchemy import select
 
-from kernel.context import AppContext, UnitOfWork
-from kernel.wakeups import wake
+from channels.inbound import InboundMessage
 from fact import service as facts
 from fact.models import Fact
-from channels.inbound import InboundMessage
+from kernel.context import AppContext, UnitOfWork
+from kernel.wakeups import wake
 from perception.models import ExternalSignal, InboxEntry
 from person.models import ChannelBinding, Person
 
@@ -20,7 +20,11 @@ def resolve_sender(uow: UnitOfWork, *, channel: str, external_user_id: str) -> s
     stmt = (
         select(ChannelBinding.person_id)
         .join(Person, Person.person_id == ChannelBinding.person_id)
-        .where(ChannelBinding.channel == channel, ChannelBinding.external_user_id == external_user_id, Person.active.is_(True))
+        .where(
+            ChannelBinding.channel == channel,
+            ChannelBinding.external_user_id == external_user_id,
+            Person.active.is_(True),
+        )
     )
     return uow.session.scalars(stmt).first()
 
@@ -42,8 +46,12 @@ def record_message(ctx: AppContext, *, message: InboundMessage) -> tuple[Fact, b
         person_id = resolve_sender(uow, channel=message.channel, external_user_id=message.external_user_id)
         content: dict[str, Any] = {**message.model_dump(mode="json"), "person_id": person_id}
         fact, created = facts.append(
-            uow, fact_type="message_received", source="perception", content=content,
-            person_refs=[person_id] if person_id else [], dedup_key=key,
+            uow,
+            fact_type="message_received",
+            source="perception",
+            content=content,
+            person_refs=[person_id] if person_id else [],
+            dedup_key=key,
         )
         if created:
             _enqueue(uow, fact)
@@ -61,8 +69,13 @@ def record_signal(ctx: AppContext, *, signal: ExternalSignal, actor: str) -> tup
             person_id = resolve_sender(uow, channel=signal.channel, external_user_id=signal.external_user_id)
         content = {**signal.model_dump(mode="json"), "person_id": person_id}
         fact, created = facts.append(
-            uow, fact_type="external_signal", source="perception", content=content,
-            person_refs=[person_id] if person_id else [], dedup_key=key, timestamp=None,
+            uow,
+            fact_type="external_signal",
+            source="perception",
+            content=content,
+            person_refs=[person_id] if person_id else [],
+            dedup_key=key,
+            timestamp=None,
         )
         if created:
             _enqueue(uow, fact)

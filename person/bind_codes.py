@@ -1,4 +1,4 @@
-"""One-time bind codes: an admin issues a code for a person; `/start <code>` or `bind <code>` links that chat to them."""
+"""One-time bind codes: an admin issues a code for a person; `/start <code>` or `bind <code>` links that chat."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from datetime import datetime, timedelta
 from sqlalchemy import BigInteger, Column, Integer, String, func, select
 from sqlmodel import Field, SQLModel
 
+from fact import service as facts
 from kernel.context import UnitOfWork
 from kernel.db import UTCDateTime
 from kernel.errors import Conflict
-from fact import service as facts
 from person import service as persons
 from person.models import ChannelBinding, ChannelBindingIn
 
@@ -40,7 +40,10 @@ class BindFailure(SQLModel, table=True):
 
     __tablename__ = "bind_failures"
 
-    id: int | None = Field(default=None, sa_column=Column(BigInteger().with_variant(Integer(), "sqlite"), primary_key=True, autoincrement=True))
+    id: int | None = Field(
+        default=None,
+        sa_column=Column(BigInteger().with_variant(Integer(), "sqlite"), primary_key=True, autoincrement=True),
+    )
     sender: str = Field(sa_column=Column(String(160), nullable=False, index=True))
     at: datetime = Field(sa_column=Column(UTCDateTime, nullable=False))
 
@@ -56,15 +59,31 @@ def issue(uow: UnitOfWork, *, person_id: str) -> tuple[str, datetime]:
     expires = uow.now + VALIDITY
     uow.session.add(BindCode(code_hash=_hash(code), person_id=person_id, expires_at=expires, created_at=uow.now))
     uow.session.flush()
-    facts.append(uow, fact_type="person_changed", source="admin_api", person_refs=[person_id],
-                 content={"change": "bind_code_issued", "person_id": person_id, "actor": uow.actor, "expires_at": expires.isoformat()})
+    facts.append(
+        uow,
+        fact_type="person_changed",
+        source="admin_api",
+        person_refs=[person_id],
+        content={
+            "change": "bind_code_issued",
+            "person_id": person_id,
+            "actor": uow.actor,
+            "expires_at": expires.isoformat(),
+        },
+    )
     return code, expires
 
 
-def redeem(uow: UnitOfWork, *, code: str, channel: str, external_user_id: str, chat_id: str | None) -> tuple[str | None, str]:
+def redeem(
+    uow: UnitOfWork, *, code: str, channel: str, external_user_id: str, chat_id: str | None
+) -> tuple[str | None, str]:
     """Bind the sender to the code's person; returns (person_id or None, outcome)."""
     sender = f"{channel}:{external_user_id}"
-    recent = select(func.count()).select_from(BindFailure).where(BindFailure.sender == sender, BindFailure.at > uow.now - timedelta(hours=1))
+    recent = (
+        select(func.count())
+        .select_from(BindFailure)
+        .where(BindFailure.sender == sender, BindFailure.at > uow.now - timedelta(hours=1))
+    )
     if (uow.session.scalar(recent) or 0) >= MAX_FAILURES_PER_HOUR:
         return None, "too_many_attempts"
     row = uow.session.get(BindCode, _hash(code))
@@ -72,11 +91,24 @@ def redeem(uow: UnitOfWork, *, code: str, channel: str, external_user_id: str, c
         uow.session.add(BindFailure(sender=sender, at=uow.now))
         uow.session.flush()
         return None, "invalid" if row is None else ("used" if row.used_at else "expired")
-    taken = uow.session.scalars(select(ChannelBinding).where(ChannelBinding.channel == channel, ChannelBinding.external_user_id == external_user_id)).first()
+    taken = uow.session.scalars(
+        select(ChannelBinding).where(
+            ChannelBinding.channel == channel, ChannelBinding.external_user_id == external_user_id
+        )
+    ).first()
     if taken is not None and taken.person_id != row.person_id:
         raise Conflict(f"{sender} is already bound to {taken.person_id}", field="code")
-    current = [b for b in persons.bindings_of(uow, person_id=row.person_id) if not (b.channel == channel and b.external_user_id == external_user_id)]
-    new = [ChannelBindingIn(channel=b.channel, external_user_id=b.external_user_id, chat_id=b.chat_id, reachable=b.reachable) for b in current]
+    current = [
+        b
+        for b in persons.bindings_of(uow, person_id=row.person_id)
+        if not (b.channel == channel and b.external_user_id == external_user_id)
+    ]
+    new = [
+        ChannelBindingIn(
+            channel=b.channel, external_user_id=b.external_user_id, chat_id=b.chat_id, reachable=b.reachable
+        )
+        for b in current
+    ]
     new.append(ChannelBindingIn(channel=channel, external_user_id=external_user_id, chat_id=chat_id, reachable=True))
     row.used_at, row.used_by = uow.now, sender
     persons.replace_bindings(uow, person_id=row.person_id, bindings=new, source="person")

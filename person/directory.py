@@ -60,7 +60,9 @@ def _candidate(user: DirectoryUser) -> str:
 
 
 def _bound(uow: Any, channel: str) -> dict[str, str]:
-    rows = uow.session.execute(select(ChannelBinding.external_user_id, ChannelBinding.person_id).where(ChannelBinding.channel == channel))
+    rows = uow.session.execute(
+        select(ChannelBinding.external_user_id, ChannelBinding.person_id).where(ChannelBinding.channel == channel)
+    )
     return dict(rows.all())
 
 
@@ -82,19 +84,40 @@ def _desired(uow: Any, user: DirectoryUser, person_id: str, manager_id: str | No
     display_name = user.name.strip()[:200] or user.external_id
     if existing is None:
         aliases = [n for n in dict.fromkeys(names) if n != display_name]
-        return PersonCreate(person_id=person_id, display_name=display_name, aliases=aliases, manager_id=manager_id,
-                            channel_bindings=[{"channel": channel, "external_user_id": user.external_id}])
+        return PersonCreate(
+            person_id=person_id,
+            display_name=display_name,
+            aliases=aliases,
+            manager_id=manager_id,
+            channel_bindings=[{"channel": channel, "external_user_id": user.external_id}],
+        )
     current = persons.to_out(uow, existing).model_dump(mode="json", exclude={"created_at", "updated_at", "active"})
     bindings = current["channel_bindings"]
     if not any(b["channel"] == channel and b["external_user_id"] == user.external_id for b in bindings):
         bindings.append({"channel": channel, "external_user_id": user.external_id, "chat_id": None, "reachable": True})
     aliases = [n for n in dict.fromkeys([*current["aliases"], *names]) if n != display_name][:50]
-    return PersonCreate.model_validate({**current, "display_name": display_name, "aliases": aliases, "channel_bindings": bindings,
-                                        "manager_id": manager_id if manager_id is not None else current["manager_id"]})
+    return PersonCreate.model_validate(
+        {
+            **current,
+            "display_name": display_name,
+            "aliases": aliases,
+            "channel_bindings": bindings,
+            "manager_id": manager_id if manager_id is not None else current["manager_id"],
+        }
+    )
 
 
-def _upsert(ctx: Any, user: DirectoryUser, *, channel: str, actor: str, person_id: str | None = None, manager_id: str | None = None,
-            bound: dict[str, str] | None = None, taken: set[str] | None = None) -> SyncResult:
+def _upsert(
+    ctx: Any,
+    user: DirectoryUser,
+    *,
+    channel: str,
+    actor: str,
+    person_id: str | None = None,
+    manager_id: str | None = None,
+    bound: dict[str, str] | None = None,
+    taken: set[str] | None = None,
+) -> SyncResult:
     try:
         with ctx.uow(actor=actor) as uow:
             pid = person_id or _person_id(uow, user, bound or {}, taken if taken is not None else set())
@@ -102,13 +125,21 @@ def _upsert(ctx: Any, user: DirectoryUser, *, channel: str, actor: str, person_i
         return SyncResult(user.external_id, pid, outcome)
     except ValidationError as exc:
         first = exc.errors()[0]
-        return SyncResult(user.external_id, person_id, "error", f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}")
+        return SyncResult(
+            user.external_id, person_id, "error", f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}"
+        )
     except DeputyError as exc:
         return SyncResult(user.external_id, person_id, "error", exc.message)
 
 
-def sync(ctx: Any, users: list[DirectoryUser], *, channel: str, actor: str = "cli",
-         on_step: Callable[[str], None] | None = None) -> list[SyncResult]:
+def sync(
+    ctx: Any,
+    users: list[DirectoryUser],
+    *,
+    channel: str,
+    actor: str = "cli",
+    on_step: Callable[[str], None] | None = None,
+) -> list[SyncResult]:
     """Upsert every active user (pass 1), then set managers from leaders (pass 2); one transaction per change.
 
     `on_step("persons" | "managers")` is called once per user and pass (2 × len(users) calls in all).

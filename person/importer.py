@@ -20,8 +20,8 @@ from person.models import PersonCreate
 
 CSV_LIST_SEPARATOR = "|"
 CSV_COLUMNS = (
-    "person_id", "display_name", "aliases", "role", "manager_id", "timezone", "locale", "feishu_open_id", "feishu_chat_id",
-    "telegram_user_id", "telegram_chat_id", "preferred_channel", "max_proactive_contacts_per_day",
+    "person_id", "display_name", "aliases", "role", "manager_id", "timezone", "locale", "feishu_open_id",
+    "feishu_chat_id", "telegram_user_id", "telegram_chat_id", "preferred_channel", "max_proactive_contacts_per_day",
 )  # fmt: skip
 
 
@@ -34,11 +34,15 @@ _YamlLoader.yaml_implicit_resolvers = {
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
 _YamlLoader.add_implicit_resolver(
-    "tag:yaml.org,2002:int", re.compile(r"^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+)$"), list("-+0123456789")
+    "tag:yaml.org,2002:int",
+    re.compile(r"^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+)$"),
+    list("-+0123456789"),
 )
 _YamlLoader.add_implicit_resolver(
     "tag:yaml.org,2002:float",
-    re.compile(r"^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9_]+(?:[eE][-+][0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"),
+    re.compile(
+        r"^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9_]+(?:[eE][-+][0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+    ),
     list("-+0123456789."),
 )
 
@@ -56,14 +60,28 @@ class RowResult:
 def _csv_row(raw: dict[str, str]) -> dict[str, Any]:
     """Flat CSV columns → the nested person shape of `POST /v1/persons`."""
     row = {k.strip(): (v or "").strip() for k, v in raw.items() if k}
-    person: dict[str, Any] = {k: row[k] for k in ("person_id", "display_name", "role", "manager_id", "timezone", "locale") if row.get(k)}
+    person: dict[str, Any] = {
+        k: row[k] for k in ("person_id", "display_name", "role", "manager_id", "timezone", "locale") if row.get(k)
+    }
     if row.get("aliases"):
         person["aliases"] = [a.strip() for a in row["aliases"].split(CSV_LIST_SEPARATOR) if a.strip()]
     bindings = []
     if row.get("feishu_open_id"):
-        bindings.append({"channel": "feishu", "external_user_id": row["feishu_open_id"], "chat_id": row.get("feishu_chat_id") or None})
+        bindings.append(
+            {
+                "channel": "feishu",
+                "external_user_id": row["feishu_open_id"],
+                "chat_id": row.get("feishu_chat_id") or None,
+            }
+        )
     if row.get("telegram_user_id"):
-        bindings.append({"channel": "telegram", "external_user_id": row["telegram_user_id"], "chat_id": row.get("telegram_chat_id") or None})
+        bindings.append(
+            {
+                "channel": "telegram",
+                "external_user_id": row["telegram_user_id"],
+                "chat_id": row.get("telegram_chat_id") or None,
+            }
+        )
     if bindings:
         person["channel_bindings"] = bindings
     policy: dict[str, Any] = {}
@@ -81,7 +99,7 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
     """Raw person dicts from a `.yaml`/`.yml` (a list, or {persons: [...]}) or `.csv` file."""
     text = path.read_text(encoding="utf-8-sig")
     if path.suffix.lower() in (".yaml", ".yml"):
-        data = yaml.load(text, Loader=_YamlLoader) or []  # noqa: S506 - a SafeLoader subclass
+        data = yaml.load(text, Loader=_YamlLoader) or []
         if isinstance(data, dict):
             data = data.get("persons", [])
         if not isinstance(data, list):
@@ -122,7 +140,9 @@ def upsert_one(ctx: AppContext, raw: dict[str, Any], *, actor: str) -> tuple[str
         return data.person_id, outcome
 
 
-def import_file(ctx: AppContext, path: Path, *, actor: str = "cli", on_row: Callable[[RowResult], None] | None = None) -> list[RowResult]:
+def import_file(
+    ctx: AppContext, path: Path, *, actor: str = "cli", on_row: Callable[[RowResult], None] | None = None
+) -> list[RowResult]:
     """Import every row of `path`; a bad row is reported and skipped, never half-written."""
     rows = read_rows(path)
     results: list[RowResult] = []

@@ -9,7 +9,16 @@ from functools import lru_cache
 from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo, available_timezones
 
-from pydantic import AfterValidator, AwareDatetime, BeforeValidator, BaseModel, ConfigDict, Field as PField, StrictBool, StrictInt, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    StrictBool,
+    StrictInt,
+    model_validator,
+)
+from pydantic import Field as PField
 from sqlalchemy import JSON, Boolean, Column, ForeignKey, Integer, String, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
@@ -99,7 +108,9 @@ HHMM = Annotated[str, AfterValidator(_check_hhmm)]
 Text = Annotated[str, PField(min_length=1, max_length=200), AfterValidator(_storable_text)]
 ExternalId = Annotated[str, PField(min_length=1, max_length=128), AfterValidator(_storable_text)]
 WorkState = Annotated[dict[str, Any], AfterValidator(_storable_json)]
-QuietDays = Annotated[list[Annotated[StrictInt, PField(ge=1, le=7)]], PField(max_length=7), AfterValidator(_unique_sorted_days)]
+QuietDays = Annotated[
+    list[Annotated[StrictInt, PField(ge=1, le=7)]], PField(max_length=7), AfterValidator(_unique_sorted_days)
+]
 PausedUntil = Annotated[SaneInstant | None, BeforeValidator(_no_bare_number)]
 
 
@@ -116,7 +127,7 @@ class QuietWindow(Strict):
     end: HHMM
 
     @model_validator(mode="after")
-    def _not_empty(self) -> "QuietWindow":
+    def _not_empty(self) -> QuietWindow:
         if self.start == self.end:
             raise ValueError("quiet window start and end must differ")
         return self
@@ -238,7 +249,9 @@ class Person(SQLModel, table=True):
     display_name: str = Field(sa_column=Column(String(200), nullable=False))
     aliases: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     role: str = Field(sa_column=Column(String(16), nullable=False))
-    manager_id: str | None = Field(default=None, sa_column=Column(String(64), ForeignKey("persons.person_id"), index=True))
+    manager_id: str | None = Field(
+        default=None, sa_column=Column(String(64), ForeignKey("persons.person_id"), index=True)
+    )
     timezone: str = Field(sa_column=Column(String(64), nullable=False))
     locale: str = Field(sa_column=Column(String(8), nullable=False))
     work_state: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))

@@ -6,10 +6,10 @@ from typing import Any
 
 from sqlalchemy import delete, or_, select, tuple_
 
+from fact import service as fact_service
 from kernel.context import UnitOfWork
 from kernel.errors import Conflict, Invalid, NotFound
 from kernel.pagination import like_pattern, page_by_time
-from fact import service as fact_service
 from person.models import (
     PERSON_ID_RE,
     ChannelBinding,
@@ -61,7 +61,10 @@ def to_out(uow: UnitOfWork, person: Person) -> PersonOut:
         timezone=person.timezone,
         locale=person.locale,
         work_state=person.work_state,
-        channel_bindings=[ChannelBindingOut.model_validate(b, from_attributes=True) for b in bindings_of(uow, person_id=person.person_id)],
+        channel_bindings=[
+            ChannelBindingOut.model_validate(b, from_attributes=True)
+            for b in bindings_of(uow, person_id=person.person_id)
+        ],
         interaction_policy=policy_of(person),
         active=person.active,
         created_at=person.created_at.astimezone(uow.tz),
@@ -73,15 +76,30 @@ def _snapshot(uow: UnitOfWork, person: Person) -> dict[str, Any]:
     return to_out(uow, person).model_dump(mode="json", exclude={"created_at", "updated_at"})
 
 
-def _record_change(uow: UnitOfWork, *, person: Person, change: str, before: dict | None, source: str, after: dict | None = None,
-                   extra: dict[str, Any] | None = None) -> None:
+def _record_change(
+    uow: UnitOfWork,
+    *,
+    person: Person,
+    change: str,
+    before: dict | None,
+    source: str,
+    after: dict | None = None,
+    extra: dict[str, Any] | None = None,
+) -> None:
     after = after if after is not None else _snapshot(uow, person)
     fact_service.append(
         uow,
         fact_type="person_changed",
         source=source,
         person_refs=[person.person_id],
-        content={"change": change, "person_id": person.person_id, "actor": uow.actor, **(extra or {}), "before": before, "after": after},
+        content={
+            "change": change,
+            "person_id": person.person_id,
+            "actor": uow.actor,
+            **(extra or {}),
+            "before": before,
+            "after": after,
+        },
     )
 
 
@@ -102,7 +120,10 @@ def _check_manager(uow: UnitOfWork, *, person_id: str, manager_id: str | None) -
 
 
 def _check_preferred(
-    policy: InteractionPolicy, bindings: list[ChannelBindingIn] | list[ChannelBinding], *, field: str = "interaction_policy.preferred_channel"
+    policy: InteractionPolicy,
+    bindings: list[ChannelBindingIn] | list[ChannelBinding],
+    *,
+    field: str = "interaction_policy.preferred_channel",
 ) -> None:
     channels = {b.channel for b in bindings}
     if policy.preferred_channel is not None and policy.preferred_channel not in channels:
@@ -223,7 +244,9 @@ def replace_policy(uow: UnitOfWork, *, person_id: str, policy: InteractionPolicy
     return person
 
 
-def patch_policy(uow: UnitOfWork, *, person_id: str, patch: InteractionPolicyPatch, source: str = "admin_api") -> Person:
+def patch_policy(
+    uow: UnitOfWork, *, person_id: str, patch: InteractionPolicyPatch, source: str = "admin_api"
+) -> Person:
     """Change only the policy fields given."""
     person = get_or_404(uow, person_id=person_id)
     changes = patch.model_dump(mode="json", exclude_unset=True)
@@ -234,7 +257,9 @@ def patch_policy(uow: UnitOfWork, *, person_id: str, patch: InteractionPolicyPat
     return replace_policy(uow, person_id=person_id, policy=merged, source=source)
 
 
-def replace_bindings(uow: UnitOfWork, *, person_id: str, bindings: list[ChannelBindingIn], source: str = "admin_api") -> Person:
+def replace_bindings(
+    uow: UnitOfWork, *, person_id: str, bindings: list[ChannelBindingIn], source: str = "admin_api"
+) -> Person:
     """Replace a person's channel bindings; the preferred channel must stay bound."""
     person = get_or_404(uow, person_id=person_id)
     _check_preferred(policy_of(person), bindings, field="channel_bindings")
@@ -244,7 +269,9 @@ def replace_bindings(uow: UnitOfWork, *, person_id: str, bindings: list[ChannelB
     return person
 
 
-def mark_unreachable(uow: UnitOfWork, *, person_id: str, channel: str, reason: str, source: str = "action_layer") -> bool:
+def mark_unreachable(
+    uow: UnitOfWork, *, person_id: str, channel: str, reason: str, source: str = "action_layer"
+) -> bool:
     """Mark a person's binding on `channel` unreachable (platform said so); True if it changed."""
     person = get_or_404(uow, person_id=person_id)
     before = _snapshot(uow, person)
@@ -256,12 +283,25 @@ def mark_unreachable(uow: UnitOfWork, *, person_id: str, channel: str, reason: s
     if changed:
         uow.session.flush()
         person.updated_at = uow.now
-        _record_change(uow, person=person, change="binding_unreachable", before=before, source=source, extra={"channel": channel, "reason": reason})
+        _record_change(
+            uow,
+            person=person,
+            change="binding_unreachable",
+            before=before,
+            source=source,
+            extra={"channel": channel, "reason": reason},
+        )
     return changed
 
 
 def list_(
-    uow: UnitOfWork, *, role: str | None = None, active: bool | None = None, q: str | None = None, limit: int = 50, cursor: str | None = None
+    uow: UnitOfWork,
+    *,
+    role: str | None = None,
+    active: bool | None = None,
+    q: str | None = None,
+    limit: int = 50,
+    cursor: str | None = None,
 ) -> tuple[list[Person], str | None]:
     """Persons newest first, filtered; with the next page's cursor."""
     limit = max(1, min(limit, 500))
@@ -272,5 +312,15 @@ def list_(
         stmt = stmt.where(Person.active == active)
     if q:
         pattern = like_pattern(q)
-        stmt = stmt.where(or_(Person.person_id.ilike(pattern, escape="\\"), Person.display_name.ilike(pattern, escape="\\")))
-    return page_by_time(uow.session, stmt, Person.created_at, Person.person_id, limit=limit, cursor=cursor, ident_pattern=PERSON_ID_RE.pattern)
+        stmt = stmt.where(
+            or_(Person.person_id.ilike(pattern, escape="\\"), Person.display_name.ilike(pattern, escape="\\"))
+        )
+    return page_by_time(
+        uow.session,
+        stmt,
+        Person.created_at,
+        Person.person_id,
+        limit=limit,
+        cursor=cursor,
+        ident_pattern=PERSON_ID_RE.pattern,
+    )

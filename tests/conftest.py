@@ -17,11 +17,11 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from app import migrate
-from kernel.clock import FrozenClock
-from kernel.context import AppContext
-from app.wiring import build_context
 from app.main import create_app
 from app.settings import Settings
+from app.wiring import build_context
+from kernel.clock import FrozenClock
+from kernel.context import AppContext
 
 pytest_plugins = ["tests.integration.concern_fixtures"]
 

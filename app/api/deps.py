@@ -10,10 +10,10 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from app.pipeline import Processor
+from app.settings import parse_duration
 from kernel.context import AppContext
 from kernel.errors import Forbidden, Invalid, Unauthorized
 from kernel.limits import RANGE_TEXT, in_range
-from app.settings import parse_duration
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,15 @@ from kernel.pagination import InvalidCursor
 
 log = logging.getLogger("deputy.api")
 
-_STATUS_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed", 413: "payload_too_large", 415: "unsupported_media_type"}
+_STATUS_CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+}
 
 
 def error_response(status: int, code: str, message: str, **extra: Any) -> JSONResponse:
@@ -53,13 +61,17 @@ def install(app: FastAPI) -> None:
             return error_response(400, "malformed_json", "request body is not valid JSON")
         details = validation_details(errors)
         first = details[0] if details else {"field": "body", "message": "invalid"}
-        return error_response(422, "validation_error", f"{first['field']}: {first['message']}", field=first["field"], details=details)
+        return error_response(
+            422, "validation_error", f"{first['field']}: {first['message']}", field=first["field"], details=details
+        )
 
     @app.exception_handler(ValidationError)
     async def _model(_: Request, exc: ValidationError) -> JSONResponse:
         details = validation_details(json.loads(exc.json()))
         first = details[0] if details else {"field": "body", "message": "invalid"}
-        return error_response(422, "validation_error", f"{first['field']}: {first['message']}", field=first["field"], details=details)
+        return error_response(
+            422, "validation_error", f"{first['field']}: {first['message']}", field=first["field"], details=details
+        )
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
@@ -130,6 +142,14 @@ class BodyLimitMiddleware:
                 await self._reject(send)
 
     async def _reject(self, send: Any) -> None:
-        body = json.dumps({"error": {"code": "payload_too_large", "message": f"request body exceeds {self.max_bytes} bytes"}}).encode()
-        await send({"type": "http.response.start", "status": 413, "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+        body = json.dumps(
+            {"error": {"code": "payload_too_large", "message": f"request body exceeds {self.max_bytes} bytes"}}
+        ).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 413,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+            }
+        )
         await send({"type": "http.response.body", "body": body})

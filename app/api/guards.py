@@ -15,8 +15,7 @@ from urllib.parse import parse_qsl
 from fastapi.responses import JSONResponse
 
 from kernel.errors import DeputyError, Invalid, NotFound
-from kernel.limits import text_problem
-from kernel.screening import NUL_MESSAGE, TooDeep, screen_json
+from kernel.screening import NUL_MESSAGE, screen_json
 
 
 def screen_url(scope: dict[str, Any]) -> None:

@@ -1,4 +1,4 @@
-"""A lark-oapi client for one Feishu app: its own tenant tokens, one refresh on 99991663, errors in the common taxonomy."""
+"""A lark-oapi client for one Feishu app: its own tenant tokens, one refresh on 99991663, the common error taxonomy."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from typing import Any, TypeVar
 
 import lark_oapi as lark
 import requests
-from urllib3.exceptions import NewConnectionError
 from lark_oapi.api.auth.v3 import InternalTenantAccessTokenRequest, InternalTenantAccessTokenRequestBody
+from urllib3.exceptions import NewConnectionError
 
 from channels.errors import ChannelError, InvalidRequest, RateLimited, Transient, Unreachable
 
@@ -57,7 +57,11 @@ def raise_for(response: Any, *, what: str) -> None:
     if code in UNREACHABLE_CODES:
         raise Unreachable(f"{what}: {msg or 'person unreachable'}", code=code, permanent=True)
     if code in RATE_LIMIT_CODES or status == 429:
-        raise RateLimited(f"{what}: {msg or 'rate limited'}", code=code or status, retry_after=_retry_after(getattr(raw, "headers", {}) or {}))
+        raise RateLimited(
+            f"{what}: {msg or 'rate limited'}",
+            code=code or status,
+            retry_after=_retry_after(getattr(raw, "headers", {}) or {}),
+        )
     if code == TOKEN_EXPIRED:
         raise Transient(f"{what}: tenant token rejected right after a refresh", code=code)
     if code is None:
@@ -82,8 +86,12 @@ def call_safely(fn: Callable[..., R], *args: Any, what: str) -> R:
         raise Transient(f"{what}: connect timeout", code="timeout") from exc
     except requests.exceptions.Timeout as exc:  # the request left: Feishu may have delivered it
         raise Transient(f"{what}: timeout waiting for the answer", code="timeout", possibly_delivered=True) from exc
-    except requests.exceptions.ConnectionError as exc:  # refused or unresolvable: nothing left; reset mid-answer: it may have
-        raise Transient(f"{what}: network error {type(exc).__name__}", code="network", possibly_delivered=not _never_connected(exc)) from exc
+    except (
+        requests.exceptions.ConnectionError
+    ) as exc:  # refused or unresolvable: nothing left; reset mid-answer: it may have
+        raise Transient(
+            f"{what}: network error {type(exc).__name__}", code="network", possibly_delivered=not _never_connected(exc)
+        ) from exc
     except requests.exceptions.RequestException as exc:
         raise Transient(f"{what}: network error {type(exc).__name__}", code="network") from exc
     except ValueError as exc:  # lark-oapi parses every body as JSON
@@ -98,8 +106,14 @@ class FeishuApi:
         self._secret = app_secret
         self._key = (self.domain, app_id)
         self.client = (
-            lark.Client.builder().app_id(app_id).app_secret(app_secret).domain(self.domain).timeout(timeout)
-            .enable_set_token(True).log_level(lark.LogLevel.WARNING).build()
+            lark.Client.builder()
+            .app_id(app_id)
+            .app_secret(app_secret)
+            .domain(self.domain)
+            .timeout(timeout)
+            .enable_set_token(True)
+            .log_level(lark.LogLevel.WARNING)
+            .build()
         )
 
     def tenant_token(self, *, stale: str | None = None) -> str:

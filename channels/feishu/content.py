@@ -51,7 +51,11 @@ def message_content(part: str, *, markdown: bool) -> tuple[str, str]:
     """(msg_type, content JSON) for one part: `text`, or `interactive` with a JSON 2.0 card markdown element."""
     if not markdown:
         return "text", json.dumps({"text": part}, ensure_ascii=False)
-    card = {"schema": "2.0", "config": {"width_mode": "fill"}, "body": {"elements": [{"tag": "markdown", "content": part}]}}
+    card = {
+        "schema": "2.0",
+        "config": {"width_mode": "fill"},
+        "body": {"elements": [{"tag": "markdown", "content": part}]},
+    }
     return "interactive", json.dumps(card, ensure_ascii=False)
 
 

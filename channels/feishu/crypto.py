@@ -70,10 +70,14 @@ def _token_of(payload: dict[str, Any]) -> str | None:
     return str(payload["token"]) if "token" in payload else None
 
 
-def open_event(body: bytes, headers: Mapping[str, str], *, verification_token: str | None, encrypt_key: str | None, now: datetime) -> Opened:
-    """Authenticate and decode one webhook body, or raise Rejected; url_verification needs the token, not a signature."""
+def open_event(
+    body: bytes, headers: Mapping[str, str], *, verification_token: str | None, encrypt_key: str | None, now: datetime
+) -> Opened:
+    """Authenticate and decode one webhook body, or raise Rejected (url_verification needs the token, no signature)."""
     if not verification_token and not encrypt_key:
-        raise Rejected("not_configured", "feishu webhook needs DEPUTY_FEISHU_VERIFICATION_TOKEN or DEPUTY_FEISHU_ENCRYPT_KEY")
+        raise Rejected(
+            "not_configured", "feishu webhook needs DEPUTY_FEISHU_VERIFICATION_TOKEN or DEPUTY_FEISHU_ENCRYPT_KEY"
+        )
     try:
         outer = json.loads(body)
     except (ValueError, UnicodeDecodeError) as exc:
@@ -103,7 +107,9 @@ def open_event(body: bytes, headers: Mapping[str, str], *, verification_token: s
 def _check_signature(body: bytes, headers: Mapping[str, str], *, encrypt_key: str, now: datetime) -> None:
     timestamp, nonce = _header(headers, "X-Lark-Request-Timestamp"), _header(headers, "X-Lark-Request-Nonce")
     presented = _header(headers, "X-Lark-Signature")
-    if not presented or not hmac.compare_digest(presented.encode(), signature(timestamp, nonce, encrypt_key, body).encode()):
+    if not presented or not hmac.compare_digest(
+        presented.encode(), signature(timestamp, nonce, encrypt_key, body).encode()
+    ):
         raise Rejected("invalid_signature", "X-Lark-Signature does not match")
     try:
         sent_at = int(timestamp)

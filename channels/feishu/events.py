@@ -1,4 +1,4 @@
-"""Turn a Feishu `im.message.receive_v1` event into the normalised InboundMessage (webhook and long connection alike)."""
+"""A Feishu `im.message.receive_v1` event as the normalised InboundMessage (webhook and long connection alike)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
-from kernel.screening import screen_json
-from kernel.limits import EARLIEST, in_range
 from channels.inbound import Inbound, InboundMessage, Mention
+from kernel.limits import EARLIEST, in_range
+from kernel.screening import screen_json
 
 MESSAGE_RECEIVED = "im.message.receive_v1"
 
@@ -25,7 +25,9 @@ def _open_id(ids: Any) -> str | None:
 
 def _post_text(body: dict[str, Any]) -> str:
     """The readable text of a rich-text (post) message: its title and the text of every text/link/at element."""
-    post = body if "content" in body else next((v for v in body.values() if isinstance(v, dict)), {})  # locale-keyed or flat
+    post = (
+        body if "content" in body else next((v for v in body.values() if isinstance(v, dict)), {})
+    )  # locale-keyed or flat
     lines = [str(post.get("title") or "")]
     for paragraph in post.get("content") or []:
         words = []
@@ -95,7 +97,12 @@ def to_inbound(payload: dict[str, Any], *, bot_open_id: str | None = None) -> In
         return None
     sender, message = _dict(event.get("sender")), _dict(event.get("message"))
     sender_open_id = _open_id(sender.get("sender_id"))
-    if not sender_open_id or sender.get("sender_type", "user") != "user" or not message.get("message_id") or not message.get("chat_id"):
+    if (
+        not sender_open_id
+        or sender.get("sender_type", "user") != "user"
+        or not message.get("message_id")
+        or not message.get("chat_id")
+    ):
         return None
     listed = message.get("mentions")
     raw_mentions = [m for m in listed if isinstance(m, dict)] if isinstance(listed, list) else []

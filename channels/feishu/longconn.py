@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
 import time
@@ -26,7 +27,12 @@ def event_payload(event: Any) -> dict[str, Any]:
     header = event.header
     return {
         "schema": "2.0",
-        "header": {"event_id": header.event_id, "event_type": header.event_type, "create_time": header.create_time, "app_id": header.app_id},
+        "header": {
+            "event_id": header.event_id,
+            "event_type": header.event_type,
+            "create_time": header.create_time,
+            "app_id": header.app_id,
+        },
         "event": event.event,
     }
 
@@ -35,7 +41,11 @@ def dispatcher(on_event: OnEvent) -> Any:
     """A lark event dispatcher handing `im.message.receive_v1` payloads to `on_event` (ws frames are not signed)."""
     import lark_oapi as lark
 
-    return lark.EventDispatcherHandler.builder("", "").register_p2_customized_event(MESSAGE_RECEIVED, lambda e: on_event(event_payload(e))).build()
+    return (
+        lark.EventDispatcherHandler.builder("", "")
+        .register_p2_customized_event(MESSAGE_RECEIVED, lambda e: on_event(event_payload(e)))
+        .build()
+    )
 
 
 def lark_runner(settings: Any) -> Runner:
@@ -49,8 +59,13 @@ def lark_runner(settings: Any) -> Runner:
         # server's running loop, and start() would fail with "This event loop is already running".
         ws_client.loop = loop
         secret = settings.feishu_app_secret.get_secret_value() if settings.feishu_app_secret else ""
-        client = lark.ws.Client(settings.feishu_app_id, secret, event_handler=dispatcher(on_event), domain=settings.feishu_domain,
-                                log_level=lark.LogLevel.INFO)
+        client = lark.ws.Client(
+            settings.feishu_app_id,
+            secret,
+            event_handler=dispatcher(on_event),
+            domain=settings.feishu_domain,
+            log_level=lark.LogLevel.INFO,
+        )
         client.start()
 
     return run
@@ -78,7 +93,10 @@ class LongConnection:
     def handle(self, payload: dict[str, Any]) -> None:
         """Record one event durably (the webhook's path), then wake the core off the connection's loop."""
         try:
-            if ingest(payload, bot_open_id=self.ctx.settings.feishu_bot_open_id, inbound=self.inbound) and self._after is not None:
+            if (
+                ingest(payload, bot_open_id=self.ctx.settings.feishu_bot_open_id, inbound=self.inbound)
+                and self._after is not None
+            ):
                 self._after.submit(self.inbound.wake)
         except Exception:  # lark answers the frame with 500, so Feishu delivers the event again later
             log.exception("feishu long-connection event not recorded")
@@ -111,10 +129,8 @@ class LongConnection:
             pending = asyncio.all_tasks(loop)
             for task in pending:
                 task.cancel()
-            try:
+            with contextlib.suppress(RuntimeError):  # a late stop() landed first; the tasks are cancelled either way
                 loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
-            except RuntimeError:  # a late stop() landed first; the tasks are cancelled either way
-                pass
             loop.close()
 
     def stop(self, timeout: float = 5.0) -> None:
@@ -124,10 +140,8 @@ class LongConnection:
         while self.running and time.monotonic() < deadline:
             loop = self._loop  # keep stopping it: the runner may (re)enter run_until_complete meanwhile
             if loop is not None and not loop.is_closed():
-                try:
+                with contextlib.suppress(RuntimeError):  # closed meanwhile
                     loop.call_soon_threadsafe(loop.stop)
-                except RuntimeError:  # closed meanwhile
-                    pass
             self._thread.join(0.05)  # type: ignore[union-attr]
         if self._after is not None:
             self._after.shutdown(wait=False)

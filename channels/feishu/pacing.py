@@ -45,8 +45,9 @@ class Pacer(Protocol):
 class _Waiting:
     """The shared wait-or-refuse loop: `try_take` returns None (taken) or seconds until the slots free."""
 
-    def __init__(self, *, rate: int, window: float, max_wait: float, clock: Callable[[], float],
-                 sleep: Callable[[float], None]) -> None:
+    def __init__(
+        self, *, rate: int, window: float, max_wait: float, clock: Callable[[], float], sleep: Callable[[float], None]
+    ) -> None:
         if not 0 <= max_wait <= MAX_SLEEP:
             raise ValueError(f"max_wait must be within [0, {MAX_SLEEP}] seconds")
         self.rate, self.window, self.max_wait = rate, window, max_wait
@@ -75,8 +76,10 @@ class _Waiting:
         count = max(1, min(parts, self.rate))
         wait = self._take(receiver, count, self.max_wait)
         if wait is not None:
-            raise Paced(f"more than {self.rate} messages per {self.window:g}s to {receiver}",
-                        retry_after=max(0.001, round(wait, 3)))
+            raise Paced(
+                f"more than {self.rate} messages per {self.window:g}s to {receiver}",
+                retry_after=max(0.001, round(wait, 3)),
+            )
         return count
 
     def follow(self, receiver: str) -> None:
@@ -88,8 +91,15 @@ class _Waiting:
 class LocalPacer(_Waiting):
     """Sliding window per receiver, in this process only."""
 
-    def __init__(self, *, rate: int = RATE, window: float = WINDOW, max_wait: float = MAX_WAIT,
-                 clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(
+        self,
+        *,
+        rate: int = RATE,
+        window: float = WINDOW,
+        max_wait: float = MAX_WAIT,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         super().__init__(rate=rate, window=window, max_wait=max_wait, clock=clock, sleep=sleep)
         self._sent: dict[str, deque[float]] = {}
         self._lock = threading.Lock()
@@ -111,8 +121,17 @@ class LocalPacer(_Waiting):
 class RedisPacer(_Waiting):
     """Sliding window per receiver shared by every process on one Redis; falls back to local pacing if Redis fails."""
 
-    def __init__(self, redis: Any, *, prefix: str = "deputy:feishu:pace:", rate: int = RATE, window: float = WINDOW, max_wait: float = MAX_WAIT,
-                 clock: Callable[[], float] = time.time, sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(
+        self,
+        redis: Any,
+        *,
+        prefix: str = "deputy:feishu:pace:",
+        rate: int = RATE,
+        window: float = WINDOW,
+        max_wait: float = MAX_WAIT,
+        clock: Callable[[], float] = time.time,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         super().__init__(rate=rate, window=window, max_wait=max_wait, clock=clock, sleep=sleep)
         self._redis, self._prefix = redis, prefix
         self._script = redis.register_script(_SLIDING_WINDOW)

@@ -47,8 +47,13 @@ class FeishuWebhook:
         encrypt_key = _secret(self.settings.feishu_encrypt_key)
         self._screen_decrypted(request.body, encrypt_key)
         try:
-            opened = open_event(request.body, request.headers, verification_token=_secret(self.settings.feishu_verification_token),
-                                encrypt_key=encrypt_key, now=request.now)
+            opened = open_event(
+                request.body,
+                request.headers,
+                verification_token=_secret(self.settings.feishu_verification_token),
+                encrypt_key=encrypt_key,
+                now=request.now,
+            )
         except Rejected as exc:
             raise WebhookRefused(400 if exc.code == "malformed_json" else 401, exc.code, exc.message) from exc
         if opened.challenge is not None:
@@ -72,7 +77,7 @@ class FeishuDirectory:
 
 
 class FeishuPlugin(ChannelPlugin):
-    """Sends once DEPUTY_FEISHU_APP_ID/_APP_SECRET are set; receives by webhook or long connection (DEPUTY_FEISHU_MODE)."""
+    """Sends once DEPUTY_FEISHU_APP_ID/_APP_SECRET are set; receives by webhook or long connection (_MODE)."""
 
     name = "feishu"
 

@@ -31,13 +31,24 @@ class TelegramChannel(Channel):
 
     name = "telegram"
 
-    def __init__(self, token: str, *, api_base: str = "https://api.telegram.org", redis: Any = None, timeout: float = 10.0,
-                 chat_interval: float = 1.0, bot_rate: float = 30.0, max_wait: float = 1.0) -> None:
+    def __init__(
+        self,
+        token: str,
+        *,
+        api_base: str = "https://api.telegram.org",
+        redis: Any = None,
+        timeout: float = 10.0,
+        chat_interval: float = 1.0,
+        bot_rate: float = 30.0,
+        max_wait: float = 1.0,
+    ) -> None:
         self._token = token
         self.api_base = api_base.rstrip("/")
         self.bot_id = token.partition(":")[0]
         self.timeout = timeout
-        self.pacer = Pacer(namespace=self.bot_id, redis=redis, chat_interval=chat_interval, bot_rate=bot_rate, max_wait=max_wait)
+        self.pacer = Pacer(
+            namespace=self.bot_id, redis=redis, chat_interval=chat_interval, bot_rate=bot_rate, max_wait=max_wait
+        )
         self._loop = LoopThread("telegram-send")
         self._lock = threading.Lock()
         self._bot: Bot | None = None
@@ -48,10 +59,22 @@ class TelegramChannel(Channel):
     def _client(self) -> Bot:
         with self._lock:
             if self._bot is None:
-                timeouts = {"read_timeout": self.timeout, "write_timeout": self.timeout, "connect_timeout": self.timeout}
-                self._requests = [HTTPXRequest(connection_pool_size=16, **timeouts), HTTPXRequest(connection_pool_size=1, **timeouts)]
-                self._bot = Bot(self._token, base_url=f"{self.api_base}/bot", base_file_url=f"{self.api_base}/file/bot",
-                                request=self._requests[0], get_updates_request=self._requests[1])
+                timeouts = {
+                    "read_timeout": self.timeout,
+                    "write_timeout": self.timeout,
+                    "connect_timeout": self.timeout,
+                }
+                self._requests = [
+                    HTTPXRequest(connection_pool_size=16, **timeouts),
+                    HTTPXRequest(connection_pool_size=1, **timeouts),
+                ]
+                self._bot = Bot(
+                    self._token,
+                    base_url=f"{self.api_base}/bot",
+                    base_file_url=f"{self.api_base}/file/bot",
+                    request=self._requests[0],
+                    get_updates_request=self._requests[1],
+                )
             return self._bot
 
     def _call(self, method: str, **kwargs: Any) -> Any:
@@ -60,7 +83,9 @@ class TelegramChannel(Channel):
         try:
             return self._loop.run(lambda: getattr(bot, method)(**kwargs), timeout=self.timeout * 2 + 5)
         except concurrent.futures.TimeoutError as exc:
-            raise Transient(f"telegram {method} did not answer in time", code="timeout", possibly_delivered=True) from exc
+            raise Transient(
+                f"telegram {method} did not answer in time", code="timeout", possibly_delivered=True
+            ) from exc
         except Exception as exc:
             raise to_channel_error(exc) from exc
 
@@ -97,7 +122,10 @@ class TelegramChannel(Channel):
                     raise
                 # Part of the text is already out: report what arrived rather than failing over and repeating it.
                 log.warning("telegram message cut short after %d of %d parts: %s", len(ids), len(parts), exc.message)
-                return SendReceipt(message_id=ids[0], detail=self._detail(ids, plain) | {"incomplete": {"parts_total": len(parts), **exc.to_attempt()}})
+                return SendReceipt(
+                    message_id=ids[0],
+                    detail=self._detail(ids, plain) | {"incomplete": {"parts_total": len(parts), **exc.to_attempt()}},
+                )
             ids.append(message_id)
             plain = plain or fallback
         return SendReceipt(message_id=ids[0], detail=self._detail(ids, plain))

@@ -48,4 +48,6 @@ def to_channel_error(exc: BaseException) -> ChannelError:
         return Transient(message, code="network_error")
     if isinstance(exc, tg.TelegramError):  # a 2xx Telegram answer we could not read: it may have been sent
         return Transient(message, code="bad_response", possibly_delivered=True)
-    return Transient(f"telegram adapter error: {type(exc).__name__}: {message}", code="adapter_error", possibly_delivered=True)
+    return Transient(
+        f"telegram adapter error: {type(exc).__name__}: {message}", code="adapter_error", possibly_delivered=True
+    )

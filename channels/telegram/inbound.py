@@ -13,9 +13,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from kernel.limits import EARLIEST, LATEST, RANGE_TEXT
-from channels.telegram.text import utf16_slice
 from channels.inbound import InboundMessage, Mention
+from channels.telegram.text import utf16_slice
+from kernel.limits import EARLIEST, LATEST, RANGE_TEXT
 
 
 class InvalidUpdate(ValueError):
@@ -103,9 +103,16 @@ def to_inbound(update: dict[str, Any], bot: BotIdentity) -> InboundMessage | Non
         entities = message.get("entities") or message.get("caption_entities") or []
         mentions, addressed = _mentions(text, entities, bot)
         return InboundMessage(
-            channel="telegram", event_id=str(event_id), message_id=str(message["message_id"]), chat_id=str(chat["id"]),
-            chat_type="p2p" if chat.get("type") == "private" else "group", external_user_id=str(sender["id"]), text=text,
-            reply_to_message_id=_reply_to(message), mentions=mentions, mentions_bot=addressed,
+            channel="telegram",
+            event_id=str(event_id),
+            message_id=str(message["message_id"]),
+            chat_id=str(chat["id"]),
+            chat_type="p2p" if chat.get("type") == "private" else "group",
+            external_user_id=str(sender["id"]),
+            text=text,
+            reply_to_message_id=_reply_to(message),
+            mentions=mentions,
+            mentions_bot=addressed,
             occurred_at=sent_at(message.get("date")),
         )
     except InvalidDate:

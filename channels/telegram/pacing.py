@@ -113,7 +113,7 @@ class RedisSlots:
 class Turns:
     """The slots of one message's parts: each part goes one chat interval after the one before it."""
 
-    def __init__(self, pacer: "Pacer", chat_id: str) -> None:
+    def __init__(self, pacer: Pacer, chat_id: str) -> None:
         self._pacer, self._chat_id, self._last = pacer, chat_id, pacer.clock()
 
     def wait(self, index: int) -> None:
@@ -131,9 +131,17 @@ class Turns:
 class Pacer:
     """Grants send slots per chat and per bot, waiting at most `max_wait` (<= 1 s) for each, else `Paced`."""
 
-    def __init__(self, *, namespace: str, redis: Any = None, chat_interval: float = 1.0, bot_rate: float = 30.0,
-                 max_wait: float = MAX_WAIT, clock: Callable[[], float] | None = None,
-                 sleep: Callable[[float], None] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        namespace: str,
+        redis: Any = None,
+        chat_interval: float = 1.0,
+        bot_rate: float = 30.0,
+        max_wait: float = MAX_WAIT,
+        clock: Callable[[], float] | None = None,
+        sleep: Callable[[float], None] | None = None,
+    ) -> None:
         if not 0 < chat_interval <= MAX_WAIT:  # a split message's parts wait one chat interval each
             raise ValueError(f"chat_interval must be within (0, {MAX_WAIT}] seconds")
         if not 0 <= max_wait <= MAX_WAIT:
@@ -141,7 +149,8 @@ class Pacer:
         self.clock = clock or time.monotonic
         self._sleep = sleep
         self._slots: LocalSlots | RedisSlots = (
-            RedisSlots(redis, self.clock) if redis is not None else LocalSlots(self.clock))
+            RedisSlots(redis, self.clock) if redis is not None else LocalSlots(self.clock)
+        )
         self._prefix = f"deputy:telegram:{namespace}:"
         self.chat_interval = chat_interval
         self.bot_interval = 1.0 / bot_rate
@@ -161,8 +170,9 @@ class Pacer:
 
     def reserve(self, chat_id: str, *, parts: int = 1) -> Turns:
         """Take the chat for `parts` consecutive slots and wait for the first; Paced (nothing sent) if it is too far."""
-        chat = self._slots.take(self._prefix + f"chat:{chat_id}", self.chat_interval, count=parts,
-                                max_wait=self.max_wait)
+        chat = self._slots.take(
+            self._prefix + f"chat:{chat_id}", self.chat_interval, count=parts, max_wait=self.max_wait
+        )
         if not chat.taken:
             raise _paced(f"telegram chat {chat_id} send pace full", chat.wait, "chat")
         self.pause(chat.wait)

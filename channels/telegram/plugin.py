@@ -67,7 +67,9 @@ class TelegramWebhook:
             raise Invalid(str(exc), field="message.date") from exc
         except InvalidUpdate as exc:
             raise BadUpdate(str(exc)) from exc
-        return WebhookReply(answer=lambda recorded: {"ok": True, "recorded": recorded}, messages=[message] if message else [])
+        return WebhookReply(
+            answer=lambda recorded: {"ok": True, "recorded": recorded}, messages=[message] if message else []
+        )
 
 
 class TelegramPlugin(ChannelPlugin):

@@ -13,10 +13,11 @@ the poller then backs off, bounded and exponentially, and logs an error each tim
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
 import warnings
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from typing import Any
 
 from telegram import Bot
@@ -36,8 +37,19 @@ log = logging.getLogger("deputy.channels.telegram.polling")
 class TelegramPoller:
     """Fetches updates with getUpdates and records each `message` as a message_received fact."""
 
-    def __init__(self, ctx: AppContext, *, inbound: Inbound, token: str, api_base: str, poll_timeout: int = 25, limit: int = 100,
-                 backoff: float = 1.0, max_backoff: float = 60.0, request_timeout: float = 10.0) -> None:
+    def __init__(
+        self,
+        ctx: AppContext,
+        *,
+        inbound: Inbound,
+        token: str,
+        api_base: str,
+        poll_timeout: int = 25,
+        limit: int = 100,
+        backoff: float = 1.0,
+        max_backoff: float = 60.0,
+        request_timeout: float = 10.0,
+    ) -> None:
         self.ctx, self._token, self.api_base = ctx, token, api_base.rstrip("/")
         bot_id = token.partition(":")[0]
         self.offset_key = f"telegram:{bot_id}:updates_offset"
@@ -51,7 +63,7 @@ class TelegramPoller:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._wake: asyncio.Event | None = None
 
-    def start(self) -> "TelegramPoller":
+    def start(self) -> TelegramPoller:
         """Start polling on a daemon thread."""
         self._thread = threading.Thread(target=lambda: asyncio.run(self._main()), name="telegram-poller", daemon=True)
         self._thread.start()
@@ -62,13 +74,11 @@ class TelegramPoller:
         """Ask the poller to stop (without waiting): no update after the one in hand is started."""
         self._stopping.set()
         if self._loop is not None and self._wake is not None:
-            try:
+            with contextlib.suppress(RuntimeError):  # the loop already ended
                 self._loop.call_soon_threadsafe(self._wake.set)
-            except RuntimeError:  # the loop already ended
-                pass
 
     def stop(self, timeout: float = 15.0) -> None:
-        """Stop after the update in hand is recorded; an in-flight getUpdates is abandoned (its updates stay pending)."""
+        """Stop after the update in hand is recorded; an in-flight getUpdates is dropped (its updates stay pending)."""
         self.request_stop()
         if self._thread is not None:
             self._thread.join(timeout)
@@ -158,21 +168,41 @@ class TelegramPoller:
             delay = retry_after_seconds(exc)
             log.warning("telegram getUpdates rate limited; waiting %.1fs", delay)
         elif isinstance(exc, tg.Conflict):
-            log.error("telegram getUpdates 409 Conflict (%s): another process polls with this bot token, or a webhook "
-                      "is set (getUpdates fails while a webhook is set; deleteWebhook to poll). Retrying in %.1fs", exc, delay)
+            log.error(
+                "telegram getUpdates 409 Conflict (%s): another process polls with this bot token, or a webhook "
+                "is set (getUpdates fails while a webhook is set; deleteWebhook to poll). Retrying in %.1fs",
+                exc,
+                delay,
+            )
         elif isinstance(exc, tg.InvalidToken):
             log.error("telegram rejected the bot token (%s); retrying in %.1fs", exc, delay)
         else:
-            log.warning("telegram polling failed (%s: %s); retrying in %.1fs", type(exc).__name__, exc, delay, exc_info=not isinstance(exc, tg.TelegramError))
+            log.warning(
+                "telegram polling failed (%s: %s); retrying in %.1fs",
+                type(exc).__name__,
+                exc,
+                delay,
+                exc_info=not isinstance(exc, tg.TelegramError),
+            )
         return delay
 
     async def _main(self) -> None:
         self._loop, self._wake = asyncio.get_running_loop(), asyncio.Event()
         # do_api_request warns that getUpdates has its own method; the raw JSON is what _poll_once wants.
         warnings.filterwarnings("ignore", message=r"Please use 'Bot\.getUpdates'", category=PTBUserWarning)
-        timeouts = {"read_timeout": self.request_timeout, "write_timeout": self.request_timeout, "connect_timeout": self.request_timeout}
+        timeouts = {
+            "read_timeout": self.request_timeout,
+            "write_timeout": self.request_timeout,
+            "connect_timeout": self.request_timeout,
+        }
         requests = [HTTPXRequest(connection_pool_size=2, **timeouts), HTTPXRequest(connection_pool_size=1, **timeouts)]
-        bot = Bot(self._token, base_url=f"{self.api_base}/bot", base_file_url=f"{self.api_base}/file/bot", request=requests[0], get_updates_request=requests[1])
+        bot = Bot(
+            self._token,
+            base_url=f"{self.api_base}/bot",
+            base_file_url=f"{self.api_base}/file/bot",
+            request=requests[0],
+            get_updates_request=requests[1],
+        )
         self._ready.set()
         failures = 0
         try:
@@ -195,5 +225,6 @@ def start_polling(ctx: AppContext, *, inbound: Inbound) -> TelegramPoller | None
     if settings.telegram_mode != "polling" or not settings.telegram_bot_token:
         return None
     log.info("telegram long polling started")
-    return TelegramPoller(ctx, inbound=inbound, token=settings.telegram_bot_token.get_secret_value(),
-                          api_base=settings.telegram_api_base).start()
+    return TelegramPoller(
+        ctx, inbound=inbound, token=settings.telegram_bot_token.get_secret_value(), api_base=settings.telegram_api_base
+    ).start()

@@ -61,7 +61,9 @@ def assert_error(response: Any, status: int, field: str | None = None, code: str
     return error
 
 
-def assert_rejected_unchanged(client: TestClient, person_id: str, send: Any, status: int, field: str | None) -> dict[str, Any]:
+def assert_rejected_unchanged(
+    client: TestClient, person_id: str, send: Any, status: int, field: str | None
+) -> dict[str, Any]:
     """Send a bad request via `send()` and check the envelope and that nothing was written."""
     before = state(client, person_id)
     error = assert_error(send(), status, field)

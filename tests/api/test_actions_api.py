@@ -17,8 +17,20 @@ def test_notification_returns_the_action_record_at_the_top_level(client, ctx, ch
     response = client.post("/v1/notifications", json=BODY)
     assert response.status_code == 200
     record = response.json()
-    assert set(record) == {"action_id", "action_type", "decision_ref", "target_person_id", "channel", "content_preview", "result", "result_detail", "timestamp"}
-    assert record["result"] == "success" and record["action_type"] == "notify" and record["timestamp"].endswith("+08:00")
+    assert set(record) == {
+        "action_id",
+        "action_type",
+        "decision_ref",
+        "target_person_id",
+        "channel",
+        "content_preview",
+        "result",
+        "result_detail",
+        "timestamp",
+    }
+    assert (
+        record["result"] == "success" and record["action_type"] == "notify" and record["timestamp"].endswith("+08:00")
+    )
     assert record["decision_ref"].startswith("dec_20260318_")
 
 
@@ -28,7 +40,9 @@ def test_notification_decision_is_recorded_as_a_fact_that_the_action_points_to(c
     [decision] = client.get("/v1/facts", params={"fact_type": "decision"}).json()["items"]
     assert decision["content"]["decision_id"] == record["decision_ref"]
     assert decision["content"]["rule"] == "admin_api:notifications" and decision["content"]["actor"] == "ops"
-    [result] = client.get("/v1/facts", params={"fact_type": "action_result", "causation_id": record["decision_ref"]}).json()["items"]
+    [result] = client.get(
+        "/v1/facts", params={"fact_type": "action_result", "causation_id": record["decision_ref"]}
+    ).json()["items"]
     assert result["content"] == record
 
 
@@ -44,8 +58,13 @@ def test_blocked_and_failed_notifications_are_200_with_the_result_field(client, 
 
 @pytest.mark.parametrize(
     ("patch", "field"),
-    [({"text": ""}, "text"), ({"priority": "P9"}, "priority"), ({"notification_type": "Bad Type"}, "notification_type"),
-     ({"target_person_id": "zhangsan"}, "target_person_id"), ({"extra": 1}, "extra")],
+    [
+        ({"text": ""}, "text"),
+        ({"priority": "P9"}, "priority"),
+        ({"notification_type": "Bad Type"}, "notification_type"),
+        ({"target_person_id": "zhangsan"}, "target_person_id"),
+        ({"extra": 1}, "extra"),
+    ],
 )
 def test_bad_notification_is_422_naming_the_field_and_writes_nothing(client, ctx, chans, patch, field):
     add_person(ctx)
@@ -71,11 +90,16 @@ def test_viewer_cannot_send_notifications(client, ctx, chans, viewer_headers):
 def test_actions_list_filters_and_pages_newest_first(client, ctx, chans):
     add_person(ctx, policy={"max_proactive_contacts_per_day": 2})
     add_person(ctx, "p_lisi")
-    ids = [client.post("/v1/notifications", json={**BODY, "notification_type": f"t{i}"}).json()["action_id"] for i in range(3)]
+    ids = [
+        client.post("/v1/notifications", json={**BODY, "notification_type": f"t{i}"}).json()["action_id"]
+        for i in range(3)
+    ]
     other = client.post("/v1/notifications", json={**BODY, "target_person_id": "p_lisi"}).json()["action_id"]
     everything = client.get("/v1/actions").json()["items"]
     assert [a["action_id"] for a in everything] == [other, *reversed(ids)]
-    assert [a["action_id"] for a in client.get("/v1/actions", params={"person_id": "p_lisi"}).json()["items"]] == [other]
+    assert [a["action_id"] for a in client.get("/v1/actions", params={"person_id": "p_lisi"}).json()["items"]] == [
+        other
+    ]
     assert [a["action_id"] for a in client.get("/v1/actions", params={"result": "blocked"}).json()["items"]] == [ids[2]]
     page = client.get("/v1/actions", params={"limit": 3}).json()
     rest = client.get("/v1/actions", params={"limit": 3, "cursor": page["next_cursor"]}).json()

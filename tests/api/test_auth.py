@@ -12,7 +12,12 @@ from app.api import deps
 from tests.api.persons_support import assert_error, create_person, person_changed_facts
 from tests.conftest import ADMIN_TOKEN, VIEWER_TOKEN
 
-READS = [("GET", "/v1/persons"), ("GET", "/v1/persons/p_auth"), ("GET", "/v1/persons/p_auth/interaction_policy"), ("GET", "/v1/facts")]
+READS = [
+    ("GET", "/v1/persons"),
+    ("GET", "/v1/persons/p_auth"),
+    ("GET", "/v1/persons/p_auth/interaction_policy"),
+    ("GET", "/v1/facts"),
+]
 WRITES = [
     ("POST", "/v1/persons", {"person_id": "p_new", "display_name": "New"}),
     ("PATCH", "/v1/persons/p_auth", {"display_name": "Changed"}),
@@ -89,7 +94,11 @@ def test_tokens_never_appear_in_logs(client, caplog):
     bad_token = "bad-secret-token-0000"
     with caplog.at_level(logging.DEBUG):
         client.get("/v1/persons", headers={"Authorization": f"Bearer {bad_token}"})
-        client.post("/v1/persons", json={"person_id": "p_log", "display_name": "Log"}, headers={"Authorization": f"Bearer {VIEWER_TOKEN}"})
+        client.post(
+            "/v1/persons",
+            json={"person_id": "p_log", "display_name": "Log"},
+            headers={"Authorization": f"Bearer {VIEWER_TOKEN}"},
+        )
         client.post("/v1/persons", json={"person_id": "p_log", "display_name": "Log"})
         client.get("/v1/nowhere")
     assert caplog.records, "expected some log output at DEBUG"

@@ -23,7 +23,11 @@ def test_put_replaces_all_bindings_and_records_one_fact(client):
     facts = person_changed_facts(client, "p_a")
     assert len(facts) == 2
     change = facts[0]["content"]
-    assert (change["before"]["channel_bindings"], change["after"]["channel_bindings"], change["actor"]) == ([FEISHU], [TELEGRAM], "ops")
+    assert (change["before"]["channel_bindings"], change["after"]["channel_bindings"], change["actor"]) == (
+        [FEISHU],
+        [TELEGRAM],
+        "ops",
+    )
 
 
 def test_putting_the_same_bindings_again_writes_no_fact(client):
@@ -40,14 +44,19 @@ def test_an_empty_list_removes_every_binding(client):
 def test_an_identity_bound_to_another_person_is_a_409_and_nothing_changes(client):
     create_person(client, "p_a", channel_bindings=[FEISHU])
     create_person(client, "p_b", channel_bindings=[TELEGRAM])
-    error = assert_rejected_unchanged(client, "p_b", lambda: client.put(url("p_b"), json={"channel_bindings": [FEISHU]}), 409, "channel_bindings")
+    error = assert_rejected_unchanged(
+        client, "p_b", lambda: client.put(url("p_b"), json={"channel_bindings": [FEISHU]}), 409, "channel_bindings"
+    )
     assert error["code"] == "conflict"
     assert client.get("/v1/persons/p_a").json()["channel_bindings"] == [FEISHU]
 
 
 def test_creating_a_person_with_a_taken_identity_is_a_409_and_nothing_is_created(client):
     create_person(client, "p_a", channel_bindings=[FEISHU])
-    send = lambda: client.post("/v1/persons", json={"person_id": "p_b", "display_name": "B", "channel_bindings": [FEISHU]})  # noqa: E731
+
+    def send():
+        return client.post("/v1/persons", json={"person_id": "p_b", "display_name": "B", "channel_bindings": [FEISHU]})
+
     assert_rejected_unchanged(client, "p_b", send, 409, "channel_bindings")
     assert client.get("/v1/persons/p_b").status_code == 404
 
@@ -58,12 +67,18 @@ def test_the_same_external_id_on_another_channel_is_a_different_identity(client)
 
 
 def test_removing_the_preferred_channel_is_a_422_and_nothing_changes(client):
-    create_person(client, "p_a", channel_bindings=[FEISHU, TELEGRAM], interaction_policy={"preferred_channel": "telegram"})
-    assert_rejected_unchanged(client, "p_a", lambda: client.put(url("p_a"), json={"channel_bindings": [FEISHU]}), 422, "preferred_channel")
+    create_person(
+        client, "p_a", channel_bindings=[FEISHU, TELEGRAM], interaction_policy={"preferred_channel": "telegram"}
+    )
+    assert_rejected_unchanged(
+        client, "p_a", lambda: client.put(url("p_a"), json={"channel_bindings": [FEISHU]}), 422, "preferred_channel"
+    )
 
 
 def test_bindings_keep_the_preferred_channel_when_it_stays_bound(client):
-    create_person(client, "p_a", channel_bindings=[FEISHU, TELEGRAM], interaction_policy={"preferred_channel": "telegram"})
+    create_person(
+        client, "p_a", channel_bindings=[FEISHU, TELEGRAM], interaction_policy={"preferred_channel": "telegram"}
+    )
     response = client.put(url("p_a"), json={"channel_bindings": [{**TELEGRAM, "reachable": False}]})
     assert response.status_code == 200 and response.json()["interaction_policy"]["preferred_channel"] == "telegram"
 
@@ -87,4 +102,6 @@ def test_bad_bindings_are_a_422_and_nothing_changes(client, body, field):
 
 
 def test_bindings_of_an_unknown_person_is_a_404_and_writes_nothing(client):
-    assert_rejected_unchanged(client, "p_ghost", lambda: client.put(url("p_ghost"), json={"channel_bindings": []}), 404, "person_id")
+    assert_rejected_unchanged(
+        client, "p_ghost", lambda: client.put(url("p_ghost"), json={"channel_bindings": []}), 404, "person_id"
+    )

@@ -2,7 +2,6 @@
 
 from datetime import timedelta
 
-
 ASK = {"originator_id": "p_boss", "target_person_id": "p_zhangsan", "question": "提测什么时候能给？", "priority": "P1"}
 
 
@@ -18,9 +17,15 @@ def test_raising_a_concern_returns_it_with_the_first_action(client, team):
 
 
 def test_bad_concern_requests_are_4xx_and_write_nothing(client, team):
-    cases = [({**ASK, "priority": "P7"}, 422), ({**ASK, "target_person_id": "p_ghost"}, 404), ({**ASK, "question": ""}, 422),
-             ({**ASK, "target_person_id": "p_boss"}, 422), ({**ASK, "deadline": "2026-03-20T10:00:00"}, 422), ({**ASK, "extra": 1}, 422),
-             ({**ASK, "deadline": "2026-03-18T09:00:00+08:00"}, 422)]
+    cases = [
+        ({**ASK, "priority": "P7"}, 422),
+        ({**ASK, "target_person_id": "p_ghost"}, 404),
+        ({**ASK, "question": ""}, 422),
+        ({**ASK, "target_person_id": "p_boss"}, 422),
+        ({**ASK, "deadline": "2026-03-20T10:00:00"}, 422),
+        ({**ASK, "extra": 1}, 422),
+        ({**ASK, "deadline": "2026-03-18T09:00:00+08:00"}, 422),
+    ]
     for body, status in cases:
         response = client.post("/v1/concerns", json=body)
         assert response.status_code == status, body
@@ -32,12 +37,16 @@ def test_bad_concern_requests_are_4xx_and_write_nothing(client, team):
 def test_concern_filters_and_cancel(client, team):
     first = client.post("/v1/concerns", json=ASK).json()
     client.post("/v1/concerns", json={**ASK, "target_person_id": "p_lisi", "question": "weekly report?"})
-    assert [c["target_person_id"] for c in client.get("/v1/concerns", params={"person_id": "p_zhangsan"}).json()["items"]] == ["p_zhangsan"]
+    assert [
+        c["target_person_id"] for c in client.get("/v1/concerns", params={"person_id": "p_zhangsan"}).json()["items"]
+    ] == ["p_zhangsan"]
     assert len(client.get("/v1/concerns", params={"originator_id": "p_boss"}).json()["items"]) == 2
     cancelled = client.post(f"/v1/concerns/{first['concern_id']}/cancel")
     assert cancelled.status_code == 200 and cancelled.json()["state"] == "cancelled"
     assert client.post(f"/v1/concerns/{first['concern_id']}/cancel").status_code == 409
-    assert [c["state"] for c in client.get("/v1/concerns", params={"state": "cancelled"}).json()["items"]] == ["cancelled"]
+    assert [c["state"] for c in client.get("/v1/concerns", params={"state": "cancelled"}).json()["items"]] == [
+        "cancelled"
+    ]
     assert client.get("/v1/concerns/con_20260318_999").status_code == 404
 
 
@@ -64,21 +73,34 @@ def test_viewer_cannot_raise_cancel_or_tick(client, team, viewer_headers):
 
 
 def test_signals_are_recorded_once_per_source_and_external_id(client, team):
-    body = {"source": "ci", "signal_type": "build_failed", "external_id": "build-42", "person_id": "p_zhangsan", "content": {"branch": "main"},
-            "occurred_at": "2026-03-18T11:00:00+08:00"}
+    body = {
+        "source": "ci",
+        "signal_type": "build_failed",
+        "external_id": "build-42",
+        "person_id": "p_zhangsan",
+        "content": {"branch": "main"},
+        "occurred_at": "2026-03-18T11:00:00+08:00",
+    }
     first = client.post("/v1/signals", json=body)
     again = client.post("/v1/signals", json=body)
     assert first.status_code == 202 and again.status_code == 200
     assert first.json()["fact_id"] == again.json()["fact_id"] and first.json()["fact_type"] == "external_signal"
     assert first.json()["person_refs"] == ["p_zhangsan"]
-    by_binding = client.post("/v1/signals", json={**body, "external_id": "build-43", "person_id": None, "channel": "telegram", "external_user_id": "tg_zs"})
+    by_binding = client.post(
+        "/v1/signals",
+        json={**body, "external_id": "build-43", "person_id": None, "channel": "telegram", "external_user_id": "tg_zs"},
+    )
     assert by_binding.json()["person_refs"] == ["p_zhangsan"]
 
 
 def test_bad_signals_are_rejected_and_write_nothing(client, team):
     base = {"source": "ci", "signal_type": "x", "external_id": "1"}
-    for body, status in [({**base, "person_id": "p_ghost"}, 404), ({**base, "channel": "telegram"}, 422), ({"source": "ci"}, 422),
-                         ({**base, "occurred_at": "yesterday"}, 422)]:
+    for body, status in [
+        ({**base, "person_id": "p_ghost"}, 404),
+        ({**base, "channel": "telegram"}, 422),
+        ({"source": "ci"}, 422),
+        ({**base, "occurred_at": "yesterday"}, 422),
+    ]:
         assert client.post("/v1/signals", json=body).status_code == status
     assert client.get("/v1/facts", params={"fact_type": "external_signal"}).json()["items"] == []
 

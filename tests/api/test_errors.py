@@ -50,7 +50,9 @@ def test_a_streamed_body_over_one_mebibyte_without_content_length_is_a_413(clien
 
 def test_a_streamed_body_under_the_limit_is_accepted(client):
     body = padded_person(LIMIT - 10)
-    response = client.post("/v1/persons", content=(body[i : i + 50_000] for i in range(0, len(body), 50_000)), headers=JSON_HEADERS)
+    response = client.post(
+        "/v1/persons", content=(body[i : i + 50_000] for i in range(0, len(body), 50_000)), headers=JSON_HEADERS
+    )
     assert response.status_code == 201, response.text[:300]
 
 
@@ -63,7 +65,9 @@ def test_oversized_bodies_are_refused_on_every_write_route(client, path, method)
     assert client.get("/v1/persons/p_x").json() == before
 
 
-@pytest.mark.parametrize("raw", [b'{"person_id": "p_x",', b"{'person_id': 'p_x'}", b"not json", b'{"person_id": "p_x"} trailing'])
+@pytest.mark.parametrize(
+    "raw", [b'{"person_id": "p_x",', b"{'person_id': 'p_x'}", b"not json", b'{"person_id": "p_x"} trailing']
+)
 def test_malformed_json_is_a_400_malformed_json(client, raw):
     response = client.post("/v1/persons", content=raw, headers=JSON_HEADERS)
     assert_error(response, 400, code="malformed_json")
@@ -90,7 +94,9 @@ def test_an_unknown_route_is_a_404_envelope(client):
 
 
 def test_a_wrong_method_is_a_405_envelope(client):
-    assert_error(client.put("/v1/persons", json={"person_id": "p_x", "display_name": "X"}), 405, code="method_not_allowed")
+    assert_error(
+        client.put("/v1/persons", json={"person_id": "p_x", "display_name": "X"}), 405, code="method_not_allowed"
+    )
     assert_error(client.post("/v1/persons/p_x", json={}), 405, code="method_not_allowed")
     assert_nothing_written(client)
 

@@ -8,8 +8,8 @@ from datetime import timedelta
 
 import pytest
 
-from kernel.context import AppContext
 from fact import service
+from kernel.context import AppContext
 
 FACT_FIELDS = {"fact_id", "fact_type", "source", "person_refs", "content", "timestamp", "causation_id"}
 
@@ -48,10 +48,38 @@ def _walk(client, params: dict) -> list[str]:
 def seeded(ctx: AppContext, clock) -> dict[str, str]:
     """Facts 10 minutes apart from 10:10 (Shanghai) on, keyed by name."""
     return {
-        "zhang_signal": _append(ctx, clock, fact_type="message_received", source="perception", person_refs=["p_zhang"], content={"text": "明天提测"}),
-        "decision": _append(ctx, clock, fact_type="decision", source="cognitive_core", person_refs=["p_zhang", "p_li"], causation_id="fact_20260318_001"),
-        "li_signal": _append(ctx, clock, fact_type="message_received", source="perception", person_refs=["p_li"], content={"text": "已上线"}),
-        "action": _append(ctx, clock, fact_type="action_result", source="action_layer", person_refs=["p_li"], causation_id="dec_20260318_001"),
+        "zhang_signal": _append(
+            ctx,
+            clock,
+            fact_type="message_received",
+            source="perception",
+            person_refs=["p_zhang"],
+            content={"text": "明天提测"},
+        ),
+        "decision": _append(
+            ctx,
+            clock,
+            fact_type="decision",
+            source="cognitive_core",
+            person_refs=["p_zhang", "p_li"],
+            causation_id="fact_20260318_001",
+        ),
+        "li_signal": _append(
+            ctx,
+            clock,
+            fact_type="message_received",
+            source="perception",
+            person_refs=["p_li"],
+            content={"text": "已上线"},
+        ),
+        "action": _append(
+            ctx,
+            clock,
+            fact_type="action_result",
+            source="action_layer",
+            person_refs=["p_li"],
+            causation_id="dec_20260318_001",
+        ),
     }
 
 
@@ -99,7 +127,9 @@ def test_naive_or_unparseable_instant_is_a_validation_error_naming_the_field(cli
 
 
 def test_unknown_fact_type_filter_is_a_validation_error(client, seeded):
-    assert _error(client.get("/v1/facts", params={"fact_type": "gossip"}), 422, "validation_error")["field"] == "fact_type"
+    assert (
+        _error(client.get("/v1/facts", params={"fact_type": "gossip"}), 422, "validation_error")["field"] == "fact_type"
+    )
 
 
 def test_text_search_finds_chinese_and_treats_wildcards_literally(ctx, client, clock):
@@ -147,7 +177,15 @@ def _b64(raw: str) -> str:
     return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
 
 
-INVALID_CURSORS = ["garbage", "!!!", "eyJrIjo", _b64("[1]"), _b64('{"k": "12"}'), _b64('{"k": true}'), _b64('{"k": 1.5}')]
+INVALID_CURSORS = [
+    "garbage",
+    "!!!",
+    "eyJrIjo",
+    _b64("[1]"),
+    _b64('{"k": "12"}'),
+    _b64('{"k": true}'),
+    _b64('{"k": 1.5}'),
+]
 OUT_OF_RANGE_CURSORS = [_b64('{"k": 0}'), _b64('{"k": -3}'), _b64(json.dumps({"k": 10**30}))]
 
 
@@ -163,7 +201,11 @@ def test_one_fact_is_returned_with_its_timestamp_in_the_deployment_offset(client
     assert set(body) == FACT_FIELDS
     assert body["fact_id"] == seeded["decision"] == "fact_20260318_002"
     assert body["timestamp"] == "2026-03-18T10:20:00+08:00"
-    assert (body["fact_type"], body["source"], body["causation_id"]) == ("decision", "cognitive_core", "fact_20260318_001")
+    assert (body["fact_type"], body["source"], body["causation_id"]) == (
+        "decision",
+        "cognitive_core",
+        "fact_20260318_001",
+    )
     assert body["person_refs"] == ["p_zhang", "p_li"]
 
 
@@ -179,7 +221,12 @@ def test_viewer_token_can_read_facts_and_a_missing_token_cannot(client, seeded, 
 
 @pytest.mark.parametrize(
     ("method", "path"),
-    [("POST", "/v1/facts"), ("PUT", "/v1/facts/fact_20260318_001"), ("PATCH", "/v1/facts/fact_20260318_001"), ("DELETE", "/v1/facts/fact_20260318_001")],
+    [
+        ("POST", "/v1/facts"),
+        ("PUT", "/v1/facts/fact_20260318_001"),
+        ("PATCH", "/v1/facts/fact_20260318_001"),
+        ("DELETE", "/v1/facts/fact_20260318_001"),
+    ],
 )
 def test_facts_cannot_be_written_through_the_api(client, seeded, method, path):
     _error(client.request(method, path, json={"content": {}}), 405, "method_not_allowed")
@@ -191,7 +238,11 @@ def test_creating_a_person_is_recorded_as_a_person_changed_fact(client):
     assert created.status_code == 201, created.text
     items = client.get("/v1/facts", params={"person_id": "p_wang", "fact_type": "person_changed"}).json()["items"]
     assert len(items) == 1
-    assert (items[0]["source"], items[0]["person_refs"], items[0]["content"]["change"]) == ("admin_api", ["p_wang"], "created")
+    assert (items[0]["source"], items[0]["person_refs"], items[0]["content"]["change"]) == (
+        "admin_api",
+        ["p_wang"],
+        "created",
+    )
     assert items[0]["timestamp"] == "2026-03-18T10:00:00+08:00"
 
 

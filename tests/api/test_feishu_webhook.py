@@ -8,7 +8,6 @@ from datetime import timedelta
 
 import pytest
 
-from kernel.context import AppContext
 from app.wiring import build_context
 from tests.conftest import START, make_settings
 from tests.fakes.feishu_server import encrypt, mention, message_event, signed_headers
@@ -21,7 +20,10 @@ URL = "/webhooks/feishu"
 @pytest.fixture
 def ctx(database_url, clock):
     """The app context with Feishu event authentication configured (token, encrypt key, bot open_id)."""
-    context = build_context(make_settings(database_url, feishu_verification_token=TOKEN, feishu_encrypt_key=KEY, feishu_bot_open_id=BOT), clock=clock)
+    context = build_context(
+        make_settings(database_url, feishu_verification_token=TOKEN, feishu_encrypt_key=KEY, feishu_bot_open_id=BOT),
+        clock=clock,
+    )
     yield context
     context.close()
 
@@ -54,8 +56,17 @@ def test_a_signed_encrypted_message_event_is_recorded_once_and_wakes_the_core(ct
     assert response.status_code == 200 and response.json() == {"msg": "success"}
     [fact] = message_facts(client)
     content = fact["content"]
-    assert fact["source"] == "perception" and fact["person_refs"] == ["p_zhangsan"] and content["person_id"] == "p_zhangsan"
-    assert (content["channel"], content["event_id"], content["message_id"], content["chat_id"]) == ("feishu", "ev_100", "om_in_1", "oc_p2p_1")
+    assert (
+        fact["source"] == "perception"
+        and fact["person_refs"] == ["p_zhangsan"]
+        and content["person_id"] == "p_zhangsan"
+    )
+    assert (content["channel"], content["event_id"], content["message_id"], content["chat_id"]) == (
+        "feishu",
+        "ev_100",
+        "om_in_1",
+        "oc_p2p_1",
+    )
     assert (content["chat_type"], content["external_user_id"]) == ("p2p", "ou_zhangsan")
     assert (content["text"], content["reply_to_message_id"]) == ("提测明天给", "om_bot_7")
     assert wakeups == [1]
@@ -64,13 +75,22 @@ def test_a_signed_encrypted_message_event_is_recorded_once_and_wakes_the_core(ct
 @pytest.mark.parametrize("tamper", ["signature", "token", "stale", "key"])
 def test_unauthentic_events_get_401_and_nothing_is_written(client, wakeups, tamper):
     event = message_event(token="wrong" if tamper == "token" else TOKEN)
-    body, headers = sealed(event, key="other-key" if tamper == "key" else KEY, at=START - timedelta(minutes=6) if tamper == "stale" else START)
+    body, headers = sealed(
+        event,
+        key="other-key" if tamper == "key" else KEY,
+        at=START - timedelta(minutes=6) if tamper == "stale" else START,
+    )
     if tamper == "signature":
         headers["X-Lark-Signature"] = "f" * 64
     response = client.post(URL, content=body, headers=headers)
     assert response.status_code == 401
     assert set(response.json()["error"]) >= {"code", "message"}
-    expected = {"signature": "invalid_signature", "token": "invalid_token", "stale": "stale_request", "key": "invalid_encryption"}[tamper]
+    expected = {
+        "signature": "invalid_signature",
+        "token": "invalid_token",
+        "stale": "stale_request",
+        "key": "invalid_encryption",
+    }[tamper]
     assert response.json()["error"]["code"] == expected
     assert message_facts(client) == [] and wakeups == []
 
@@ -82,7 +102,9 @@ def test_a_plain_body_is_refused_while_an_encrypt_key_is_configured(client):
 
 
 def test_url_verification_answers_the_challenge_when_encrypted(client):
-    body = json.dumps({"encrypt": encrypt(KEY, json.dumps({"challenge": "ch-1", "token": TOKEN, "type": "url_verification"}))}).encode()
+    body = json.dumps(
+        {"encrypt": encrypt(KEY, json.dumps({"challenge": "ch-1", "token": TOKEN, "type": "url_verification"}))}
+    ).encode()
     response = client.post(URL, content=body)
     assert response.status_code == 200 and response.json() == {"challenge": "ch-1"}
 
@@ -118,12 +140,19 @@ def test_the_same_event_delivered_concurrently_is_one_fact(client):
 def test_a_message_from_an_unknown_sender_is_recorded_without_a_person(client):
     post(client, message_event(open_id="ou_stranger"))
     [fact] = message_facts(client)
-    assert fact["content"]["person_id"] is None and fact["person_refs"] == [] and fact["content"]["external_user_id"] == "ou_stranger"
+    assert (
+        fact["content"]["person_id"] is None
+        and fact["person_refs"] == []
+        and fact["content"]["external_user_id"] == "ou_stranger"
+    )
 
 
 def test_a_group_message_mentioning_the_bot_is_marked_as_addressed_to_it(client):
     mentions = [mention("@_user_1", BOT, "Deputy", bot=True), mention("@_user_2", "ou_lisi", "李四")]
-    post(client, message_event(chat_type="group", chat_id="oc_team", text="@_user_1 /ask @_user_2 进度？", mentions=mentions))
+    post(
+        client,
+        message_event(chat_type="group", chat_id="oc_team", text="@_user_1 /ask @_user_2 进度？", mentions=mentions),
+    )
     [fact] = message_facts(client)
     content = fact["content"]
     assert content["chat_type"] == "group" and content["chat_id"] == "oc_team" and content["mentions_bot"] is True
@@ -169,8 +198,9 @@ def test_a_decrypted_event_with_a_nul_character_is_422_and_nothing_is_written(ct
     elif part == "chat_id":
         event = message_event(event_id="ev_nul", chat_id="oc_\u0000")
     else:
-        event = message_event(event_id="ev_nul", text="@_user_1 hi",
-                              mentions=[mention("@_user_1", "ou_lisi", "李\u0000四")])
+        event = message_event(
+            event_id="ev_nul", text="@_user_1 hi", mentions=[mention("@_user_1", "ou_lisi", "李\u0000四")]
+        )
     response = post(client, event)
     assert response.status_code == 422 and response.json()["error"]["code"] == "validation_error"
     assert "NUL" in response.json()["error"]["message"]

@@ -11,9 +11,8 @@ from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
-from kernel.context import AppContext
-from app.wiring import build_context
 from app.main import create_app
+from app.wiring import build_context
 from tests.conftest import make_settings, postgres_admin_url, redis_url
 
 
@@ -75,7 +74,10 @@ def test_metrics_are_prometheus_text_counting_requests_by_route(client):
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/plain")
     assert "# TYPE deputy_http_requests_total counter" in response.text
-    counts = {(s.labels["method"], s.labels["route"], s.labels["status"]): s.value for s in _samples(response.text, "deputy_http_requests_total")}
+    counts = {
+        (s.labels["method"], s.labels["route"], s.labels["status"]): s.value
+        for s in _samples(response.text, "deputy_http_requests_total")
+    }
     assert counts[("GET", "/healthz", "200")] == 1
     # Labels use the route template, never the raw path, so their number stays bounded.
     assert counts[("GET", "/v1/facts/{fact_id}", "404")] == 2

@@ -9,9 +9,9 @@ import pytest
 from sqlalchemy import func, select
 
 from action.models import ActionRow
-from kernel.limits import MAX_JSON_DEPTH
 from concern.models import Concern
 from fact.models import Fact
+from kernel.limits import MAX_JSON_DEPTH
 
 ASK = {"originator_id": "p_boss", "target_person_id": "p_zhangsan", "question": "提测什么时候能给？", "priority": "P1"}
 SIGNAL = {"source": "ci", "signal_type": "build_failed", "external_id": "b1", "person_id": "p_boss"}
@@ -41,8 +41,9 @@ def nested(depth: int) -> str:
     return "[" * depth + "]" * depth
 
 
-@pytest.mark.parametrize("deadline", ["9999-12-31T23:00:00+00:00", "9999-12-31T00:00:00+00:00",
-                                      "0001-01-01T00:00:00+14:00"])
+@pytest.mark.parametrize(
+    "deadline", ["9999-12-31T23:00:00+00:00", "9999-12-31T00:00:00+00:00", "0001-01-01T00:00:00+14:00"]
+)
 def test_a_deadline_outside_the_sane_range_is_422_naming_deadline_and_writes_nothing(ctx, client, team, deadline):
     before = counts(ctx)
     assert_refused(client.post("/v1/concerns", json={**ASK, "deadline": deadline}), 422, "validation_error", "deadline")
@@ -63,9 +64,20 @@ def test_a_deadline_more_than_a_year_ahead_is_422_and_one_within_a_year_is_accep
 def test_a_stored_instant_beyond_local_time_is_listed_in_utc_instead_of_a_500(ctx, client, team):
     extreme = datetime(9999, 12, 31, 23, 59, 59, tzinfo=UTC)  # written before deadlines were bounded
     with ctx.uow() as uow:
-        uow.session.add(Concern(concern_id="con_20260318_900", originator_id="p_boss", target_person_id="p_zhangsan",
-                                question="q", priority="P1", state="waiting_reply", follow_up_count=0, deadline=extreme,
-                                created_at=uow.now, updated_at=uow.now))
+        uow.session.add(
+            Concern(
+                concern_id="con_20260318_900",
+                originator_id="p_boss",
+                target_person_id="p_zhangsan",
+                question="q",
+                priority="P1",
+                state="waiting_reply",
+                follow_up_count=0,
+                deadline=extreme,
+                created_at=uow.now,
+                updated_at=uow.now,
+            )
+        )
     listed = client.get("/v1/concerns")
     assert listed.status_code == 200
     [item] = listed.json()["items"]
@@ -73,12 +85,16 @@ def test_a_stored_instant_beyond_local_time_is_listed_in_utc_instead_of_a_500(ct
     assert client.get("/v1/concerns/con_20260318_900").json()["deadline"] == "9999-12-31T23:59:59+00:00"
 
 
-@pytest.mark.parametrize("path, body, field", [
-    ("/v1/notifications", {"target_person_id": "p_zhangsan", "text": "明早\u0000开会"}, "text"),
-    ("/v1/concerns", {**ASK, "question": "提测\u0000?"}, "question"),
-    ("/v1/signals", {**SIGNAL, "content": {"build": {"log": ["ok", "bad\u0000byte"]}}}, "content.build.log.1"),
-    ("/v1/signals", {**SIGNAL, "content": {"k\u0000ey": 1}}, "content"),
-], ids=["notification_text", "concern_question", "signal_content", "signal_content_key"])
+@pytest.mark.parametrize(
+    "path, body, field",
+    [
+        ("/v1/notifications", {"target_person_id": "p_zhangsan", "text": "明早\u0000开会"}, "text"),
+        ("/v1/concerns", {**ASK, "question": "提测\u0000?"}, "question"),
+        ("/v1/signals", {**SIGNAL, "content": {"build": {"log": ["ok", "bad\u0000byte"]}}}, "content.build.log.1"),
+        ("/v1/signals", {**SIGNAL, "content": {"k\u0000ey": 1}}, "content"),
+    ],
+    ids=["notification_text", "concern_question", "signal_content", "signal_content_key"],
+)
 def test_nul_in_any_text_is_422_naming_the_field_before_anything_is_written(ctx, client, team, path, body, field):
     before = counts(ctx)
     response = client.post(path, json=body)
@@ -100,8 +116,9 @@ def test_an_escaped_backslash_before_u0000_is_ordinary_text(client, team):
     assert response.status_code == 200 and team[1].texts_to("tg_zs") == [text]
 
 
-@pytest.mark.parametrize("url, field", [("/v1/facts?person_id=p_a%00", "person_id"),
-                                        ("/v1/actions?since=24h%00", "since")])
+@pytest.mark.parametrize(
+    "url, field", [("/v1/facts?person_id=p_a%00", "person_id"), ("/v1/actions?since=24h%00", "since")]
+)
 def test_nul_in_a_query_parameter_is_422_naming_it(client, url, field):
     assert_refused(client.get(url), 422, "validation_error", field)
 
@@ -124,7 +141,7 @@ def test_a_lone_surrogate_in_signal_content_is_422(ctx, client, team):
 def test_json_nested_deeper_than_the_limit_is_400_too_deep_and_writes_nothing(ctx, client, team):
     before = counts(ctx)
     for depth in (MAX_JSON_DEPTH - 1, 900):  # the body object and `content` add two levels
-        raw = json.dumps({**SIGNAL, "content": {}}).replace("{}", '{"x": %s}' % nested(depth))
+        raw = json.dumps({**SIGNAL, "content": {}}).replace("{}", f'{{"x": {nested(depth)}}}')
         assert_refused(post_raw(client, "/v1/signals", raw), 400, "too_deep", "body")
     assert counts(ctx) == before
 
@@ -133,13 +150,14 @@ def test_json_nested_up_to_the_limit_is_accepted_and_brackets_in_strings_do_not_
     raw = json.dumps({**SIGNAL, "content": {"note": "[{" * 500}})
     assert post_raw(client, "/v1/signals", raw).status_code == 202
     deepest = json.dumps({**SIGNAL, "external_id": "b2", "content": {}})
-    deepest = deepest.replace("{}", '{"x": %s}' % nested(MAX_JSON_DEPTH - 2))
+    deepest = deepest.replace("{}", f'{{"x": {nested(MAX_JSON_DEPTH - 2)}}}')
     assert post_raw(client, "/v1/signals", deepest).status_code == 202
 
 
 @pytest.mark.parametrize("path, field", [("/v1/facts", "since"), ("/v1/facts", "until"), ("/v1/actions", "since")])
-@pytest.mark.parametrize("value", ["9999-12-31T23:59:59-14:00", "0001-01-01T00:00:00+14:00",
-                                   "2100-01-01T00:00:00+00:00", "9999999h"])
+@pytest.mark.parametrize(
+    "value", ["9999-12-31T23:59:59-14:00", "0001-01-01T00:00:00+14:00", "2100-01-01T00:00:00+00:00", "9999999h"]
+)
 def test_an_instant_filter_outside_the_sane_range_is_422_naming_the_field(client, path, field, value):
     assert_refused(client.get(path, params={field: value}), 422, "validation_error", field)
 

@@ -12,8 +12,14 @@ JSON_HEADERS = {"content-type": "application/json"}
 UNSTORABLE = {
     "nul_in_display_name": ({"display_name": "a\u0000b"}, "display_name"),
     "nul_in_alias": ({"aliases": ["a\u0000"]}, "aliases.0"),
-    "nul_in_external_user_id": ({"channel_bindings": [{"channel": "feishu", "external_user_id": "ou\u0000"}]}, "channel_bindings.0.external_user_id"),
-    "nul_in_chat_id": ({"channel_bindings": [{"channel": "feishu", "external_user_id": "ou", "chat_id": "\u0000"}]}, "channel_bindings.0.chat_id"),
+    "nul_in_external_user_id": (
+        {"channel_bindings": [{"channel": "feishu", "external_user_id": "ou\u0000"}]},
+        "channel_bindings.0.external_user_id",
+    ),
+    "nul_in_chat_id": (
+        {"channel_bindings": [{"channel": "feishu", "external_user_id": "ou", "chat_id": "\u0000"}]},
+        "channel_bindings.0.chat_id",
+    ),
     "nul_in_work_state_value": ({"work_state": {"status": "\u0000"}}, "work_state"),
     "nul_in_work_state_key": ({"work_state": {"\u0000": 1}}, "work_state"),
 }
@@ -26,7 +32,9 @@ def test_nul_characters_are_rejected_and_nothing_is_written(client, fields, fiel
     assert client.get("/v1/persons/p_nul").status_code == 404 and person_changed_facts(client) == []
 
 
-@pytest.mark.parametrize("raw", ["NaN", "Infinity", "-Infinity", '"\\ud800"', '{"deep": "\\udfff"}', "[" * 40 + "1" + "]" * 40])
+@pytest.mark.parametrize(
+    "raw", ["NaN", "Infinity", "-Infinity", '"\\ud800"', '{"deep": "\\udfff"}', "[" * 40 + "1" + "]" * 40]
+)
 def test_work_state_that_is_not_storable_json_is_a_422(client, raw):
     body = '{"person_id": "p_ws", "display_name": "W", "work_state": {"x": ' + raw + "}}"
     assert_error(client.post("/v1/persons", content=body.encode(), headers=JSON_HEADERS), 422, "work_state")
@@ -39,14 +47,23 @@ def test_work_state_that_is_not_storable_json_is_a_422(client, raw):
 
 def test_big_integers_in_work_state_round_trip(client):
     body = create_person(client, "p_big", work_state={"n": 123456789012345678901234567890, "f": 1.5})
-    assert client.get("/v1/persons/p_big").json()["work_state"] == body["work_state"] == {"n": 123456789012345678901234567890, "f": 1.5}
+    assert (
+        client.get("/v1/persons/p_big").json()["work_state"]
+        == body["work_state"]
+        == {"n": 123456789012345678901234567890, "f": 1.5}
+    )
 
 
 @pytest.mark.parametrize("path_id", ["p_a%00", "P_A", "zhangsan", "p_" + "a" * 300, "%E5%BC%A0%E4%B8%89", "p_a%0A"])
 def test_ids_no_person_can_have_are_a_404_on_every_route(client, path_id):
-    for method, suffix, body in [("GET", "", None), ("PATCH", "", {"display_name": "x"}), ("DELETE", "", None),
-                                 ("GET", "/interaction_policy", None), ("PATCH", "/interaction_policy", {}),
-                                 ("PUT", "/channel_bindings", {"channel_bindings": []})]:
+    for method, suffix, body in [
+        ("GET", "", None),
+        ("PATCH", "", {"display_name": "x"}),
+        ("DELETE", "", None),
+        ("GET", "/interaction_policy", None),
+        ("PATCH", "/interaction_policy", {}),
+        ("PUT", "/channel_bindings", {"channel_bindings": []}),
+    ]:
         response = client.request(method, f"/v1/persons/{path_id}{suffix}", json=body)
         assert_error(response, 404, code="not_found")
 
@@ -66,8 +83,17 @@ def test_search_with_a_nul_character_is_a_422(client):
 
 @pytest.mark.parametrize(
     "position",
-    [["2026-03-18T02:00:00", "p_a"], ["2026-03-18T02:00:00+00:00", "p_a\u0000"], ["0001-01-01T00:00:00+01:00", "p_a"], ["yesterday", "p_a"], [1, 2], "p_a"],
+    [
+        ["2026-03-18T02:00:00", "p_a"],
+        ["2026-03-18T02:00:00+00:00", "p_a\u0000"],
+        ["0001-01-01T00:00:00+01:00", "p_a"],
+        ["yesterday", "p_a"],
+        [1, 2],
+        "p_a",
+    ],
 )
 def test_a_forged_cursor_is_a_400_never_a_500(client, position):
     create_person(client, "p_a")
-    assert_error(client.get("/v1/persons", params={"cursor": encode_cursor(position)}), 400, "cursor", code="invalid_cursor")
+    assert_error(
+        client.get("/v1/persons", params={"cursor": encode_cursor(position)}), 400, "cursor", code="invalid_cursor"
+    )

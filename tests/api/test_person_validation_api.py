@@ -22,24 +22,57 @@ BAD_CREATE_BODIES = {
     "manager_id_bad_pattern": ({"manager_id": "Boss"}, "manager_id"),
     "unknown_top_level_field": ({"salary": 1}, "salary"),
     "unknown_policy_field": ({"interaction_policy": {"ping_everyone": True}}, "interaction_policy.ping_everyone"),
-    "unknown_quiet_window_field": ({"interaction_policy": {"quiet_hours": [{"start": "22:00", "end": "07:00", "tz": "UTC"}]}}, "quiet_hours.0.tz"),
-    "unknown_binding_field": ({"channel_bindings": [{"channel": "feishu", "external_user_id": "ou_1", "token": "x"}]}, "channel_bindings.0.token"),
-    "unknown_channel": ({"channel_bindings": [{"channel": "email", "external_user_id": "a@b"}]}, "channel_bindings.0.channel"),
-    "empty_external_user_id": ({"channel_bindings": [{"channel": "feishu", "external_user_id": ""}]}, "channel_bindings.0.external_user_id"),
-    "same_binding_twice": ({"channel_bindings": [{"channel": "feishu", "external_user_id": "ou_1"}] * 2}, "channel_bindings"),
-    "cap_above_100": ({"interaction_policy": {"max_proactive_contacts_per_day": 101}}, "max_proactive_contacts_per_day"),
+    "unknown_quiet_window_field": (
+        {"interaction_policy": {"quiet_hours": [{"start": "22:00", "end": "07:00", "tz": "UTC"}]}},
+        "quiet_hours.0.tz",
+    ),
+    "unknown_binding_field": (
+        {"channel_bindings": [{"channel": "feishu", "external_user_id": "ou_1", "token": "x"}]},
+        "channel_bindings.0.token",
+    ),
+    "unknown_channel": (
+        {"channel_bindings": [{"channel": "email", "external_user_id": "a@b"}]},
+        "channel_bindings.0.channel",
+    ),
+    "empty_external_user_id": (
+        {"channel_bindings": [{"channel": "feishu", "external_user_id": ""}]},
+        "channel_bindings.0.external_user_id",
+    ),
+    "same_binding_twice": (
+        {"channel_bindings": [{"channel": "feishu", "external_user_id": "ou_1"}] * 2},
+        "channel_bindings",
+    ),
+    "cap_above_100": (
+        {"interaction_policy": {"max_proactive_contacts_per_day": 101}},
+        "max_proactive_contacts_per_day",
+    ),
     "cap_negative": ({"interaction_policy": {"max_proactive_contacts_per_day": -1}}, "max_proactive_contacts_per_day"),
-    "cap_as_string": ({"interaction_policy": {"max_proactive_contacts_per_day": "5"}}, "max_proactive_contacts_per_day"),
+    "cap_as_string": (
+        {"interaction_policy": {"max_proactive_contacts_per_day": "5"}},
+        "max_proactive_contacts_per_day",
+    ),
     "cap_as_bool": ({"interaction_policy": {"max_proactive_contacts_per_day": True}}, "max_proactive_contacts_per_day"),
-    "quiet_hour_24_00": ({"interaction_policy": {"quiet_hours": [{"start": "24:00", "end": "08:00"}]}}, "quiet_hours.0.start"),
-    "quiet_hour_without_leading_zero": ({"interaction_policy": {"quiet_hours": [{"start": "22:00", "end": "7:00"}]}}, "quiet_hours.0.end"),
-    "quiet_hour_minute_60": ({"interaction_policy": {"quiet_hours": [{"start": "23:60", "end": "08:00"}]}}, "quiet_hours.0.start"),
+    "quiet_hour_24_00": (
+        {"interaction_policy": {"quiet_hours": [{"start": "24:00", "end": "08:00"}]}},
+        "quiet_hours.0.start",
+    ),
+    "quiet_hour_without_leading_zero": (
+        {"interaction_policy": {"quiet_hours": [{"start": "22:00", "end": "7:00"}]}},
+        "quiet_hours.0.end",
+    ),
+    "quiet_hour_minute_60": (
+        {"interaction_policy": {"quiet_hours": [{"start": "23:60", "end": "08:00"}]}},
+        "quiet_hours.0.start",
+    ),
     "quiet_day_0": ({"interaction_policy": {"quiet_days": [0]}}, "quiet_days"),
     "quiet_day_8": ({"interaction_policy": {"quiet_days": [8]}}, "quiet_days"),
     "quiet_day_repeated": ({"interaction_policy": {"quiet_days": [6, 6]}}, "quiet_days"),
     "paused_until_without_offset": ({"interaction_policy": {"paused_until": "2026-03-20T10:00:00"}}, "paused_until"),
     "preferred_channel_not_bound": (
-        {"channel_bindings": [{"channel": "feishu", "external_user_id": "ou_1"}], "interaction_policy": {"preferred_channel": "telegram"}},
+        {
+            "channel_bindings": [{"channel": "feishu", "external_user_id": "ou_1"}],
+            "interaction_policy": {"preferred_channel": "telegram"},
+        },
         "preferred_channel",
     ),
     "preferred_channel_unknown": ({"interaction_policy": {"preferred_channel": "sms"}}, "preferred_channel"),
@@ -66,7 +99,12 @@ def test_a_quiet_window_crossing_midnight_is_accepted(client):
 
 
 def test_a_cap_of_zero_is_accepted(client):
-    assert create_person(client, "p_zero", interaction_policy={"max_proactive_contacts_per_day": 0})["interaction_policy"]["max_proactive_contacts_per_day"] == 0
+    assert (
+        create_person(client, "p_zero", interaction_policy={"max_proactive_contacts_per_day": 0})["interaction_policy"][
+            "max_proactive_contacts_per_day"
+        ]
+        == 0
+    )
 
 
 BAD_PATCHES = {
@@ -90,4 +128,6 @@ def test_bad_patch_is_rejected_and_the_person_is_unchanged(client, patch, field)
 
 
 def test_patching_an_unknown_person_is_a_404_and_writes_nothing(client):
-    assert_rejected_unchanged(client, "p_ghost", lambda: client.patch("/v1/persons/p_ghost", json={"display_name": "x"}), 404, "person_id")
+    assert_rejected_unchanged(
+        client, "p_ghost", lambda: client.patch("/v1/persons/p_ghost", json={"display_name": "x"}), 404, "person_id"
+    )

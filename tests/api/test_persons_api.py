@@ -7,9 +7,8 @@ from datetime import timedelta
 import pytest
 from fastapi.testclient import TestClient
 
-from kernel.context import AppContext
-from app.wiring import build_context
 from app.main import create_app
+from app.wiring import build_context
 from tests.api.persons_support import (
     DEFAULT_POLICY,
     assert_rejected_unchanged,
@@ -39,15 +38,29 @@ def test_post_accepts_a_whole_person_with_bindings_and_policy(client):
     response = client.post("/v1/persons", json=WHOLE_PERSON)
     assert response.status_code == 201, response.text
     body = response.json()
-    assert {k: body[k] for k in ("person_id", "display_name", "aliases", "role", "timezone", "locale", "work_state", "active")} == {
-        "person_id": "p_lisi", "display_name": "李四", "aliases": ["Li Si", "老李"], "role": "principal",
-        "timezone": "Europe/Berlin", "locale": "en", "work_state": {"status": "on_leave", "until": "2026-04-01"}, "active": True,
+    assert {
+        k: body[k]
+        for k in ("person_id", "display_name", "aliases", "role", "timezone", "locale", "work_state", "active")
+    } == {
+        "person_id": "p_lisi",
+        "display_name": "李四",
+        "aliases": ["Li Si", "老李"],
+        "role": "principal",
+        "timezone": "Europe/Berlin",
+        "locale": "en",
+        "work_state": {"status": "on_leave", "until": "2026-04-01"},
+        "active": True,
     }
     assert body["channel_bindings"] == [
         {"channel": "feishu", "external_user_id": "ou_lisi", "chat_id": "oc_lisi", "reachable": True},
         {"channel": "telegram", "external_user_id": "4242", "chat_id": None, "reachable": True},
     ]
-    assert body["interaction_policy"] == {**DEFAULT_POLICY, "max_proactive_contacts_per_day": 2, "preferred_channel": "telegram", "quiet_days": [6, 7]}
+    assert body["interaction_policy"] == {
+        **DEFAULT_POLICY,
+        "max_proactive_contacts_per_day": 2,
+        "preferred_channel": "telegram",
+        "quiet_days": [6, 7],
+    }
     assert client.get("/v1/persons/p_lisi").json() == body
 
 
@@ -55,14 +68,22 @@ def test_omitted_policy_fields_and_timezone_take_their_defaults(client):
     body = create_person(client, "p_min")
     assert body["interaction_policy"] == DEFAULT_POLICY
     assert body["timezone"] == "Asia/Shanghai"
-    assert (body["role"], body["locale"], body["aliases"], body["channel_bindings"], body["manager_id"]) == ("member", "zh", [], [], None)
+    assert (body["role"], body["locale"], body["aliases"], body["channel_bindings"], body["manager_id"]) == (
+        "member",
+        "zh",
+        [],
+        [],
+        None,
+    )
 
 
 @pytest.fixture
 def new_york_client(database_url, clock):
     """A service whose deployment timezone is not the usual Asia/Shanghai."""
     context = build_context(make_settings(database_url, timezone="America/New_York"), clock=clock)
-    with TestClient(create_app(ctx=context, run_migrations=False), headers={"Authorization": f"Bearer {ADMIN_TOKEN}"}) as c:
+    with TestClient(
+        create_app(ctx=context, run_migrations=False), headers={"Authorization": f"Bearer {ADMIN_TOKEN}"}
+    ) as c:
         yield c
     context.close()
 
@@ -85,7 +106,11 @@ def test_creating_a_person_appends_one_person_changed_fact_with_the_actor(client
 def test_duplicate_person_id_is_a_409_and_the_first_person_is_kept(client):
     create_person(client, "p_dup", display_name="First")
     error = assert_rejected_unchanged(
-        client, "p_dup", lambda: client.post("/v1/persons", json=person_body("p_dup", display_name="Second")), 409, "person_id"
+        client,
+        "p_dup",
+        lambda: client.post("/v1/persons", json=person_body("p_dup", display_name="Second")),
+        409,
+        "person_id",
     )
     assert error["code"] == "conflict"
     assert client.get("/v1/persons/p_dup").json()["display_name"] == "First"
@@ -150,7 +175,9 @@ def test_patch_with_the_same_value_writes_no_fact(client):
 
 def test_patch_cannot_null_a_required_field(client):
     create_person(client, "p_req")
-    assert_rejected_unchanged(client, "p_req", lambda: client.patch("/v1/persons/p_req", json={"display_name": None}), 422, "display_name")
+    assert_rejected_unchanged(
+        client, "p_req", lambda: client.patch("/v1/persons/p_req", json={"display_name": None}), 422, "display_name"
+    )
 
 
 def test_delete_deactivates_and_keeps_the_person_and_its_facts(client):
@@ -167,20 +194,34 @@ def test_delete_deactivates_and_keeps_the_person_and_its_facts(client):
 
 def test_manager_must_exist(client):
     assert_rejected_unchanged(
-        client, "p_rep", lambda: client.post("/v1/persons", json=person_body("p_rep", manager_id="p_ghost")), 422, "manager_id"
+        client,
+        "p_rep",
+        lambda: client.post("/v1/persons", json=person_body("p_rep", manager_id="p_ghost")),
+        422,
+        "manager_id",
     )
 
 
 def test_a_person_cannot_be_their_own_manager(client):
-    assert_rejected_unchanged(client, "p_me", lambda: client.post("/v1/persons", json=person_body("p_me", manager_id="p_me")), 422, "manager_id")
+    assert_rejected_unchanged(
+        client,
+        "p_me",
+        lambda: client.post("/v1/persons", json=person_body("p_me", manager_id="p_me")),
+        422,
+        "manager_id",
+    )
     create_person(client, "p_me")
-    assert_rejected_unchanged(client, "p_me", lambda: client.patch("/v1/persons/p_me", json={"manager_id": "p_me"}), 422, "manager_id")
+    assert_rejected_unchanged(
+        client, "p_me", lambda: client.patch("/v1/persons/p_me", json={"manager_id": "p_me"}), 422, "manager_id"
+    )
 
 
 def test_a_manager_chain_cannot_form_a_cycle(client):
     create_person(client, "p_top")
     create_person(client, "p_mid", manager_id="p_top")
     create_person(client, "p_low", manager_id="p_mid")
-    assert_rejected_unchanged(client, "p_top", lambda: client.patch("/v1/persons/p_top", json={"manager_id": "p_low"}), 422, "manager_id")
+    assert_rejected_unchanged(
+        client, "p_top", lambda: client.patch("/v1/persons/p_top", json={"manager_id": "p_low"}), 422, "manager_id"
+    )
     response = client.patch("/v1/persons/p_low", json={"manager_id": "p_top"})
     assert response.status_code == 200 and response.json()["manager_id"] == "p_top"

@@ -26,9 +26,15 @@ def test_get_policy_of_unknown_person_is_404(client):
 
 def test_put_replaces_the_whole_policy_and_omitted_fields_take_defaults(client, person):
     client.patch(URL, json={"quiet_days": [6, 7], "allow_proactive_ping": False})
-    response = client.put(URL, json={"max_proactive_contacts_per_day": 1, "quiet_hours": [{"start": "22:00", "end": "07:00"}]})
+    response = client.put(
+        URL, json={"max_proactive_contacts_per_day": 1, "quiet_hours": [{"start": "22:00", "end": "07:00"}]}
+    )
     assert response.status_code == 200, response.text
-    expected = {**DEFAULT_POLICY, "max_proactive_contacts_per_day": 1, "quiet_hours": [{"start": "22:00", "end": "07:00"}]}
+    expected = {
+        **DEFAULT_POLICY,
+        "max_proactive_contacts_per_day": 1,
+        "quiet_hours": [{"start": "22:00", "end": "07:00"}],
+    }
     assert response.json() == expected
     assert client.get("/v1/persons/p_pol").json()["interaction_policy"] == expected
 
@@ -86,7 +92,10 @@ BAD_POLICIES = {
     "quiet_hour_23_60": ({"quiet_hours": [{"start": "23:60", "end": "08:00"}]}, "quiet_hours.0.start"),
     "quiet_hour_empty_window": ({"quiet_hours": [{"start": "08:00", "end": "08:00"}]}, "quiet_hours.0"),
     "quiet_hour_missing_end": ({"quiet_hours": [{"start": "08:00"}]}, "quiet_hours.0.end"),
-    "quiet_hour_unknown_field": ({"quiet_hours": [{"start": "22:00", "end": "07:00", "days": [1]}]}, "quiet_hours.0.days"),
+    "quiet_hour_unknown_field": (
+        {"quiet_hours": [{"start": "22:00", "end": "07:00", "days": [1]}]},
+        "quiet_hours.0.days",
+    ),
     "quiet_days_0": ({"quiet_days": [0]}, "quiet_days"),
     "quiet_days_8": ({"quiet_days": [1, 8]}, "quiet_days"),
     "quiet_days_repeated": ({"quiet_days": [3, 3]}, "quiet_days"),
@@ -106,14 +115,22 @@ def test_bad_policy_is_a_422_and_nothing_changes(client, person, method, policy,
     assert len(person_changed_facts(client, "p_pol")) == 1
 
 
-@pytest.mark.parametrize("field", ["allow_proactive_ping", "max_proactive_contacts_per_day", "quiet_hours", "quiet_days"])
+@pytest.mark.parametrize(
+    "field", ["allow_proactive_ping", "max_proactive_contacts_per_day", "quiet_hours", "quiet_days"]
+)
 def test_patch_cannot_null_a_policy_field_that_is_not_nullable(client, person, field):
     assert_rejected_unchanged(client, "p_pol", lambda: client.patch(URL, json={field: None}), 422, field)
 
 
 @pytest.mark.parametrize("method", ["put", "patch"])
 def test_policy_of_an_unknown_person_is_a_404_and_writes_nothing(client, method):
-    assert_rejected_unchanged(client, "p_ghost", lambda: getattr(client, method)("/v1/persons/p_ghost/interaction_policy", json={}), 404, "person_id")
+    assert_rejected_unchanged(
+        client,
+        "p_ghost",
+        lambda: getattr(client, method)("/v1/persons/p_ghost/interaction_policy", json={}),
+        404,
+        "person_id",
+    )
 
 
 def test_a_pause_beyond_the_sane_range_is_422_and_changes_nothing(client, person):

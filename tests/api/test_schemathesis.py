@@ -18,7 +18,10 @@ EXAMPLES_PER_OPERATION = 100  # ~15 s for the whole schema on SQLite
 SEEDED = {
     "person_id": "p_seed",
     "display_name": "Seed",
-    "channel_bindings": [{"channel": "feishu", "external_user_id": "ou_seed"}, {"channel": "telegram", "external_user_id": "1"}],
+    "channel_bindings": [
+        {"channel": "feishu", "external_user_id": "ou_seed"},
+        {"channel": "telegram", "external_user_id": "1"},
+    ],
     "interaction_policy": {"preferred_channel": "feishu"},
 }
 FUZZ_SETTINGS = settings(
@@ -37,7 +40,9 @@ def check_response(case, response) -> None:
     assert response.status_code < 500, f"{response.status_code} for {request}: {response.text[:500]}"
     if response.status_code >= 400:
         error = response.json().get("error")
-        assert isinstance(error, dict) and isinstance(error.get("code"), str) and isinstance(error.get("message"), str), (request, response.text)
+        assert (
+            isinstance(error, dict) and isinstance(error.get("code"), str) and isinstance(error.get("message"), str)
+        ), (request, response.text)
     else:
         case.validate_response(response, checks=[response_schema_conformance])
 
@@ -53,7 +58,9 @@ def test_no_generated_request_causes_a_server_error(ctx):
     assert any(op.path == "/v1/persons" and op.method.upper() == "POST" for op in operations)
     for operation in operations:
         pinned = {"person_id": "p_seed"} if "{person_id}" in operation.path else None
-        strategies = [operation.as_strategy(mode, headers=AUTH) for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE)]
+        strategies = [
+            operation.as_strategy(mode, headers=AUTH) for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE)
+        ]
         if pinned:
             strategies += [operation.as_strategy(mode, headers=AUTH, path_parameters=pinned) for mode in GenerationMode]
 

@@ -9,11 +9,11 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
-from app.wiring import build_context, default_channels
-from kernel.context import AppContext
 from app.main import create_app
+from app.wiring import build_context, default_channels
 from channels.telegram import TelegramChannel
 from fact.models import Fact
+from kernel.context import AppContext
 from perception.models import InboxEntry
 from tests.conftest import make_settings
 from tests.fakes.telegram_server import TOKEN, FakeTelegram
@@ -25,7 +25,12 @@ DATE = 1773799200  # 2026-03-18T02:00:00Z
 
 
 def build_ctx(database_url: str, clock, **settings: Any) -> AppContext:
-    values = {"telegram_webhook_secret": SECRET, "telegram_bot_token": TOKEN, "telegram_bot_username": "deputy_bot", **settings}
+    values = {
+        "telegram_webhook_secret": SECRET,
+        "telegram_bot_token": TOKEN,
+        "telegram_bot_username": "deputy_bot",
+        **settings,
+    }
     # No Telegram channel unless a test registers one against the fake: nothing may reach api.telegram.org.
     return build_context(make_settings(database_url, **values), clock=clock, channels=default_channels())
 
@@ -43,9 +48,23 @@ def tg(tg_ctx):
         yield c
 
 
-def update(update_id: int = 900001, text: str = "/concerns", *, user_id: int = 1001, chat_id: int | None = None, chat_type: str = "private", **message: Any) -> dict:
-    body = {"message_id": 42, "date": DATE, "text": text, "from": {"id": user_id, "is_bot": False, "first_name": "San", "username": "zhangsan"},
-            "chat": {"id": chat_id if chat_id is not None else user_id, "type": chat_type}, **message}
+def update(
+    update_id: int = 900001,
+    text: str = "/concerns",
+    *,
+    user_id: int = 1001,
+    chat_id: int | None = None,
+    chat_type: str = "private",
+    **message: Any,
+) -> dict:
+    body = {
+        "message_id": 42,
+        "date": DATE,
+        "text": text,
+        "from": {"id": user_id, "is_bot": False, "first_name": "San", "username": "zhangsan"},
+        "chat": {"id": chat_id if chat_id is not None else user_id, "type": chat_type},
+        **message,
+    }
     return {"update_id": update_id, "message": body}
 
 
@@ -62,14 +81,36 @@ def inbox_size(ctx: AppContext) -> int:
 def test_a_private_message_becomes_one_message_received_fact_queued_for_the_core(tg_ctx, tg):
     woken = []
     tg_ctx.signal_listeners.append(woken.append)
-    response = tg.post("/webhooks/telegram", json=update(reply_to_message={"message_id": 7, "date": DATE, "chat": {"id": 1001, "type": "private"}}), headers=OK)
+    response = tg.post(
+        "/webhooks/telegram",
+        json=update(reply_to_message={"message_id": 7, "date": DATE, "chat": {"id": 1001, "type": "private"}}),
+        headers=OK,
+    )
     assert response.status_code == 200 and response.json() == {"ok": True, "recorded": True}
     [fact] = facts(tg_ctx)
     assert fact.source == "perception" and fact.dedup_key == "telegram:event:900001"
     content = fact.content
-    assert {k: content[k] for k in ("channel", "event_id", "message_id", "chat_id", "chat_type", "external_user_id", "text", "reply_to_message_id")} == {
-        "channel": "telegram", "event_id": "900001", "message_id": "42", "chat_id": "1001", "chat_type": "p2p",
-        "external_user_id": "1001", "text": "/concerns", "reply_to_message_id": "7",
+    assert {
+        k: content[k]
+        for k in (
+            "channel",
+            "event_id",
+            "message_id",
+            "chat_id",
+            "chat_type",
+            "external_user_id",
+            "text",
+            "reply_to_message_id",
+        )
+    } == {
+        "channel": "telegram",
+        "event_id": "900001",
+        "message_id": "42",
+        "chat_id": "1001",
+        "chat_type": "p2p",
+        "external_user_id": "1001",
+        "text": "/concerns",
+        "reply_to_message_id": "7",
     }
     assert content["occurred_at"].startswith("2026-03-18T02:00:00") and content["mentions_bot"] is False
     assert inbox_size(tg_ctx) == 1 and woken == [tg_ctx]
@@ -133,11 +174,22 @@ def test_a_known_sender_is_resolved_to_their_person(tg_ctx, tg):
 
 def test_a_group_message_mentioning_the_bot_sets_mentions_bot(tg_ctx, tg):
     text = "👋 @Deputy_Bot /ask @zhangsan 提测？"  # the emoji makes UTF-16 offsets differ from code points
-    entities = [{"type": "mention", "offset": 3, "length": 11}, {"type": "bot_command", "offset": 15, "length": 4},
-                {"type": "mention", "offset": 20, "length": 9}]
-    tg.post("/webhooks/telegram", json=update(text=text, chat_id=-100200, chat_type="supergroup", entities=entities), headers=OK)
+    entities = [
+        {"type": "mention", "offset": 3, "length": 11},
+        {"type": "bot_command", "offset": 15, "length": 4},
+        {"type": "mention", "offset": 20, "length": 9},
+    ]
+    tg.post(
+        "/webhooks/telegram",
+        json=update(text=text, chat_id=-100200, chat_type="supergroup", entities=entities),
+        headers=OK,
+    )
     [fact] = facts(tg_ctx)
-    assert fact.content["chat_type"] == "group" and fact.content["chat_id"] == "-100200" and fact.content["mentions_bot"] is True
+    assert (
+        fact.content["chat_type"] == "group"
+        and fact.content["chat_id"] == "-100200"
+        and fact.content["mentions_bot"] is True
+    )
     assert fact.content["mentions"] == [
         {"external_user_id": "123456", "name": "Deputy_Bot", "is_bot": True},
         {"external_user_id": None, "name": "zhangsan", "is_bot": False},
@@ -146,13 +198,29 @@ def test_a_group_message_mentioning_the_bot_sets_mentions_bot(tg_ctx, tg):
 
 def test_a_group_command_addressed_to_the_bot_counts_as_a_mention(tg_ctx, tg):
     entities = [{"type": "bot_command", "offset": 0, "length": 20}]
-    tg.post("/webhooks/telegram", json=update(text="/concerns@deputy_bot", chat_id=-5, chat_type="group", entities=entities), headers=OK)
+    tg.post(
+        "/webhooks/telegram",
+        json=update(text="/concerns@deputy_bot", chat_id=-5, chat_type="group", entities=entities),
+        headers=OK,
+    )
     assert facts(tg_ctx)[0].content["mentions_bot"] is True
 
 
 def test_a_group_message_not_addressed_to_the_bot_does_not_mention_it(tg_ctx, tg):
-    entities = [{"type": "mention", "offset": 0, "length": 9}, {"type": "text_mention", "offset": 10, "length": 2, "user": {"id": 77, "is_bot": False, "first_name": "Li", "last_name": "Si"}}]
-    tg.post("/webhooks/telegram", json=update(text="@zhangsan 李四 hi", chat_id=-5, chat_type="group", entities=entities), headers=OK)
+    entities = [
+        {"type": "mention", "offset": 0, "length": 9},
+        {
+            "type": "text_mention",
+            "offset": 10,
+            "length": 2,
+            "user": {"id": 77, "is_bot": False, "first_name": "Li", "last_name": "Si"},
+        },
+    ]
+    tg.post(
+        "/webhooks/telegram",
+        json=update(text="@zhangsan 李四 hi", chat_id=-5, chat_type="group", entities=entities),
+        headers=OK,
+    )
     content = facts(tg_ctx)[0].content
     assert content["mentions_bot"] is False
     assert content["mentions"][1] == {"external_user_id": "77", "name": "Li Si", "is_bot": False}
@@ -166,28 +234,61 @@ def test_the_bot_username_comes_from_get_me_when_not_configured(database_url, cl
     try:
         with TestClient(create_app(ctx=context, run_migrations=False)) as c:
             for n in (1, 2):
-                c.post("/webhooks/telegram", json=update(900100 + n, "@deputy_bot hi", chat_id=-5, chat_type="group",
-                                                         entities=[{"type": "mention", "offset": 0, "length": 11}]), headers=OK)
+                c.post(
+                    "/webhooks/telegram",
+                    json=update(
+                        900100 + n,
+                        "@deputy_bot hi",
+                        chat_id=-5,
+                        chat_type="group",
+                        entities=[{"type": "mention", "offset": 0, "length": 11}],
+                    ),
+                    headers=OK,
+                )
         assert [f.content["mentions_bot"] for f in facts(context)] == [True, True]
         assert len(fake.calls("getMe")) == 1
     finally:
         channel.close(), fake.stop(), context.close()
 
 
-@pytest.mark.parametrize("body", [
-    {"update_id": 900002, "edited_message": update()["message"]},
-    {"update_id": 900003, "callback_query": {"id": "1", "from": {"id": 1001, "is_bot": False, "first_name": "San"}, "chat_instance": "x"}},
-    {"update_id": 900004, "message": {**update()["message"], "from": {"id": 9, "is_bot": True, "first_name": "OtherBot"}}},
-    {"update_id": 900005, "channel_post": {"message_id": 1, "date": DATE, "chat": {"id": -100, "type": "channel"}, "text": "x"}},
-], ids=["edited_message", "callback_query", "from_a_bot", "channel_post"])
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"update_id": 900002, "edited_message": update()["message"]},
+        {
+            "update_id": 900003,
+            "callback_query": {
+                "id": "1",
+                "from": {"id": 1001, "is_bot": False, "first_name": "San"},
+                "chat_instance": "x",
+            },
+        },
+        {
+            "update_id": 900004,
+            "message": {**update()["message"], "from": {"id": 9, "is_bot": True, "first_name": "OtherBot"}},
+        },
+        {
+            "update_id": 900005,
+            "channel_post": {"message_id": 1, "date": DATE, "chat": {"id": -100, "type": "channel"}, "text": "x"},
+        },
+    ],
+    ids=["edited_message", "callback_query", "from_a_bot", "channel_post"],
+)
 def test_updates_deputy_does_not_act_on_are_acknowledged_and_write_nothing(tg_ctx, tg, body):
     response = tg.post("/webhooks/telegram", json=body, headers=OK)
     assert response.status_code == 200 and response.json() == {"ok": True, "recorded": False}
     assert facts(tg_ctx) == [] and inbox_size(tg_ctx) == 0
 
 
-@pytest.mark.parametrize("raw, code", [(b"{not json", "malformed_json"), (b"[]", "invalid_update"), (b'{"message": {}}', "invalid_update"),
-                                       (b'{"update_id": 1, "message": {"from": {"id": 1, "is_bot": false}}}', "invalid_update")])
+@pytest.mark.parametrize(
+    "raw, code",
+    [
+        (b"{not json", "malformed_json"),
+        (b"[]", "invalid_update"),
+        (b'{"message": {}}', "invalid_update"),
+        (b'{"update_id": 1, "message": {"from": {"id": 1, "is_bot": false}}}', "invalid_update"),
+    ],
+)
 def test_malformed_bodies_are_400_and_write_nothing(tg_ctx, tg, raw, code):
     response = tg.post("/webhooks/telegram", content=raw, headers={**OK, "Content-Type": "application/json"})
     assert response.status_code == 400 and response.json()["error"]["code"] == code
@@ -211,9 +312,21 @@ def test_json_nested_too_deep_is_400_before_the_secret_is_even_checked(tg_ctx, t
     assert facts(tg_ctx) == []
 
 
-@pytest.mark.parametrize("date", [1e20, 10**30, -5, -1, 4102444800, "1773799200", "abc", True, None],
-                         ids=["float_1e20", "huge_int", "very_negative", "just_before_1970", "year_2100",
-                              "numeric_string", "string", "bool", "null"])
+@pytest.mark.parametrize(
+    "date",
+    [1e20, 10**30, -5, -1, 4102444800, "1773799200", "abc", True, None],
+    ids=[
+        "float_1e20",
+        "huge_int",
+        "very_negative",
+        "just_before_1970",
+        "year_2100",
+        "numeric_string",
+        "string",
+        "bool",
+        "null",
+    ],
+)
 def test_a_message_date_that_is_not_a_sane_unix_time_is_422_naming_it_and_writes_nothing(tg_ctx, tg, date):
     response = tg.post("/webhooks/telegram", json=update(900012, date=date), headers=OK)
     assert response.status_code == 422, response.text
@@ -221,11 +334,23 @@ def test_a_message_date_that_is_not_a_sane_unix_time_is_422_naming_it_and_writes
     assert facts(tg_ctx) == [] and inbox_size(tg_ctx) == 0
 
 
-@pytest.mark.parametrize("message", [
-    {"entities": "abc"}, {"entities": [{"type": "mention", "offset": "x", "length": 1}]}, {"entities": [7]},
-    {"chat": "private"}, {"text": 5},
-], ids=["entities_not_a_list", "offset_not_a_number", "entity_not_an_object", "chat_not_an_object",
-        "text_not_a_string"])
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"entities": "abc"},
+        {"entities": [{"type": "mention", "offset": "x", "length": 1}]},
+        {"entities": [7]},
+        {"chat": "private"},
+        {"text": 5},
+    ],
+    ids=[
+        "entities_not_a_list",
+        "offset_not_a_number",
+        "entity_not_an_object",
+        "chat_not_an_object",
+        "text_not_a_string",
+    ],
+)
 def test_malformed_message_parts_are_400_not_500(tg_ctx, tg, message):
     response = tg.post("/webhooks/telegram", json=update(900013, **message), headers=OK)
     assert response.status_code == 400 and response.json()["error"]["code"] == "invalid_update"

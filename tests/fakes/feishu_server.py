@@ -29,7 +29,7 @@ APP_ID, APP_SECRET = "cli_test_app", "test-secret"
 
 @dataclass
 class Reply:
-    """One scripted answer: a JSON object (or raw bytes), its HTTP status, extra headers and a delay before answering."""
+    """One scripted answer: a JSON object (or raw bytes), its HTTP status, extra headers, a delay before answering."""
 
     status: int = 200
     body: Any = None
@@ -83,13 +83,15 @@ class FakeFeishu:
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-feishu", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-feishu", daemon=True
+        )
 
     @property
     def domain(self) -> str:
         return f"http://127.0.0.1:{self._server.server_address[1]}"
 
-    def start(self) -> "FakeFeishu":
+    def start(self) -> FakeFeishu:
         self._thread.start()
         return self
 
@@ -162,15 +164,19 @@ class FakeFeishu:
             message_id = self._by_uuid[uuid]
         else:
             message_id = f"om_fake_{next(self._ids)}"
-            self.messages.append({**body, "receive_id_type": seen.query.get("receive_id_type"), "message_id": message_id})
+            self.messages.append(
+                {**body, "receive_id_type": seen.query.get("receive_id_type"), "message_id": message_id}
+            )
             if uuid:
                 self._by_uuid[uuid] = message_id
-        return Reply(200, {"code": 0, "msg": "success", "data": {"message_id": message_id, "msg_type": body.get("msg_type")}})
+        return Reply(
+            200, {"code": 0, "msg": "success", "data": {"message_id": message_id, "msg_type": body.get("msg_type")}}
+        )
 
     @staticmethod
     def _page(items: list[Any], query: dict[str, str]) -> dict[str, Any]:
         size, start = int(query.get("page_size", 50)), int(query.get("page_token") or 0)
-        chunk, more = items[start:start + size], start + size < len(items)
+        chunk, more = items[start : start + size], start + size < len(items)
         return {"has_more": more, "page_token": str(start + size) if more else "", "items": chunk}
 
     def _children(self, seen: Seen) -> Reply:
@@ -199,8 +205,13 @@ class FakeFeishu:
                     body = json.loads(raw) if raw else None
                 except ValueError:
                     body = raw
-                seen = Seen(self.command, parts.path, {k: v[0] for k, v in parse_qs(parts.query).items()},
-                            {k.lower(): v for k, v in self.headers.items()}, body)
+                seen = Seen(
+                    self.command,
+                    parts.path,
+                    {k: v[0] for k, v in parse_qs(parts.query).items()},
+                    {k.lower(): v for k, v in self.headers.items()},
+                    body,
+                )
                 with fake._lock:
                     fake.requests.append(seen)
                 reply = fake._answer(seen)
@@ -241,32 +252,70 @@ def encrypt(encrypt_key: str, plaintext: str) -> str:
 def signed_headers(body: bytes, encrypt_key: str, *, timestamp: int, nonce: str = "nonce-1") -> dict[str, str]:
     """X-Lark-Request-Timestamp / -Nonce / X-Lark-Signature for `body`."""
     signature = hashlib.sha256((str(timestamp) + nonce + encrypt_key).encode() + body).hexdigest()
-    return {"X-Lark-Request-Timestamp": str(timestamp), "X-Lark-Request-Nonce": nonce, "X-Lark-Signature": signature,
-            "Content-Type": "application/json"}
+    return {
+        "X-Lark-Request-Timestamp": str(timestamp),
+        "X-Lark-Request-Nonce": nonce,
+        "X-Lark-Signature": signature,
+        "Content-Type": "application/json",
+    }
 
 
-def message_event(*, event_id: str = "ev_1", open_id: str = "ou_zhangsan", text: str = "hello", chat_type: str = "p2p",
-                  chat_id: str = "oc_p2p_1", message_id: str = "om_in_1", token: str = "vtoken", mentions: list[dict[str, Any]] | None = None,
-                  parent_id: str | None = None, create_time_ms: int = 1773799200000, message_type: str = "text",
-                  content: dict[str, Any] | None = None) -> dict[str, Any]:
+def message_event(
+    *,
+    event_id: str = "ev_1",
+    open_id: str = "ou_zhangsan",
+    text: str = "hello",
+    chat_type: str = "p2p",
+    chat_id: str = "oc_p2p_1",
+    message_id: str = "om_in_1",
+    token: str = "vtoken",
+    mentions: list[dict[str, Any]] | None = None,
+    parent_id: str | None = None,
+    create_time_ms: int = 1773799200000,
+    message_type: str = "text",
+    content: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """A v2 `im.message.receive_v1` event body as Feishu posts it (before encryption)."""
     message: dict[str, Any] = {
-        "message_id": message_id, "root_id": parent_id or "", "parent_id": parent_id or "", "create_time": str(create_time_ms),
-        "update_time": str(create_time_ms), "chat_id": chat_id, "chat_type": chat_type, "message_type": message_type,
+        "message_id": message_id,
+        "root_id": parent_id or "",
+        "parent_id": parent_id or "",
+        "create_time": str(create_time_ms),
+        "update_time": str(create_time_ms),
+        "chat_id": chat_id,
+        "chat_type": chat_type,
+        "message_type": message_type,
         "content": json.dumps(content if content is not None else {"text": text}, ensure_ascii=False),
     }
     if mentions is not None:
         message["mentions"] = mentions
     return {
         "schema": "2.0",
-        "header": {"event_id": event_id, "event_type": "im.message.receive_v1", "create_time": str(create_time_ms),
-                   "token": token, "app_id": APP_ID, "tenant_key": "tenant_1"},
-        "event": {"sender": {"sender_id": {"union_id": f"on_{open_id}", "user_id": open_id.removeprefix("ou_"), "open_id": open_id},
-                             "sender_type": "user", "tenant_key": "tenant_1"}, "message": message},
+        "header": {
+            "event_id": event_id,
+            "event_type": "im.message.receive_v1",
+            "create_time": str(create_time_ms),
+            "token": token,
+            "app_id": APP_ID,
+            "tenant_key": "tenant_1",
+        },
+        "event": {
+            "sender": {
+                "sender_id": {"union_id": f"on_{open_id}", "user_id": open_id.removeprefix("ou_"), "open_id": open_id},
+                "sender_type": "user",
+                "tenant_key": "tenant_1",
+            },
+            "message": message,
+        },
     }
 
 
 def mention(key: str, open_id: str, name: str, *, bot: bool = False) -> dict[str, Any]:
     """One entry of `message.mentions`."""
-    return {"key": key, "id": {"union_id": f"on_{open_id}", "user_id": "" if bot else open_id.removeprefix("ou_"), "open_id": open_id},
-            "name": name, "tenant_key": "tenant_1", "mentioned_type": "bot" if bot else "user"}
+    return {
+        "key": key,
+        "id": {"union_id": f"on_{open_id}", "user_id": "" if bot else open_id.removeprefix("ou_"), "open_id": open_id},
+        "name": name,
+        "tenant_key": "tenant_1",
+        "mentioned_type": "bot" if bot else "user",
+    }

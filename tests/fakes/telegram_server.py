@@ -23,7 +23,23 @@ from channels.telegram.text import utf16_len
 TOKEN = "123456:TEST-fake-token"
 BOT = {"id": 123456, "is_bot": True, "first_name": "Deputy", "username": "deputy_bot"}
 _TAG = re.compile(r"<(/?)([a-zA-Z]+)(\s[^<>]*)?>")
-_HTML_TAGS = {"b", "strong", "i", "em", "u", "ins", "s", "strike", "del", "a", "code", "pre", "tg-spoiler", "blockquote", "span"}
+_HTML_TAGS = {
+    "b",
+    "strong",
+    "i",
+    "em",
+    "u",
+    "ins",
+    "s",
+    "strike",
+    "del",
+    "a",
+    "code",
+    "pre",
+    "tg-spoiler",
+    "blockquote",
+    "span",
+}
 
 
 @dataclass
@@ -47,7 +63,9 @@ FORBIDDEN_BLOCKED = error(403, "Forbidden: bot was blocked by the user")
 CHAT_NOT_FOUND = error(400, "Bad Request: chat not found")
 SERVER_ERROR = error(500, "Internal Server Error")
 NOT_JSON = Reply(502, b"<html><body>502 Bad Gateway</body></html>")
-CONFLICT = error(409, "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running")
+CONFLICT = error(
+    409, "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running"
+)
 
 
 def too_many_requests(retry_after: int) -> Reply:
@@ -68,8 +86,8 @@ def html_problem(text: str) -> str | None:
         if not closing:
             stack.append(tag)
         elif not stack or stack.pop() != tag:
-            return f'Unexpected end tag at byte offset {text.find("</" + tag)}'
-    return f"Can't find end tag corresponding to start tag \"{stack[-1]}\"" if stack else None
+            return f"Unexpected end tag at byte offset {text.find('</' + tag)}"
+    return f'Can\'t find end tag corresponding to start tag "{stack[-1]}"' if stack else None
 
 
 class FakeTelegram:
@@ -92,12 +110,12 @@ class FakeTelegram:
         """http://127.0.0.1:<port>"""
         return f"http://127.0.0.1:{self._server.server_address[1]}"
 
-    def start(self) -> "FakeTelegram":
+    def start(self) -> FakeTelegram:
         """Serve on a background thread."""
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 fake._serve(self)
 
             do_GET = do_POST
@@ -107,7 +125,9 @@ class FakeTelegram:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
-        threading.Thread(target=lambda: self._server.serve_forever(poll_interval=0.05), name="fake-telegram", daemon=True).start()
+        threading.Thread(
+            target=lambda: self._server.serve_forever(poll_interval=0.05), name="fake-telegram", daemon=True
+        ).start()
         return self
 
     def stop(self) -> None:
@@ -134,11 +154,18 @@ class FakeTelegram:
         with self._cond:
             return [params for name, params in self.requests if name == method]
 
-    def push_message(self, *, text: str, user_id: int = 1001, chat_id: int | None = None, chat_type: str = "private", **message: Any) -> int:
+    def push_message(
+        self, *, text: str, user_id: int = 1001, chat_id: int | None = None, chat_type: str = "private", **message: Any
+    ) -> int:
         """Queue a `message` update (as Telegram would hold it for getUpdates); returns its update_id."""
-        body = {"message_id": next(self._message_ids), "date": 1773799200, "text": text,
-                "from": {"id": user_id, "is_bot": False, "first_name": f"user{user_id}"},
-                "chat": {"id": chat_id if chat_id is not None else user_id, "type": chat_type}, **message}
+        body = {
+            "message_id": next(self._message_ids),
+            "date": 1773799200,
+            "text": text,
+            "from": {"id": user_id, "is_bot": False, "first_name": f"user{user_id}"},
+            "chat": {"id": chat_id if chat_id is not None else user_id, "type": chat_type},
+            **message,
+        }
         return self.push_update({"message": body})
 
     def push_update(self, update: dict[str, Any]) -> int:
@@ -171,7 +198,9 @@ class FakeTelegram:
         payload = reply.body if isinstance(reply.body, bytes) else json.dumps(reply.body).encode()
         try:
             handler.send_response(reply.status)
-            handler.send_header("Content-Type", "application/json" if not isinstance(reply.body, bytes) else "text/html")
+            handler.send_header(
+                "Content-Type", "application/json" if not isinstance(reply.body, bytes) else "text/html"
+            )
             handler.send_header("Content-Length", str(len(payload)))
             handler.end_headers()
             handler.wfile.write(payload)
@@ -204,7 +233,13 @@ class FakeTelegram:
             return error(400, f"Bad Request: can't parse entities: {problem}")
         chat_id = str(params["chat_id"])
         chat = {"id": int(chat_id) if chat_id.lstrip("-").isdigit() else chat_id, "type": "private"}
-        message = {"message_id": next(self._message_ids), "date": int(time.time()), "chat": chat, "from": BOT, "text": text}
+        message = {
+            "message_id": next(self._message_ids),
+            "date": int(time.time()),
+            "chat": chat,
+            "from": BOT,
+            "text": text,
+        }
         return Reply(200, {"ok": True, "result": message})
 
     def _get_updates(self, params: dict[str, Any]) -> Reply:

@@ -13,12 +13,30 @@ NOON = datetime(2026, 3, 18, 4, 0, tzinfo=UTC)  # 12:00 Asia/Shanghai, a Wednesd
 
 @pytest.fixture
 def team(ctx, clock):
-    """(feishu, telegram) memory channels with p_boss, p_wangwu (manager), p_zhangsan (reports to wangwu), p_lisi (no manager)."""
+    """(feishu, telegram) memory channels; p_boss, p_wangwu (manager), p_zhangsan (his report), p_lisi (no manager)."""
     clock.set(NOON)
     feishu, telegram = add_memory_channels(ctx)
-    add_person(ctx, "p_boss", display_name="老板", role="principal", bindings=[{"channel": "feishu", "external_user_id": "ou_boss"}])
+    add_person(
+        ctx,
+        "p_boss",
+        display_name="老板",
+        role="principal",
+        bindings=[{"channel": "feishu", "external_user_id": "ou_boss"}],
+    )
     add_person(ctx, "p_wangwu", display_name="王五", bindings=[{"channel": "feishu", "external_user_id": "ou_wangwu"}])
-    add_person(ctx, "p_zhangsan", display_name="张三", aliases=["Zhang San"], manager_id="p_wangwu",
-               bindings=[{"channel": "telegram", "external_user_id": "tg_zs", "chat_id": "tg_zs"}])
-    add_person(ctx, "p_lisi", display_name="李四", locale="en", bindings=[{"channel": "telegram", "external_user_id": "tg_ls", "chat_id": "tg_ls"}])
+    add_person(
+        ctx,
+        "p_zhangsan",
+        display_name="张三",
+        aliases=["Zhang San"],
+        manager_id="p_wangwu",
+        bindings=[{"channel": "telegram", "external_user_id": "tg_zs", "chat_id": "tg_zs"}],
+    )
+    add_person(
+        ctx,
+        "p_lisi",
+        display_name="李四",
+        locale="en",
+        bindings=[{"channel": "telegram", "external_user_id": "tg_ls", "chat_id": "tg_ls"}],
+    )
     return feishu, telegram

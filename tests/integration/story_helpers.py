@@ -5,21 +5,38 @@ from __future__ import annotations
 import itertools
 from datetime import datetime
 
-from kernel.context import AppContext
 from app.pipeline import tick
-from perception import service as perception
 from channels.inbound import InboundMessage
+from kernel.context import AppContext
+from perception import service as perception
 
 _ids = itertools.count(1)
 
 
-def say(ctx: AppContext, *, channel: str, user: str, text: str, reply_to: str | None = None, chat_type: str = "p2p", mentions_bot: bool = False,
-        event_id: str | None = None) -> str:
+def say(
+    ctx: AppContext,
+    *,
+    channel: str,
+    user: str,
+    text: str,
+    reply_to: str | None = None,
+    chat_type: str = "p2p",
+    mentions_bot: bool = False,
+    event_id: str | None = None,
+) -> str:
     """Deliver one inbound chat message through perception and run the pipeline once; returns the fact id."""
     n = next(_ids)
     message = InboundMessage(
-        channel=channel, event_id=event_id or f"evt_{n}", message_id=f"in_{n}", chat_id=f"chat_{user}", chat_type=chat_type,
-        external_user_id=user, text=text, reply_to_message_id=reply_to, mentions_bot=mentions_bot, occurred_at=ctx.clock.now(),
+        channel=channel,
+        event_id=event_id or f"evt_{n}",
+        message_id=f"in_{n}",
+        chat_id=f"chat_{user}",
+        chat_type=chat_type,
+        external_user_id=user,
+        text=text,
+        reply_to_message_id=reply_to,
+        mentions_bot=mentions_bot,
+        occurred_at=ctx.clock.now(),
     )
     fact, _ = perception.record_message(ctx, message=message)
     tick(ctx)  # what the processor does when the webhook wakes it

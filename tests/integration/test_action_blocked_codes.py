@@ -6,7 +6,16 @@ import pytest
 
 from action import service
 from action.models import ActionRecord
-from tests.integration.action_helpers import action_facts, add_concern, add_memory_channels, add_person, ask, notify, opening, state_of
+from tests.integration.action_helpers import (
+    action_facts,
+    add_concern,
+    add_memory_channels,
+    add_person,
+    ask,
+    notify,
+    opening,
+    state_of,
+)
 
 CON = "con_20260318_001"
 
@@ -69,9 +78,15 @@ def _cooldown(ctx, clock):
 
 
 CASES = {
-    "L1:quiet_hours": _quiet, "L1:daily_cap": _cap, "L1:proactive_disabled": _disabled, "L1:paused": _paused,
-    "L2:global_concern_limit": _global, "L2:person_concern_limit": _per_person, "L2:follow_up_interval": _interval,
-    "L3:concern_contact_limit": _contact_limit, "L4:cooldown": _cooldown,
+    "L1:quiet_hours": _quiet,
+    "L1:daily_cap": _cap,
+    "L1:proactive_disabled": _disabled,
+    "L1:paused": _paused,
+    "L2:global_concern_limit": _global,
+    "L2:person_concern_limit": _per_person,
+    "L2:follow_up_interval": _interval,
+    "L3:concern_contact_limit": _contact_limit,
+    "L4:cooldown": _cooldown,
 }
 
 
@@ -81,7 +96,11 @@ def test_each_layer_code_blocks_sends_nothing_and_is_recorded(ctx, clock, code):
     request = CASES[code](ctx, clock)
     sent_before = len(feishu.sent) + len(telegram.sent)
     # L2's limits on opening a loop are asked when a concern is raised; every other layer when an action runs.
-    record = request if isinstance(request, ActionRecord) else service.execute(ctx, request=request, concern_state=state_of(CON))
+    record = (
+        request
+        if isinstance(request, ActionRecord)
+        else service.execute(ctx, request=request, concern_state=state_of(CON))
+    )
     assert record.result == "blocked"
     assert record.result_detail["blocked_by"] == code and record.result_detail["reason"]
     assert len(feishu.sent) + len(telegram.sent) == sent_before

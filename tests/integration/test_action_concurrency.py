@@ -21,7 +21,9 @@ def test_fifty_concurrent_notifies_from_four_processes_give_exactly_the_cap(ctx)
     barrier = spawn.Manager().Barrier(PROCESSES)
     chunks = [list(range(REQUESTS))[i::PROCESSES] for i in range(PROCESSES)]
     with spawn.Pool(PROCESSES) as pool:
-        outcomes = pool.starmap(notify_burst, [(ctx.settings.database_url, START.isoformat(), chunk, barrier) for chunk in chunks])
+        outcomes = pool.starmap(
+            notify_burst, [(ctx.settings.database_url, START.isoformat(), chunk, barrier) for chunk in chunks]
+        )
     results = Counter(r for chunk in outcomes for r in chunk)
     assert results == {"success": CAP, "blocked": REQUESTS - CAP}
     rows = action_rows(ctx)

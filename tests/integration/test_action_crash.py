@@ -1,4 +1,4 @@
-"""A process dying between 'decided' and 'sent' leaves a pending action that becomes failed/interrupted, never re-sent."""
+"""A process dying between 'decided' and 'sent' leaves a pending action that becomes interrupted, never re-sent."""
 
 import multiprocessing
 from datetime import timedelta
@@ -8,7 +8,15 @@ from fastapi.testclient import TestClient
 from action import service
 from app.main import create_app
 from tests.conftest import START
-from tests.integration.action_helpers import action_facts, action_rows, add_concern, add_memory_channels, add_person, ask, notify
+from tests.integration.action_helpers import (
+    action_facts,
+    action_rows,
+    add_concern,
+    add_memory_channels,
+    add_person,
+    ask,
+    notify,
+)
 from tests.integration.workers import notify_and_die
 
 

@@ -9,7 +9,15 @@ from action import service
 from action.models import RECORD_FIELDS, ActionRequest
 from channels.errors import InvalidRequest, RateLimited, Transient, Unreachable
 from tests.integration.action_helpers import (
-    action_facts, action_rows, add_concern, add_memory_channels, add_person, ask, notify, opening, state_of,
+    action_facts,
+    action_rows,
+    add_concern,
+    add_memory_channels,
+    add_person,
+    ask,
+    notify,
+    opening,
+    state_of,
 )
 
 
@@ -28,7 +36,9 @@ def test_notify_succeeds_on_the_preferred_channel_and_writes_one_fact(ctx, chans
     [fact] = action_facts(ctx)
     assert set(fact.content) == set(RECORD_FIELDS)
     assert fact.content == record.model_dump(mode="json")
-    assert fact.source == "action_layer" and fact.person_refs == ["p_zhangsan"] and fact.causation_id == "dec_20260318_001"
+    assert (
+        fact.source == "action_layer" and fact.person_refs == ["p_zhangsan"] and fact.causation_id == "dec_20260318_001"
+    )
 
 
 def test_the_action_id_is_the_platform_idempotency_key(ctx, chans):
@@ -133,10 +143,17 @@ def test_concern_follow_up_limits_run_against_the_ledger(ctx, chans, clock):
     add_person(ctx)
     add_concern(ctx, "con_20260318_001")
     assert service.execute(ctx, request=ask("con_20260318_001")).result == "success"
-    early = service.execute(ctx, request=ask("con_20260318_001", follow_up=True), concern_state=state_of("con_20260318_001"))
+    early = service.execute(
+        ctx, request=ask("con_20260318_001", follow_up=True), concern_state=state_of("con_20260318_001")
+    )
     assert early.result_detail["blocked_by"] == "L2:follow_up_interval"
     clock.advance(timedelta(hours=4))
-    assert service.execute(ctx, request=ask("con_20260318_001", follow_up=True), concern_state=state_of("con_20260318_001")).result == "success"
+    assert (
+        service.execute(
+            ctx, request=ask("con_20260318_001", follow_up=True), concern_state=state_of("con_20260318_001")
+        ).result
+        == "success"
+    )
     third = service.execute(ctx, request=ask("con_20260318_001"))
     assert third.result_detail["blocked_by"] == "L3:concern_contact_limit"
 
@@ -169,7 +186,10 @@ def test_global_concern_limit_counts_every_target(ctx, chans):
 def test_cooldown_counts_only_the_same_type(ctx, chans, clock):
     add_person(ctx)
     assert service.execute(ctx, request=notify(notification_type="task_overdue")).result == "success"
-    assert service.execute(ctx, request=notify(notification_type="task_overdue")).result_detail["blocked_by"] == "L4:cooldown"
+    assert (
+        service.execute(ctx, request=notify(notification_type="task_overdue")).result_detail["blocked_by"]
+        == "L4:cooldown"
+    )
     assert service.execute(ctx, request=notify(notification_type="daily_brief")).result == "success"
     clock.advance(timedelta(hours=4))
     assert service.execute(ctx, request=notify(notification_type="task_overdue")).result == "success"

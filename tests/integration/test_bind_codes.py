@@ -13,7 +13,9 @@ def _issue(client, person_id="p_lisi"):
 
 
 def _bindings(client, person_id="p_lisi"):
-    return {(b["channel"], b["external_user_id"]) for b in client.get(f"/v1/persons/{person_id}").json()["channel_bindings"]}
+    return {
+        (b["channel"], b["external_user_id"]) for b in client.get(f"/v1/persons/{person_id}").json()["channel_bindings"]
+    }
 
 
 def test_a_code_binds_the_chat_that_sends_it_and_is_recorded(ctx, client, team):
@@ -22,7 +24,10 @@ def test_a_code_binds_the_chat_that_sends_it_and_is_recorded(ctx, client, team):
     assert len(code) == CODE_LENGTH >= 8 and set(code) <= set(ALPHABET) and len(ALPHABET) == 32
     say(ctx, channel="feishu", user="ou_new_lisi", text=f"bind {code}")
     assert ("feishu", "ou_new_lisi") in _bindings(client)
-    changes = [f["content"]["change"] for f in client.get("/v1/facts", params={"fact_type": "person_changed", "person_id": "p_lisi"}).json()["items"]]
+    changes = [
+        f["content"]["change"]
+        for f in client.get("/v1/facts", params={"fact_type": "person_changed", "person_id": "p_lisi"}).json()["items"]
+    ]
     assert changes[:2] == ["bindings_changed", "bind_code_issued"]
     assert feishu.texts_to("ou_new_lisi") == ["You're linked, 李四!"]
 

@@ -12,11 +12,11 @@ from sqlalchemy import inspect
 from typer.testing import CliRunner
 
 from app.cli import cli
-from kernel.context import AppContext
 from app.wiring import build_context
+from fact import service as facts
+from kernel.context import AppContext
 from kernel.db import Database
 from kernel.ids import ID_PATTERN
-from fact import service as facts
 from person import service as persons
 from person.models import ChannelBindingIn, PersonCreate
 from tests.conftest import make_settings
@@ -72,9 +72,13 @@ def test_facts_shows_only_matching_facts_as_a_table(live_ctx: AppContext):
         persons.create(uow, data=PersonCreate(person_id="p_x", display_name="Xiao X"))
         (x_created,) = facts.list_(uow, filters=facts.FactFilter(person_id="p_x"))[0]
         persons.create(uow, data=PersonCreate(person_id="p_y", display_name="Yang Y"))
-        x_system, _ = facts.append(uow, fact_type="system", source="system", person_refs=["p_x"], content={"text": "no change"})
+        x_system, _ = facts.append(
+            uow, fact_type="system", source="system", person_refs=["p_x"], content={"text": "no change"}
+        )
         three_days_ago = uow.now - timedelta(days=3)
-        x_old, _ = facts.append(uow, fact_type="person_changed", source="person", person_refs=["p_x"], content={}, timestamp=three_days_ago)
+        x_old, _ = facts.append(
+            uow, fact_type="person_changed", source="person", person_refs=["p_x"], content={}, timestamp=three_days_ago
+        )
 
     result = _invoke("facts", "--since", "24h", "--person", "p_x", "--type", "person_changed")
     assert result.exit_code == 0, result.output
@@ -90,7 +94,9 @@ def test_facts_shows_only_matching_facts_as_a_table(live_ctx: AppContext):
 def test_facts_table_shows_time_type_source_and_persons(live_ctx: AppContext, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("COLUMNS", "200")
     with live_ctx.uow() as uow:
-        fact, _ = facts.append(uow, fact_type="decision", source="cognitive_core", person_refs=["p_x", "p_y"], content={"text": "提测"})
+        fact, _ = facts.append(
+            uow, fact_type="decision", source="cognitive_core", person_refs=["p_x", "p_y"], content={"text": "提测"}
+        )
         local_time = fact.timestamp.astimezone(uow.tz).isoformat(timespec="seconds")
     result = _invoke("facts", "--since", "1h")
     row = next(line for line in result.output.splitlines() if fact.fact_id in line)

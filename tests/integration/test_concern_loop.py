@@ -5,12 +5,12 @@ from datetime import datetime, timedelta
 from sqlalchemy import func, select
 
 from action.models import ActionRow
+from app.pipeline import tick
+from channels.inbound import InboundMessage
 from cognitive_core.flows import process_pending
 from concern import flows
-from app.pipeline import tick
 from fact.models import Fact
 from perception import service as perception
-from channels.inbound import InboundMessage
 from tests.integration.story_helpers import say
 
 H = timedelta(hours=1)
@@ -98,7 +98,11 @@ def test_a_risky_message_goes_to_the_manager_and_the_decision_comes_back(ctx, cl
     feishu, telegram = team
     say(ctx, channel="telegram", user="tg_zs", text="客户要求把合同付款周期改成90天，可以吗？")
     [concern] = _concerns(client)
-    assert concern["kind"] == "risk" and concern["target_person_id"] == "p_wangwu" and concern["originator_id"] == "p_zhangsan"
+    assert (
+        concern["kind"] == "risk"
+        and concern["target_person_id"] == "p_wangwu"
+        and concern["originator_id"] == "p_zhangsan"
+    )
     assert feishu.texts_to("ou_wangwu")[0].startswith("【需要你决定】张三")
     assert "已转给王五" in telegram.texts_to("tg_zs")[-1]
     say(ctx, channel="feishu", user="ou_wangwu", text="最多60天")
@@ -128,8 +132,16 @@ def test_a_quoted_reply_resolves_the_concern_it_quotes(ctx, clock, client, team)
 
 def test_a_deadline_brings_the_escalation_forward(ctx, clock, client, team):
     feishu, _ = team
-    response = client.post("/v1/concerns", json={"originator_id": "p_boss", "target_person_id": "p_zhangsan", "question": "报价单发了吗？",
-                                                 "priority": "P2", "deadline": "2026-03-18T15:00:00+08:00"})
+    response = client.post(
+        "/v1/concerns",
+        json={
+            "originator_id": "p_boss",
+            "target_person_id": "p_zhangsan",
+            "question": "报价单发了吗？",
+            "priority": "P2",
+            "deadline": "2026-03-18T15:00:00+08:00",
+        },
+    )
     assert response.status_code == 201 and response.json()["action"]["result"] == "success"
     clock.advance(3 * H + H / 2)
     tick(ctx)
@@ -167,8 +179,16 @@ def test_self_service_quiet_hours_and_pause(ctx, client, team):
 
 def test_a_signal_recorded_before_a_crash_is_processed_once_on_restart(ctx, client, team):
     _, telegram = team
-    message = InboundMessage(channel="feishu", event_id="evt_crash", message_id="m1", chat_id="c1", chat_type="p2p", external_user_id="ou_boss",
-                             text="/ask @p_zhangsan 提测什么时候能给？", occurred_at=ctx.clock.now())
+    message = InboundMessage(
+        channel="feishu",
+        event_id="evt_crash",
+        message_id="m1",
+        chat_id="c1",
+        chat_type="p2p",
+        external_user_id="ou_boss",
+        text="/ask @p_zhangsan 提测什么时候能给？",
+        occurred_at=ctx.clock.now(),
+    )
     perception.record_message(ctx, message=message)  # durable, then the process "dies" before processing
     assert telegram.sent == []
     from fastapi.testclient import TestClient

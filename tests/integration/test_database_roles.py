@@ -50,10 +50,14 @@ def roles() -> Iterator[Roles]:
     """README's roles and database under unique names (roles are per server), dropped afterwards."""
     admin_url = postgres_admin_url()
     suffix = uuid.uuid4().hex[:8]
-    names = {"deputy_owner": f"deputy_owner_{suffix}", "deputy_app": f"deputy_app_{suffix}",
-             "deputy": f"deputy_roles_{suffix}"}
-    blocks = [re.sub(r"\b(deputy_owner|deputy_app|deputy)\b", lambda m: names[m.group(1)], sql)
-              for sql in readme_role_sql()]
+    names = {
+        "deputy_owner": f"deputy_owner_{suffix}",
+        "deputy_app": f"deputy_app_{suffix}",
+        "deputy": f"deputy_roles_{suffix}",
+    }
+    blocks = [
+        re.sub(r"\b(deputy_owner|deputy_app|deputy)\b", lambda m: names[m.group(1)], sql) for sql in readme_role_sql()
+    ]
     assert len(blocks) == 3, "README's Database roles section lost one of its SQL blocks"
     url = make_url(admin_url).set(database=names["deputy"])
 
@@ -63,13 +67,18 @@ def roles() -> Iterator[Roles]:
     _run(admin_url, blocks[0])
     try:
         _run(as_user(url.username, url.password), blocks[1])
-        roles = Roles(owner_url=as_user(names["deputy_owner"], "owner-password"),
-                      app_url=as_user(names["deputy_app"], "app-password"))
+        roles = Roles(
+            owner_url=as_user(names["deputy_owner"], "owner-password"),
+            app_url=as_user(names["deputy_app"], "app-password"),
+        )
         yield roles
         _run(roles.owner_url, blocks[2])  # the after-the-fact grants are valid SQL for the owner too
     finally:
-        _run(admin_url, f'DROP DATABASE IF EXISTS "{names["deputy"]}" WITH (FORCE); '
-                        f'DROP ROLE IF EXISTS "{names["deputy_app"]}"; DROP ROLE IF EXISTS "{names["deputy_owner"]}"')
+        _run(
+            admin_url,
+            f'DROP DATABASE IF EXISTS "{names["deputy"]}" WITH (FORCE); '
+            f'DROP ROLE IF EXISTS "{names["deputy_app"]}"; DROP ROLE IF EXISTS "{names["deputy_owner"]}"',
+        )
 
 
 def test_the_app_role_runs_deputy_on_a_database_the_owner_migrated(roles: Roles):

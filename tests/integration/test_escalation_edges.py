@@ -7,8 +7,8 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select
 
-from concern.models import Concern
 from app.pipeline import tick
+from concern.models import Concern
 from tests.integration.story_helpers import say
 
 H = timedelta(hours=1)
@@ -75,7 +75,9 @@ def test_an_escalation_the_manager_does_not_accept_is_told_to_the_principal_and_
     assert concern.state == "escalated" and concern.escalated_to is None
     assert concern.next_follow_up_at == concern.escalated_at + ctx.settings.concern_expire_after
     told = feishu.texts_to("ou_boss")[-1]
-    assert told.startswith("【升级未送达】你问张三的“提测什么时候能给？”没有回复，我没能把它升级给王五：王五不接受主动消息。")
+    assert told.startswith(
+        "【升级未送达】你问张三的“提测什么时候能给？”没有回复，我没能把它升级给王五：王五不接受主动消息。"
+    )
     clock.advance(7 * DAY)
     tick(ctx)
     assert _concern(ctx).state == "expired"

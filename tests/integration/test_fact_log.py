@@ -9,11 +9,13 @@ import pytest
 from sqlalchemy import create_engine, func, select, text
 from sqlalchemy.exc import DBAPIError
 
-from kernel.context import AppContext
 from fact import service
 from fact.models import Fact, FactPersonRef
+from kernel.context import AppContext
 
-ON_POSTGRES = pytest.mark.parametrize("database_url", [pytest.param("postgres", marks=pytest.mark.postgres)], indirect=True)
+ON_POSTGRES = pytest.mark.parametrize(
+    "database_url", [pytest.param("postgres", marks=pytest.mark.postgres)], indirect=True
+)
 
 
 def _append(ctx: AppContext, **overrides) -> Fact:
@@ -43,7 +45,7 @@ def _count_facts(ctx: AppContext) -> int:
 @pytest.mark.parametrize(
     "statement",
     [
-        "UPDATE facts SET content = '{\"text\": \"rewritten\"}'",
+        'UPDATE facts SET content = \'{"text": "rewritten"}\'',
         "UPDATE facts SET fact_type = 'decision', person_refs = '[]'",
         "DELETE FROM facts",
         "DELETE FROM facts WHERE fact_id = :id",
@@ -52,30 +54,29 @@ def _count_facts(ctx: AppContext) -> int:
 def test_update_and_delete_on_facts_are_rejected_by_the_database(ctx: AppContext, statement: str):
     fact = _append(ctx)
     before = _row(ctx, fact.fact_id)
-    with pytest.raises(DBAPIError, match="append-only"):
-        with ctx.db.engine.begin() as conn:
-            conn.execute(text(statement), {"id": fact.fact_id})
+    with pytest.raises(DBAPIError, match="append-only"), ctx.db.engine.begin() as conn:
+        conn.execute(text(statement), {"id": fact.fact_id})
     assert _row(ctx, fact.fact_id) == before
     assert _count_facts(ctx) == 1
 
 
-@pytest.mark.parametrize("statement", ["UPDATE fact_person_refs SET person_id = 'p_someone_else'", "DELETE FROM fact_person_refs"])
+@pytest.mark.parametrize(
+    "statement", ["UPDATE fact_person_refs SET person_id = 'p_someone_else'", "DELETE FROM fact_person_refs"]
+)
 def test_update_and_delete_on_fact_person_refs_are_rejected_by_the_database(ctx: AppContext, statement: str):
     fact = _append(ctx, person_refs=["p_zhangsan", "p_lisi"])
     before = _refs(ctx)
     assert before == sorted([(fact.pk, "p_lisi"), (fact.pk, "p_zhangsan")])
-    with pytest.raises(DBAPIError, match="append-only"):
-        with ctx.db.engine.begin() as conn:
-            conn.execute(text(statement))
+    with pytest.raises(DBAPIError, match="append-only"), ctx.db.engine.begin() as conn:
+        conn.execute(text(statement))
     assert _refs(ctx) == before
 
 
 @ON_POSTGRES
 def test_truncate_on_facts_is_rejected_by_postgres(ctx: AppContext):
     fact = _append(ctx)
-    with pytest.raises(DBAPIError, match="append-only"):
-        with ctx.db.engine.begin() as conn:
-            conn.execute(text("TRUNCATE facts CASCADE"))
+    with pytest.raises(DBAPIError, match="append-only"), ctx.db.engine.begin() as conn:
+        conn.execute(text("TRUNCATE facts CASCADE"))
     assert _row(ctx, fact.fact_id)["fact_id"] == fact.fact_id
 
 
@@ -85,7 +86,13 @@ def test_fact_service_offers_append_and_query_only():
 
 
 def test_appended_fact_is_stored_with_all_its_fields(ctx: AppContext, clock):
-    fact = _append(ctx, fact_type="decision", source="cognitive_core", content={"text": "提测了吗"}, causation_id="fact_20260318_099")
+    fact = _append(
+        ctx,
+        fact_type="decision",
+        source="cognitive_core",
+        content={"text": "提测了吗"},
+        causation_id="fact_20260318_099",
+    )
     with ctx.reader() as uow:
         stored = service.get(uow, fact_id=fact.fact_id)
     assert stored.fact_id == "fact_20260318_001"
@@ -97,9 +104,13 @@ def test_appended_fact_is_stored_with_all_its_fields(ctx: AppContext, clock):
 
 def test_append_with_the_same_dedup_key_returns_the_first_fact(ctx: AppContext):
     with ctx.uow() as uow:
-        first, created_first = service.append(uow, fact_type="external_signal", source="perception", content={"n": 1}, dedup_key="ci:build-1")
+        first, created_first = service.append(
+            uow, fact_type="external_signal", source="perception", content={"n": 1}, dedup_key="ci:build-1"
+        )
     with ctx.uow() as uow:
-        again, created_again = service.append(uow, fact_type="external_signal", source="perception", content={"n": 2}, dedup_key="ci:build-1")
+        again, created_again = service.append(
+            uow, fact_type="external_signal", source="perception", content={"n": 2}, dedup_key="ci:build-1"
+        )
     assert (created_first, created_again) == (True, False)
     assert again.fact_id == first.fact_id
     assert again.content == {"n": 1}
@@ -114,12 +125,23 @@ def test_concurrent_appends_with_the_same_dedup_key_record_one_fact_on_postgres(
     outcomes: dict[str, tuple[Fact, bool]] = {}
     errors: list[BaseException] = []
 
-    def append_as(name: str, wait_before: threading.Event | None, signal_after: threading.Event | None, hold: threading.Event | None) -> None:
+    def append_as(
+        name: str,
+        wait_before: threading.Event | None,
+        signal_after: threading.Event | None,
+        hold: threading.Event | None,
+    ) -> None:
         try:
             if wait_before:
                 assert wait_before.wait(30)
             with ctx.uow() as uow:
-                outcomes[name] = service.append(uow, fact_type="external_signal", source="perception", content={"by": name}, dedup_key="feishu:msg-1")
+                outcomes[name] = service.append(
+                    uow,
+                    fact_type="external_signal",
+                    source="perception",
+                    content={"by": name},
+                    dedup_key="feishu:msg-1",
+                )
                 if signal_after:
                     signal_after.set()
                 if hold:

@@ -6,9 +6,9 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
-from kernel.context import AppContext
 from fact import service
 from fact.models import Fact
+from kernel.context import AppContext
 
 ON_SQLITE = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 ON_POSTGRES = pytest.mark.parametrize(
@@ -20,8 +20,14 @@ ROW = "'{fact_id}', 'system', 'system', '[]', '{{\"text\": \"rewritten\"}}', '20
 
 def _append(ctx: AppContext) -> Fact:
     with ctx.uow() as uow:
-        fact, _ = service.append(uow, fact_type="system", source="system", content={"text": "original"},
-                                 person_refs=["p_zhangsan"], dedup_key="ci:build-1")
+        fact, _ = service.append(
+            uow,
+            fact_type="system",
+            source="system",
+            content={"text": "original"},
+            person_refs=["p_zhangsan"],
+            dedup_key="ci:build-1",
+        )
     return fact
 
 
@@ -48,9 +54,8 @@ def test_replace_cannot_rewrite_a_fact_on_any_unique_key(ctx: AppContext, verb: 
     fact = _append(ctx)
     before = _log(ctx)
     for row in _colliding_rows(fact):
-        with pytest.raises(IntegrityError, match="append-only"):
-            with ctx.db.engine.begin() as conn:
-                conn.execute(text(f"{verb} facts (pk, {COLUMNS}) VALUES {row}"))
+        with pytest.raises(IntegrityError, match="append-only"), ctx.db.engine.begin() as conn:
+            conn.execute(text(f"{verb} facts (pk, {COLUMNS}) VALUES {row}"))
     assert _log(ctx) == before
 
 
@@ -59,9 +64,8 @@ def test_replace_cannot_rewrite_a_fact_on_any_unique_key(ctx: AppContext, verb: 
 def test_an_insert_over_a_recorded_fact_person_ref_is_refused(ctx: AppContext, verb: str):
     fact = _append(ctx)
     before = _log(ctx)
-    with pytest.raises(IntegrityError, match="append-only"):
-        with ctx.db.engine.begin() as conn:
-            conn.execute(text(f"{verb} fact_person_refs (fact_pk, person_id) VALUES ({fact.pk}, 'p_zhangsan')"))
+    with pytest.raises(IntegrityError, match="append-only"), ctx.db.engine.begin() as conn:
+        conn.execute(text(f"{verb} fact_person_refs (fact_pk, person_id) VALUES ({fact.pk}, 'p_zhangsan')"))
     assert _log(ctx) == before
 
 
@@ -69,9 +73,8 @@ def test_an_insert_over_a_recorded_fact_person_ref_is_refused(ctx: AppContext, v
 def test_insert_or_ignore_over_a_fact_is_refused_and_changes_nothing(ctx: AppContext):
     fact = _append(ctx)
     before = _log(ctx)
-    with pytest.raises(IntegrityError, match="append-only"):
-        with ctx.db.engine.begin() as conn:
-            conn.execute(text(f"INSERT OR IGNORE INTO facts (pk, {COLUMNS}) VALUES {_colliding_rows(fact)[0]}"))
+    with pytest.raises(IntegrityError, match="append-only"), ctx.db.engine.begin() as conn:
+        conn.execute(text(f"INSERT OR IGNORE INTO facts (pk, {COLUMNS}) VALUES {_colliding_rows(fact)[0]}"))
     assert _log(ctx) == before
 
 
@@ -79,9 +82,8 @@ def test_insert_or_ignore_over_a_fact_is_refused_and_changes_nothing(ctx: AppCon
 def test_update_or_replace_is_refused_by_the_update_trigger(ctx: AppContext):
     fact = _append(ctx)
     before = _log(ctx)
-    with pytest.raises(IntegrityError, match="append-only: UPDATE rejected"):
-        with ctx.db.engine.begin() as conn:
-            conn.execute(text("UPDATE OR REPLACE facts SET content = '{}' WHERE pk = :pk"), {"pk": fact.pk})
+    with pytest.raises(IntegrityError, match="append-only: UPDATE rejected"), ctx.db.engine.begin() as conn:
+        conn.execute(text("UPDATE OR REPLACE facts SET content = '{}' WHERE pk = :pk"), {"pk": fact.pk})
     assert _log(ctx) == before
 
 
@@ -107,9 +109,8 @@ def test_a_plain_insert_of_a_recorded_dedup_key_raises_integrity_error(ctx: AppC
     fact = _append(ctx)
     before = _log(ctx)
     row = ROW.format(fact_id="fact_new", dedup_key=fact.dedup_key)
-    with pytest.raises(IntegrityError):
-        with ctx.db.engine.begin() as conn:
-            conn.execute(text(f"INSERT INTO facts ({COLUMNS}) VALUES ({row})"))
+    with pytest.raises(IntegrityError), ctx.db.engine.begin() as conn:
+        conn.execute(text(f"INSERT INTO facts ({COLUMNS}) VALUES ({row})"))
     assert _log(ctx) == before
 
 
@@ -117,8 +118,9 @@ def test_appending_new_facts_and_deduplicating_still_work_behind_the_guards(ctx:
     first = _append(ctx)
     again = _append(ctx)
     with ctx.uow() as uow:
-        other, created = service.append(uow, fact_type="system", source="system", content={},
-                                        person_refs=["p_zhangsan"])
+        other, created = service.append(
+            uow, fact_type="system", source="system", content={}, person_refs=["p_zhangsan"]
+        )
     assert (again.fact_id, created) == (first.fact_id, True)
     facts, refs = _log(ctx)
     assert [f[1] for f in facts] == [first.fact_id, other.fact_id]
@@ -129,7 +131,7 @@ def test_appending_new_facts_and_deduplicating_still_work_behind_the_guards(ctx:
 @pytest.mark.parametrize(
     "statement",
     [
-        "UPDATE facts SET content = '{\"text\": \"rewritten\"}'",
+        'UPDATE facts SET content = \'{"text": "rewritten"}\'',
         "DELETE FROM facts",
         "TRUNCATE facts CASCADE",
         "UPDATE fact_person_refs SET person_id = 'p_someone_else'",
@@ -140,9 +142,8 @@ def test_appending_new_facts_and_deduplicating_still_work_behind_the_guards(ctx:
 def test_the_replica_replication_role_does_not_bypass_the_append_only_triggers(ctx: AppContext, statement: str):
     _append(ctx)
     before = _log(ctx)
-    with pytest.raises(DBAPIError, match="append-only"):
-        with ctx.db.engine.begin() as conn:
-            assert conn.execute(text("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")).scalar_one()
-            conn.execute(text("SET LOCAL session_replication_role = replica"))
-            conn.execute(text(statement))
+    with pytest.raises(DBAPIError, match="append-only"), ctx.db.engine.begin() as conn:
+        assert conn.execute(text("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")).scalar_one()
+        conn.execute(text("SET LOCAL session_replication_role = replica"))
+        conn.execute(text(statement))
     assert _log(ctx) == before

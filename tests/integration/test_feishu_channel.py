@@ -8,14 +8,14 @@ import pytest
 import redis
 
 from action import service
-from app.wiring import default_channels
 from app.settings import Settings
+from app.wiring import default_channels
 from channels.base import OutboundMessage
 from channels.errors import InvalidRequest, Paced, RateLimited, Transient, Unreachable
 from channels.feishu import FeishuChannel
 from channels.feishu.pacing import LocalPacer, RedisPacer
-from tests.fakes.memory_channel import MemoryChannel
 from tests.fakes import feishu_server as fs
+from tests.fakes.memory_channel import MemoryChannel
 from tests.fakes.pace_clock import FakeTime
 from tests.integration.action_helpers import add_person, notify
 
@@ -30,7 +30,9 @@ def fake():
 
 
 def make_channel(fake: fs.FakeFeishu, **kw) -> FeishuChannel:
-    channel = FeishuChannel(app_id=fs.APP_ID, app_secret=fs.APP_SECRET, domain=fake.domain, **{"pacer": LocalPacer(max_wait=0), **kw})
+    channel = FeishuChannel(
+        app_id=fs.APP_ID, app_secret=fs.APP_SECRET, domain=fake.domain, **{"pacer": LocalPacer(max_wait=0), **kw}
+    )
     channel.api.forget_token()  # a port reused from an earlier test must not inherit its token
     return channel
 
@@ -40,7 +42,9 @@ def feishu(fake) -> FeishuChannel:
     return make_channel(fake)
 
 
-def msg(text: str = "明早10点开会", *, key: str = ACTION, to: str = "ou_zhangsan", chat_id: str | None = None) -> OutboundMessage:
+def msg(
+    text: str = "明早10点开会", *, key: str = ACTION, to: str = "ou_zhangsan", chat_id: str | None = None
+) -> OutboundMessage:
     return OutboundMessage(idempotency_key=key, external_user_id=to, chat_id=chat_id, text=text)
 
 
@@ -78,7 +82,11 @@ def test_an_expired_token_is_refreshed_once_and_the_call_retried_once(fake, feis
     fake.expire_tokens()
     receipt = feishu.send(msg(key="act_20260318_002"))
     assert fake.tokens_issued == 2 and receipt.message_id == fake.messages[-1]["message_id"]
-    assert [r.headers["authorization"] for r in message_posts(fake)] == ["Bearer t-fake-1", "Bearer t-fake-1", "Bearer t-fake-2"]
+    assert [r.headers["authorization"] for r in message_posts(fake)] == [
+        "Bearer t-fake-1",
+        "Bearer t-fake-1",
+        "Bearer t-fake-2",
+    ]
 
 
 def test_a_token_rejected_again_after_the_refresh_is_transient_and_not_retried_further(fake, feishu):
@@ -151,7 +159,9 @@ def test_long_text_is_split_into_parts_with_uuids_derived_from_the_action_id(fak
     assert len(sent) == receipt.detail["parts"] >= 3
     assert [m["uuid"] for m in sent] == [f"{ACTION}-{n}" for n in range(1, len(sent) + 1)]
     assert "\n".join(json.loads(m["content"])["text"] for m in sent) == text
-    assert receipt.message_id == sent[0]["message_id"] and receipt.detail["message_ids"] == [m["message_id"] for m in sent]
+    assert receipt.message_id == sent[0]["message_id"] and receipt.detail["message_ids"] == [
+        m["message_id"] for m in sent
+    ]
 
 
 def test_a_part_failing_after_earlier_parts_arrived_reports_possible_delivery(fake, feishu):
@@ -200,11 +210,17 @@ def test_a_message_in_parts_is_paced_whole_and_never_cut_by_our_own_pace(fake):
 def test_the_channel_is_registered_from_settings_unless_dry_run():
     creds = {"feishu_app_id": "cli_x", "feishu_app_secret": "s"}
     assert isinstance(default_channels(Settings(_env_file=None, **creds)).get("feishu"), FeishuChannel)
-    assert not isinstance(default_channels(Settings(_env_file=None, dry_run_channels="feishu", **creds)).get("feishu"), FeishuChannel)
+    assert not isinstance(
+        default_channels(Settings(_env_file=None, dry_run_channels="feishu", **creds)).get("feishu"), FeishuChannel
+    )
     assert default_channels(Settings(_env_file=None)).get("feishu") is None
     client = redis.Redis.from_url("redis://127.0.0.1:6379/0")
-    shared = default_channels(Settings(_env_file=None, redis_url="redis://127.0.0.1:6379/0", **creds), redis=client).get("feishu")
-    assert isinstance(shared.pacer, RedisPacer) and shared.health().ok  # pacing across processes, on the service's one client
+    shared = default_channels(
+        Settings(_env_file=None, redis_url="redis://127.0.0.1:6379/0", **creds), redis=client
+    ).get("feishu")
+    assert (
+        isinstance(shared.pacer, RedisPacer) and shared.health().ok
+    )  # pacing across processes, on the service's one client
     assert shared.pacer._redis is client
 
 
@@ -223,7 +239,10 @@ def wired(ctx, feishu):
 def test_an_action_sends_on_feishu_with_its_action_id_as_uuid(ctx, fake, wired):
     record = service.execute(ctx, request=notify())
     assert record.result == "success" and record.channel == "feishu"
-    assert fake.messages[0]["uuid"] == record.action_id and record.result_detail["message_id"] == fake.messages[0]["message_id"]
+    assert (
+        fake.messages[0]["uuid"] == record.action_id
+        and record.result_detail["message_id"] == fake.messages[0]["message_id"]
+    )
 
 
 def test_no_availability_falls_back_and_marks_the_feishu_binding_unreachable(ctx, client, fake, wired):
@@ -244,8 +263,13 @@ def test_a_rate_limited_feishu_send_falls_back_and_keeps_the_binding(ctx, client
     fake.script("messages", fs.TOO_MANY_REQUESTS)
     record = service.execute(ctx, request=notify())
     assert record.result == "success" and record.channel == "telegram"
-    assert record.result_detail["attempts"][0] == {"channel": "feishu", "error": "rate_limited", "message": record.result_detail["attempts"][0]["message"],
-                                                 "code": 99991400, "retry_after": 3.0}
+    assert record.result_detail["attempts"][0] == {
+        "channel": "feishu",
+        "error": "rate_limited",
+        "message": record.result_detail["attempts"][0]["message"],
+        "code": 99991400,
+        "retry_after": 3.0,
+    }
     person = client.get("/v1/persons/p_zhangsan").json()
     assert all(b["reachable"] for b in person["channel_bindings"])
 

@@ -29,7 +29,9 @@ def fake():
     server.add_user("ou_ls", "李四", department="od_eng", user_id="lisi", leader_user_id="ou_zs")
     server.add_user("ou_gone", "离职", department="od_eng", en_name="Gone Guy", status={"is_resigned": True})
     server.add_user("ou_qa", "赵六", department="od_qa", en_name="Zhao Liu", nickname="小赵", leader_user_id="ou_ls")
-    server.add_user("ou_zs", "张三", department="od_qa", en_name="Zhang San", leader_user_id="ou_boss")  # in two departments
+    server.add_user(
+        "ou_zs", "张三", department="od_qa", en_name="Zhang San", leader_user_id="ou_boss"
+    )  # in two departments
     yield server
     server.stop()
 
@@ -38,8 +40,12 @@ def fake():
 def _cli_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, ctx, fake) -> None:
     """The CLI builds its own context: point it at this test's database and the fake Feishu."""
     monkeypatch.chdir(tmp_path)
-    for name, value in {"DATABASE_URL": ctx.settings.database_url, "FEISHU_APP_ID": fs.APP_ID, "FEISHU_APP_SECRET": fs.APP_SECRET,
-                        "FEISHU_DOMAIN": fake.domain}.items():
+    for name, value in {
+        "DATABASE_URL": ctx.settings.database_url,
+        "FEISHU_APP_ID": fs.APP_ID,
+        "FEISHU_APP_SECRET": fs.APP_SECRET,
+        "FEISHU_DOMAIN": fake.domain,
+    }.items():
         monkeypatch.setenv(f"DEPUTY_{name}", value)
     monkeypatch.setenv("COLUMNS", "200")
 
@@ -67,7 +73,12 @@ def test_sync_creates_every_visible_user_with_a_feishu_binding_and_the_manager_c
     assert (zhangsan.display_name, zhangsan.aliases) == ("张三", ["Zhang San"])
     assert [(b.channel, b.external_user_id) for b in zhangsan.channel_bindings] == [("feishu", "ou_zs")]
     assert zhaoliu.aliases == ["Zhao Liu", "小赵"]
-    assert (zhaoliu.manager_id, lisi.manager_id, zhangsan.manager_id, wangwu.manager_id) == ("p_lisi", "p_zhangsan", "p_wangwu", None)
+    assert (zhaoliu.manager_id, lisi.manager_id, zhangsan.manager_id, wangwu.manager_id) == (
+        "p_lisi",
+        "p_zhangsan",
+        "p_wangwu",
+        None,
+    )
     assert person(ctx, "p_goneguy") is None
 
 
@@ -80,21 +91,37 @@ def test_a_second_sync_changes_nothing_and_writes_no_fact(ctx):
 
 
 def test_a_rename_in_feishu_updates_the_same_person_and_keeps_what_admins_set(ctx, fake):
-    add_person(ctx, "p_zs", display_name="Old Name", role="principal", bindings=[
-        {"channel": "feishu", "external_user_id": "ou_zs"}, {"channel": "telegram", "external_user_id": "tg_zs", "chat_id": "tg_zs"},
-    ], policy={"preferred_channel": "telegram", "max_proactive_contacts_per_day": 9})
+    add_person(
+        ctx,
+        "p_zs",
+        display_name="Old Name",
+        role="principal",
+        bindings=[
+            {"channel": "feishu", "external_user_id": "ou_zs"},
+            {"channel": "telegram", "external_user_id": "tg_zs", "chat_id": "tg_zs"},
+        ],
+        policy={"preferred_channel": "telegram", "max_proactive_contacts_per_day": 9},
+    )
     assert sync().exit_code == 0
     kept = person(ctx, "p_zs")
     assert person(ctx, "p_zhangsan") is None  # bound by open_id: the existing person is the one updated
     assert kept.display_name == "张三" and kept.role == "principal" and kept.manager_id == "p_wangwu"
-    assert [(b.channel, b.external_user_id) for b in kept.channel_bindings] == [("feishu", "ou_zs"), ("telegram", "tg_zs")]
-    assert kept.interaction_policy.preferred_channel == "telegram" and kept.interaction_policy.max_proactive_contacts_per_day == 9
+    assert [(b.channel, b.external_user_id) for b in kept.channel_bindings] == [
+        ("feishu", "ou_zs"),
+        ("telegram", "tg_zs"),
+    ]
+    assert (
+        kept.interaction_policy.preferred_channel == "telegram"
+        and kept.interaction_policy.max_proactive_contacts_per_day == 9
+    )
     assert person(ctx, "p_lisi").manager_id == "p_zs"
 
 
 def test_an_unbound_person_with_the_derived_id_is_adopted_and_one_bound_elsewhere_is_not(ctx):
     add_person(ctx, "p_wangwu", display_name="Wang", bindings=[])
-    add_person(ctx, "p_zhangsan", display_name="另一个张三", bindings=[{"channel": "feishu", "external_user_id": "ou_other"}])
+    add_person(
+        ctx, "p_zhangsan", display_name="另一个张三", bindings=[{"channel": "feishu", "external_user_id": "ou_other"}]
+    )
     assert sync().exit_code == 0
     assert [b.external_user_id for b in person(ctx, "p_wangwu").channel_bindings] == ["ou_boss"]
     assert [b.external_user_id for b in person(ctx, "p_zhangsan").channel_bindings] == ["ou_other"]

@@ -1,4 +1,4 @@
-"""Long connection end to end: events become the same facts as through the webhook; the real lark client starts and stops."""
+"""Long connection end to end: events become the same facts as by webhook; the real lark client starts and stops."""
 
 from __future__ import annotations
 
@@ -9,9 +9,8 @@ import time
 import pytest
 from sqlalchemy import select
 
-from kernel.context import AppContext
-from app.wiring import build_context
 from app.inbound import PerceptionInbound
+from app.wiring import build_context
 from channels.feishu.longconn import LongConnection, start_long_connection
 from fact.models import Fact
 from tests.conftest import make_settings
@@ -24,8 +23,16 @@ TOKEN = "vtoken"
 @pytest.fixture
 def ctx(database_url, clock):
     """Context with a verification token (plain webhook) and websocket mode credentials."""
-    context = build_context(make_settings(database_url, feishu_verification_token=TOKEN, feishu_app_id=fs.APP_ID,
-                                             feishu_app_secret=fs.APP_SECRET, feishu_bot_open_id="ou_bot"), clock=clock)
+    context = build_context(
+        make_settings(
+            database_url,
+            feishu_verification_token=TOKEN,
+            feishu_app_id=fs.APP_ID,
+            feishu_app_secret=fs.APP_SECRET,
+            feishu_bot_open_id="ou_bot",
+        ),
+        clock=clock,
+    )
     yield context
     context.close()
 
@@ -58,9 +65,15 @@ def test_a_long_connection_event_becomes_the_same_fact_as_a_webhook_event(ctx, c
     woken = threading.Event()
     ctx.signal_listeners.append(lambda _: woken.set())
     mentions = [fs.mention("@_user_1", "ou_bot", "Deputy", bot=True)]
-    by_socket = fs.message_event(event_id="ev_ws", chat_type="group", text="@_user_1 /concerns", mentions=mentions, token=TOKEN)
-    by_webhook = fs.message_event(event_id="ev_http", chat_type="group", text="@_user_1 /concerns", mentions=mentions, token=TOKEN)
-    connection = LongConnection(ctx, inbound=PerceptionInbound(ctx), runner=feeding(by_socket, by_socket))  # delivered twice: recorded once
+    by_socket = fs.message_event(
+        event_id="ev_ws", chat_type="group", text="@_user_1 /concerns", mentions=mentions, token=TOKEN
+    )
+    by_webhook = fs.message_event(
+        event_id="ev_http", chat_type="group", text="@_user_1 /concerns", mentions=mentions, token=TOKEN
+    )
+    connection = LongConnection(
+        ctx, inbound=PerceptionInbound(ctx), runner=feeding(by_socket, by_socket)
+    )  # delivered twice: recorded once
     connection.start()
     try:
         assert wait_for(lambda: len(message_facts(ctx)) == 1) and woken.wait(10)
@@ -69,7 +82,10 @@ def test_a_long_connection_event_becomes_the_same_fact_as_a_webhook_event(ctx, c
     assert client.post("/webhooks/feishu", json=by_webhook).status_code == 200
     socket_fact, webhook_fact = message_facts(ctx)
     assert {**socket_fact.content, "event_id": "ev_http"} == webhook_fact.content
-    assert socket_fact.person_refs == webhook_fact.person_refs == ["p_zhangsan"] and socket_fact.content["mentions_bot"] is True
+    assert (
+        socket_fact.person_refs == webhook_fact.person_refs == ["p_zhangsan"]
+        and socket_fact.content["mentions_bot"] is True
+    )
 
 
 def test_the_real_lark_client_runs_in_its_own_loop_and_stops(ctx):
@@ -79,7 +95,9 @@ def test_the_real_lark_client_runs_in_its_own_loop_and_stops(ctx):
     server_loop = asyncio.new_event_loop()
     threading.Thread(target=server_loop.run_forever, daemon=True).start()
     captured, ws_client.loop = ws_client.loop, server_loop
-    fake = fs.FakeFeishu().start()  # it has no long-connection endpoint: lark asks for one, is refused and waits to retry
+    fake = (
+        fs.FakeFeishu().start()
+    )  # it has no long-connection endpoint: lark asks for one, is refused and waits to retry
     ctx.settings.feishu_mode, ctx.settings.feishu_domain = "websocket", fake.domain
     try:
         connection = start_long_connection(ctx, inbound=PerceptionInbound(ctx))

@@ -48,7 +48,10 @@ def _one(db: Database, prefix: str, now: datetime, tz: ZoneInfo = SHANGHAI) -> s
 def test_ids_allocated_by_concurrent_processes_are_unique_and_contiguous(database_url: str):
     spawn = multiprocessing.get_context("spawn")
     barrier, results = spawn.Barrier(PROCESSES), spawn.Queue()
-    workers = [spawn.Process(target=_allocate_in_process, args=(database_url, PER_PROCESS, barrier, results)) for _ in range(PROCESSES)]
+    workers = [
+        spawn.Process(target=_allocate_in_process, args=(database_url, PER_PROCESS, barrier, results))
+        for _ in range(PROCESSES)
+    ]
     for w in workers:
         w.start()
     batches = [results.get(timeout=120) for _ in workers]
@@ -68,7 +71,13 @@ def test_ids_allocated_by_concurrent_processes_are_unique_and_contiguous(databas
         assert len(digits) == max(3, len(str(seq))), f"{allocated} is not padded to exactly 3+ digits"
         seqs.append(seq)
     assert sorted(seqs) == list(range(1, PROCESSES * PER_PROCESS + 1))
-    assert {"act_20260318_001", "act_20260318_042", "act_20260318_999", "act_20260318_1000", "act_20260318_2000"} <= set(ids)
+    assert {
+        "act_20260318_001",
+        "act_20260318_042",
+        "act_20260318_999",
+        "act_20260318_1000",
+        "act_20260318_2000",
+    } <= set(ids)
 
 
 def test_id_date_is_the_local_date_in_the_deployment_timezone(db: Database):
@@ -94,10 +103,9 @@ def test_id_counters_are_independent_per_prefix(db: Database):
 
 
 def test_id_allocated_in_a_rolled_back_transaction_is_handed_out_again(db: Database):
-    with pytest.raises(RuntimeError):
-        with db.write() as session:
-            assert allocate(session, "con", now=NOW, tz=SHANGHAI) == "con_20260318_001"
-            raise RuntimeError("use case failed")
+    with pytest.raises(RuntimeError), db.write() as session:
+        assert allocate(session, "con", now=NOW, tz=SHANGHAI) == "con_20260318_001"
+        raise RuntimeError("use case failed")
     assert _one(db, "con", NOW) == "con_20260318_001"
 
 

@@ -1,4 +1,4 @@
-"""query and internal_update run in-process (their records say channel `internal`), with the fact exceptions of SPEC §4.4."""
+"""query and internal_update run in-process (records say channel `internal`), with the fact exceptions of §4.4."""
 
 from action import service
 from action.models import ActionRequest
@@ -24,7 +24,11 @@ def test_query_only_for_the_current_reply_writes_no_fact(ctx):
 
 def test_internal_update_recorded_by_its_truth_source_needs_no_action_result(ctx, client):
     add_person(ctx)
-    op = {"name": "person.interaction_policy", "person_id": "p_zhangsan", "patch": {"paused_until": "2026-03-21T10:00:00+08:00"}}
+    op = {
+        "name": "person.interaction_policy",
+        "person_id": "p_zhangsan",
+        "patch": {"paused_until": "2026-03-21T10:00:00+08:00"},
+    }
     record = service.execute(ctx, request=internal("internal_update", op, target_person_id="p_zhangsan"))
     assert record.result == "success"
     assert record.result_detail["output"]["recorded_fact_id"].startswith("fact_")
@@ -35,7 +39,11 @@ def test_internal_update_recorded_by_its_truth_source_needs_no_action_result(ctx
 
 def test_failed_internal_update_changes_nothing_and_is_recorded(ctx, client):
     add_person(ctx)
-    op = {"name": "person.interaction_policy", "person_id": "p_zhangsan", "patch": {"max_proactive_contacts_per_day": 500}}
+    op = {
+        "name": "person.interaction_policy",
+        "person_id": "p_zhangsan",
+        "patch": {"max_proactive_contacts_per_day": 500},
+    }
     record = service.execute(ctx, request=internal("internal_update", op))
     assert record.result == "failed" and record.result_detail["error"] == "invalid_request"
     assert client.get("/v1/persons/p_zhangsan/interaction_policy").json()["max_proactive_contacts_per_day"] == 5

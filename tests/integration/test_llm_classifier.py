@@ -16,7 +16,9 @@ def _fake_llm(answer: str | None, seen: list):
             return httpx.Response(503, text="overloaded")
         return httpx.Response(200, json={"choices": [{"message": {"content": answer}}]})
 
-    return OpenAICompatibleClassifier("http://llm.test/v1", api_key="k", model="m", transport=httpx.MockTransport(handle))
+    return OpenAICompatibleClassifier(
+        "http://llm.test/v1", api_key="k", model="m", transport=httpx.MockTransport(handle)
+    )
 
 
 def test_free_text_is_rewritten_into_a_command_and_recorded_as_such(ctx, client, team):
@@ -67,7 +69,12 @@ def test_the_classifier_is_asked_while_no_write_lock_is_held(ctx, client, team):
             probe.close()
         return httpx.Response(200, json={"choices": [{"message": {"content": "/concerns"}}]})
 
-    ctx.classifier = OpenAICompatibleClassifier("http://llm.test/v1", api_key=None, model="m", transport=httpx.MockTransport(handle))
+    ctx.classifier = OpenAICompatibleClassifier(
+        "http://llm.test/v1", api_key=None, model="m", transport=httpx.MockTransport(handle)
+    )
     say(ctx, channel="feishu", user="ou_boss", text="我现在在等谁的回复来着")
     assert locked == []
-    assert client.get("/v1/facts", params={"fact_type": "decision"}).json()["items"][0]["content"]["rule"] == "llm:concerns"
+    assert (
+        client.get("/v1/facts", params={"fact_type": "decision"}).json()["items"][0]["content"]["rule"]
+        == "llm:concerns"
+    )

@@ -59,8 +59,9 @@ def test_bot_api_request_lines_are_logged_without_the_bot_token(fake: FakeTelegr
     stderr = configure_into_buffer(monkeypatch, secret_values(SETTINGS) if configured else ())
     channel = TelegramChannel(TOKEN, api_base=fake.base_url, chat_interval=0.01, timeout=5.0)
     try:
-        receipt = channel.send(OutboundMessage(idempotency_key="a1", external_user_id="5001", chat_id="5001",
-                                               text="明早10点开会"))
+        receipt = channel.send(
+            OutboundMessage(idempotency_key="a1", external_user_id="5001", chat_id="5001", text="明早10点开会")
+        )
     finally:
         channel.close()
     assert receipt.message_id == "1" and len(fake.calls("sendMessage")) == 1
@@ -116,14 +117,25 @@ def test_deputy_serve_keeps_secrets_out_of_access_error_and_client_logs(fake: Fa
     fake.push_message(text="hello")  # getUpdates answers at once, so the poller logs a request line
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("DEPUTY_")} | {
-        "DEPUTY_DATABASE_URL": f"sqlite:///{tmp_path / 'deputy.db'}", "DEPUTY_PORT": str(port),
-        "DEPUTY_TELEGRAM_BOT_TOKEN": TOKEN, "DEPUTY_TELEGRAM_API_BASE": fake.base_url,
+        "DEPUTY_DATABASE_URL": f"sqlite:///{tmp_path / 'deputy.db'}",
+        "DEPUTY_PORT": str(port),
+        "DEPUTY_TELEGRAM_BOT_TOKEN": TOKEN,
+        "DEPUTY_TELEGRAM_API_BASE": fake.base_url,
         "DEPUTY_TELEGRAM_MODE": "polling",
-        "DEPUTY_FEISHU_MODE": "off", "DEPUTY_LLM_API_KEY": LLM_KEY, "DEPUTY_ADMIN_TOKENS": f"ops:{ADMIN_TOKEN}",
-        "DEPUTY_SCHEDULER_ENABLED": "false", "DEPUTY_LOG_LEVEL": "INFO",
+        "DEPUTY_FEISHU_MODE": "off",
+        "DEPUTY_LLM_API_KEY": LLM_KEY,
+        "DEPUTY_ADMIN_TOKENS": f"ops:{ADMIN_TOKEN}",
+        "DEPUTY_SCHEDULER_ENABLED": "false",
+        "DEPUTY_LOG_LEVEL": "INFO",
     }
-    server = subprocess.Popen([sys.executable, "-m", "app.cli", "serve"], cwd=tmp_path, env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "app.cli", "serve"],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         _wait_for(lambda: server.poll() is None and _serving(base), "deputy serve to answer /healthz")

@@ -24,13 +24,16 @@ def _ask(ctx) -> Concern:
     return _concerns(ctx)[-1]
 
 
-@pytest.mark.parametrize(("text", "hint"), [
-    ("/quiet 25:00-08:00", "用法：/quiet 22:00-08:00（24小时制，开始和结束不同）"),
-    ("/pause abc", "用法：/pause 3d（支持 m 分钟、h 小时、d 天）"),
-    ("/cancel", "用法：/cancel con_…（编号见 /concerns）"),
-    ("/later soon", "用法：/later 2h，或回复“稍后 2小时”"),
-    ("/frobnicate", "没有“/frobnicate”这个命令，发送 /help 查看可用的命令。"),
-])
+@pytest.mark.parametrize(
+    ("text", "hint"),
+    [
+        ("/quiet 25:00-08:00", "用法：/quiet 22:00-08:00（24小时制，开始和结束不同）"),
+        ("/pause abc", "用法：/pause 3d（支持 m 分钟、h 小时、d 天）"),
+        ("/cancel", "用法：/cancel con_…（编号见 /concerns）"),
+        ("/later soon", "用法：/later 2h，或回复“稍后 2小时”"),
+        ("/frobnicate", "没有“/frobnicate”这个命令，发送 /help 查看可用的命令。"),
+    ],
+)
 def test_a_malformed_command_gets_its_usage_hint_and_is_not_an_answer(ctx, team, text, hint):
     feishu, telegram = team
     concern = _ask(ctx)
@@ -76,7 +79,9 @@ def test_an_answer_that_starts_like_an_acknowledgement_is_an_answer(ctx, team):
 def test_a_slash_command_from_someone_with_a_waiting_question_is_a_command(ctx, client, team):
     _ask(ctx)
     say(ctx, channel="telegram", user="tg_zs", text="/quiet 22:00-07:00")
-    assert client.get("/v1/persons/p_zhangsan/interaction_policy").json()["quiet_hours"] == [{"start": "22:00", "end": "07:00"}]
+    assert client.get("/v1/persons/p_zhangsan/interaction_policy").json()["quiet_hours"] == [
+        {"start": "22:00", "end": "07:00"}
+    ]
     assert _concerns(ctx)[-1].state == "waiting_reply"
 
 
@@ -90,7 +95,9 @@ def test_plain_text_that_looks_like_a_command_is_the_answer_of_someone_waited_on
 
 def test_a_principal_who_owes_an_answer_can_still_ask_someone_else(ctx, team):
     feishu, telegram = team
-    say(ctx, channel="telegram", user="tg_ls", text="The client wants to change the contract payment terms, OK?")  # waits on the boss
+    say(
+        ctx, channel="telegram", user="tg_ls", text="The client wants to change the contract payment terms, OK?"
+    )  # waits on the boss
     say(ctx, channel="feishu", user="ou_boss", text="问一下张三：周报写了吗？")
     by_question = {c.question: c for c in _concerns(ctx)}
     assert by_question["The client wants to change the contract payment terms, OK?"].state == "waiting_reply"

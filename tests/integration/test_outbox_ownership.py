@@ -1,4 +1,4 @@
-"""One owner per outbox entry: a second drainer never closes an entry whose send is in flight, pending is never a failure."""
+"""One owner per outbox entry: no drainer closes an entry whose send is in flight; pending is never a failure."""
 
 from __future__ import annotations
 
@@ -7,28 +7,27 @@ from datetime import timedelta
 
 import pytest
 import redis
-
 from sqlalchemy import select
 
 from action.models import ActionRow
-from kernel.context import AppContext
+from app.pipeline import tick
 from app.wiring import build_context
 from channels.base import OutboundMessage, SendReceipt
-from tests.fakes.memory_channel import MemoryChannel
-from fact import decisions
-from fact.decisions import DecisionKind
 from concern import flows, outbox, service
 from concern.models import Concern, OutboxEntry
-from app.pipeline import tick
+from fact import decisions
+from fact.decisions import DecisionKind
 from fact.models import Fact
+from kernel.context import AppContext
 from tests.conftest import make_settings, redis_url
+from tests.fakes.memory_channel import MemoryChannel
 from tests.integration.story_helpers import say
 
 H = timedelta(hours=1)
 
 
 class RacedChannel(MemoryChannel):
-    """While a send is in flight, another replica drains the same outbox (the webhook task and a tick, or two replicas)."""
+    """While a send is in flight, another replica drains the same outbox (a webhook task and a tick, two replicas)."""
 
     def __init__(self, name: str, other: AppContext, *, slow: timedelta | None = None) -> None:
         super().__init__(name)
@@ -73,10 +72,12 @@ def test_a_second_drainer_leaves_alone_an_entry_whose_send_is_in_flight(ctx, tea
     assert raced.raced == ([0] if slow is None else [1])
     assert concern.state == "waiting_reply" and concern.next_follow_up_at is not None and len(concern.message_refs) == 1
     assert feishu.texts_to("ou_boss") == [f"已发给张三：提测什么时候能给？（{concern.concern_id}）"]
-    assert [t for t in raced.texts_to("tg_zs")] == ["老板想了解：提测什么时候能给？"]
+    assert raced.texts_to("tg_zs") == ["老板想了解：提测什么时候能给？"]
     with ctx.reader() as uow:
         assert [e.state for e in uow.session.scalars(select(OutboxEntry))] == ["done", "done"]
-        changes = [f.content["change"] for f in uow.session.scalars(select(Fact).where(Fact.fact_type == "concern_changed"))]
+        changes = [
+            f.content["change"] for f in uow.session.scalars(select(Fact).where(Fact.fact_type == "concern_changed"))
+        ]
     assert "undeliverable" not in changes and changes == ["raised", "question_sent"]
 
 
@@ -94,7 +95,9 @@ def test_an_escalation_that_went_out_is_never_recorded_as_failed_by_a_racing_dra
     concern = _concern(ctx)
     assert concern.state == "escalated" and concern.escalated_to == "p_wangwu"
     with ctx.reader() as uow:
-        changes = [f.content["change"] for f in uow.session.scalars(select(Fact).where(Fact.fact_type == "concern_changed"))]
+        changes = [
+            f.content["change"] for f in uow.session.scalars(select(Fact).where(Fact.fact_type == "concern_changed"))
+        ]
     assert "escalation_failed" not in changes and "escalated" in changes
 
 
@@ -102,8 +105,14 @@ def test_a_dead_drainers_claim_runs_out_and_the_entry_then_runs_once(ctx, clock,
     _, telegram = team
     with ctx.uow() as uow:
         decision_id = decisions.record(uow, kind=DecisionKind.raise_concern, rule="test", source="admin_api")
-        flows.raise_(uow, originator_id="p_boss", target_person_id="p_zhangsan", question="提测什么时候能给？", priority="P1",
-                     decision_id=decision_id)
+        flows.raise_(
+            uow,
+            originator_id="p_boss",
+            target_person_id="p_zhangsan",
+            question="提测什么时候能给？",
+            priority="P1",
+            decision_id=decision_id,
+        )
     with ctx.uow() as uow:  # a drainer claims the question, then its process dies before sending
         assert service.claim(uow, owner="dead:1:abc", lease=outbox.LEASE) is not None
     assert outbox.drain(ctx) == 0 and telegram.sent == []
@@ -112,7 +121,9 @@ def test_a_dead_drainers_claim_runs_out_and_the_entry_then_runs_once(ctx, clock,
     assert outbox.drain(ctx) == 0 and len(telegram.sent) == 1
 
 
-@pytest.mark.parametrize("with_redis", [False, pytest.param(True, marks=pytest.mark.redis)], ids=["database_only", "redis"])
+@pytest.mark.parametrize(
+    "with_redis", [False, pytest.param(True, marks=pytest.mark.redis)], ids=["database_only", "redis"]
+)
 def test_two_replicas_asking_twenty_times_never_cancel_a_delivered_question(ctx, team, with_redis):
     feishu, telegram = team
     other = _other_replica(ctx)
@@ -134,14 +145,19 @@ def test_two_replicas_asking_twenty_times_never_cancel_a_delivered_question(ctx,
     assert not any(t.startswith("没能") for t in feishu.texts_to("ou_boss"))
 
 
-def test_a_notification_decided_just_before_a_crash_goes_out_once_after_the_claim_runs_out(ctx, clock, client, team, monkeypatch):
+def test_a_notification_decided_just_before_a_crash_goes_out_once_after_the_claim_runs_out(
+    ctx, clock, client, team, monkeypatch
+):
     _, telegram = team
 
     def crash(*_, **__):
         raise RuntimeError("the process died right after the decision committed")
 
     monkeypatch.setattr(outbox, "run_owned", crash)
-    assert client.post("/v1/notifications", json={"target_person_id": "p_zhangsan", "text": "明早10点开会"}).status_code == 500
+    assert (
+        client.post("/v1/notifications", json={"target_person_id": "p_zhangsan", "text": "明早10点开会"}).status_code
+        == 500
+    )
     monkeypatch.undo()
     with ctx.reader() as uow:  # the decision and its queued action committed together: never one without the other
         [decision] = uow.session.scalars(select(Fact).where(Fact.fact_type == "decision")).all()

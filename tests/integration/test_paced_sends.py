@@ -9,10 +9,10 @@ from sqlalchemy import select
 
 from action import service as actions
 from action.models import ActionRow
-from tests.fakes.memory_channel import MemoryChannel
+from app.pipeline import tick
 from channels.telegram import TelegramChannel
 from channels.telegram.pacing import Pacer
-from app.pipeline import tick
+from tests.fakes.memory_channel import MemoryChannel
 from tests.fakes.telegram_server import TOKEN, FakeTelegram
 from tests.integration.action_helpers import add_person
 
@@ -33,14 +33,23 @@ def telegram(ctx, fake):
     channel.pacer = Pacer(namespace=channel.bot_id, clock=lambda: ctx.clock.now().timestamp(), sleep=lambda _: None)
     ctx.channels.register(channel)
     ctx.channels.register(MemoryChannel("feishu"))
-    add_person(ctx, policy={"max_proactive_contacts_per_day": 3, "preferred_channel": "telegram"},
-               bindings=[{"channel": "telegram", "external_user_id": CHAT, "chat_id": CHAT}, {"channel": "feishu", "external_user_id": "ou_zs"}])
+    add_person(
+        ctx,
+        policy={"max_proactive_contacts_per_day": 3, "preferred_channel": "telegram"},
+        bindings=[
+            {"channel": "telegram", "external_user_id": CHAT, "chat_id": CHAT},
+            {"channel": "feishu", "external_user_id": "ou_zs"},
+        ],
+    )
     yield channel
     channel.close()
 
 
 def _notify(client, n: int):
-    return client.post("/v1/notifications", json={"target_person_id": "p_zhangsan", "text": f"第{n}条", "notification_type": f"kind_{n}"})
+    return client.post(
+        "/v1/notifications",
+        json={"target_person_id": "p_zhangsan", "text": f"第{n}条", "notification_type": f"kind_{n}"},
+    )
 
 
 def test_three_notices_at_once_to_one_chat_all_arrive_the_third_at_its_slot(ctx, clock, client, fake, telegram):
@@ -62,7 +71,9 @@ def test_three_notices_at_once_to_one_chat_all_arrive_the_third_at_its_slot(ctx,
 def test_a_deferred_send_holds_its_cap_slot_and_is_not_swept_as_interrupted(ctx, clock, client, fake, telegram):
     for n in range(3):
         _notify(client, n)
-    assert _notify(client, 3).json()["result_detail"]["blocked_by"] == "L1:daily_cap"  # the pending third holds its slot
+    assert (
+        _notify(client, 3).json()["result_detail"]["blocked_by"] == "L1:daily_cap"
+    )  # the pending third holds its slot
     clock.advance(ctx.settings.action_pending_timeout + timedelta(seconds=1))
     assert actions.recover_interrupted(ctx, older_than=ctx.settings.action_pending_timeout) == []
     tick(ctx)

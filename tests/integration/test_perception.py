@@ -6,23 +6,33 @@ import pytest
 import redis as redis_lib
 from sqlalchemy import func, select
 
+from channels.inbound import InboundMessage
 from fact.models import Fact
 from perception import service
-from channels.inbound import InboundMessage
 from perception.models import InboxEntry
 from tests.conftest import redis_url
 from tests.integration.action_helpers import add_person
 
 
 def message(event_id: str, user: str = "tg_zs") -> InboundMessage:
-    return InboundMessage(channel="telegram", event_id=event_id, message_id="1", chat_id="c", chat_type="p2p", external_user_id=user,
-                          text="明天下午", occurred_at="2026-03-18T10:00:00+08:00")
+    return InboundMessage(
+        channel="telegram",
+        event_id=event_id,
+        message_id="1",
+        chat_id="c",
+        chat_type="p2p",
+        external_user_id=user,
+        text="明天下午",
+        occurred_at="2026-03-18T10:00:00+08:00",
+    )
 
 
 def counts(ctx):
     with ctx.reader() as uow:
-        return (uow.session.scalar(select(func.count()).select_from(Fact).where(Fact.fact_type == "message_received")),
-                uow.session.scalar(select(func.count()).select_from(InboxEntry)))
+        return (
+            uow.session.scalar(select(func.count()).select_from(Fact).where(Fact.fact_type == "message_received")),
+            uow.session.scalar(select(func.count()).select_from(InboxEntry)),
+        )
 
 
 @pytest.fixture

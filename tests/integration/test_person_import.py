@@ -22,11 +22,22 @@ def test_yaml_import_creates_whole_persons_even_when_the_manager_comes_later(ctx
     results = importer.import_file(ctx, write(tmp_path, "persons.yaml", YAML_TEXT))
     assert [(r.row, r.person_id, r.outcome) for r in results] == [(1, "p_report", "created"), (2, "p_boss", "created")]
     report = load(ctx, "p_report")
-    assert (report["manager_id"], report["timezone"], report["locale"], report["aliases"]) == ("p_boss", "Europe/Berlin", "en", ["Xiao Wang", "wang"])
-    assert report["channel_bindings"] == [{"channel": "feishu", "external_user_id": "ou_report", "chat_id": "oc_report", "reachable": True}]
+    assert (report["manager_id"], report["timezone"], report["locale"], report["aliases"]) == (
+        "p_boss",
+        "Europe/Berlin",
+        "en",
+        ["Xiao Wang", "wang"],
+    )
+    assert report["channel_bindings"] == [
+        {"channel": "feishu", "external_user_id": "ou_report", "chat_id": "oc_report", "reachable": True}
+    ]
     assert report["interaction_policy"] == {
-        "allow_proactive_ping": True, "max_proactive_contacts_per_day": 2, "preferred_channel": "feishu",
-        "quiet_hours": [{"start": "22:00", "end": "07:00"}], "quiet_days": [6, 7], "paused_until": None,
+        "allow_proactive_ping": True,
+        "max_proactive_contacts_per_day": 2,
+        "preferred_channel": "feishu",
+        "quiet_hours": [{"start": "22:00", "end": "07:00"}],
+        "quiet_days": [6, 7],
+        "paused_until": None,
     }
     assert load(ctx, "p_boss")["role"] == "principal" and load(ctx, "p_boss")["timezone"] == "Asia/Shanghai"
     assert person_changed_count(ctx) == 2
@@ -35,23 +46,45 @@ def test_yaml_import_creates_whole_persons_even_when_the_manager_comes_later(ctx
 def test_csv_import_maps_columns_and_skips_bad_rows_with_their_row_number(ctx, tmp_path):
     results = importer.import_file(ctx, csv_file(tmp_path))
     assert [(r.row, r.person_id, r.outcome) for r in results] == [
-        (1, "p_dev", "created"), (2, "p_bad", "error"), (3, "p_lead", "created"), (4, "p_cap", "error"),
+        (1, "p_dev", "created"),
+        (2, "p_bad", "error"),
+        (3, "p_lead", "created"),
+        (4, "p_cap", "error"),
     ]
     assert "timezone" in results[1].message and "max_proactive_contacts_per_day" in results[3].message
     dev, lead = load(ctx, "p_dev"), load(ctx, "p_lead")
-    assert (dev["manager_id"], dev["aliases"], dev["locale"], dev["timezone"]) == ("p_lead", ["Developer", "dev one"], "en", "Asia/Shanghai")
-    assert dev["channel_bindings"] == [{"channel": "feishu", "external_user_id": "ou_dev", "chat_id": "oc_dev", "reachable": True}]
-    assert (dev["interaction_policy"]["preferred_channel"], dev["interaction_policy"]["max_proactive_contacts_per_day"]) == ("feishu", 3)
+    assert (dev["manager_id"], dev["aliases"], dev["locale"], dev["timezone"]) == (
+        "p_lead",
+        ["Developer", "dev one"],
+        "en",
+        "Asia/Shanghai",
+    )
+    assert dev["channel_bindings"] == [
+        {"channel": "feishu", "external_user_id": "ou_dev", "chat_id": "oc_dev", "reachable": True}
+    ]
+    assert (
+        dev["interaction_policy"]["preferred_channel"],
+        dev["interaction_policy"]["max_proactive_contacts_per_day"],
+    ) == ("feishu", 3)
     assert [b["channel"] for b in lead["channel_bindings"]] == ["feishu", "telegram"]
-    assert (lead["role"], lead["timezone"], lead["interaction_policy"]["max_proactive_contacts_per_day"]) == ("principal", "Asia/Tokyo", 5)
+    assert (lead["role"], lead["timezone"], lead["interaction_policy"]["max_proactive_contacts_per_day"]) == (
+        "principal",
+        "Asia/Tokyo",
+        5,
+    )
     assert load(ctx, "p_bad") is None and load(ctx, "p_cap") is None
     assert person_changed_count(ctx) == 2
 
 
-UNQUOTED_DATES = "- {person_id: p_d, display_name: D, work_state: {until: 2026-04-01}, interaction_policy: {paused_until: 2026-03-20T10:00:00+08:00}}\n"
+UNQUOTED_DATES = (
+    "- {person_id: p_d, display_name: D, work_state: {until: 2026-04-01}, "
+    "interaction_policy: {paused_until: 2026-03-20T10:00:00+08:00}}\n"
+)
 
 
-@pytest.mark.parametrize("name,text", [("persons.yaml", YAML_TEXT), ("persons.csv", None), ("dates.yml", UNQUOTED_DATES)])
+@pytest.mark.parametrize(
+    "name,text", [("persons.yaml", YAML_TEXT), ("persons.csv", None), ("dates.yml", UNQUOTED_DATES)]
+)
 def test_importing_the_same_file_twice_changes_nothing(ctx, tmp_path, name, text):
     path = write(tmp_path, name, text) if text else csv_file(tmp_path)
     first = importer.import_file(ctx, path)
@@ -72,7 +105,9 @@ def test_a_changed_row_is_updated_with_exactly_one_fact(ctx, tmp_path):
 
 
 def test_a_row_whose_manager_is_missing_everywhere_is_an_error(ctx, tmp_path):
-    results = importer.import_file(ctx, csv_file(tmp_path, ["p_x,X,,member,p_nobody,,zh,,,,,,\n", "p_y,Y,,member,,,zh,,,,,,\n"]))
+    results = importer.import_file(
+        ctx, csv_file(tmp_path, ["p_x,X,,member,p_nobody,,zh,,,,,,\n", "p_y,Y,,member,,,zh,,,,,,\n"])
+    )
     assert [(r.row, r.outcome) for r in results] == [(1, "error"), (2, "created")]
     assert "manager" in results[0].message
 
@@ -86,7 +121,11 @@ def test_a_binding_owned_by_another_person_fails_only_that_row(ctx, tmp_path):
 
 @pytest.mark.parametrize(
     "name,text",
-    [("persons.txt", "person_id\n"), ("persons.yaml", "just text"), ("persons.csv", CSV_HEADER.replace("locale", "locael"))],
+    [
+        ("persons.txt", "person_id\n"),
+        ("persons.yaml", "just text"),
+        ("persons.csv", CSV_HEADER.replace("locale", "locael")),
+    ],
 )
 def test_a_file_that_cannot_be_read_as_persons_is_refused_whole(ctx, tmp_path, name, text):
     with pytest.raises(ValueError):
@@ -95,12 +134,20 @@ def test_a_file_that_cannot_be_read_as_persons_is_refused_whole(ctx, tmp_path, n
 
 
 def test_yaml_rows_that_are_not_mappings_are_reported(ctx, tmp_path):
-    results = importer.import_file(ctx, write(tmp_path, "p.yaml", "- just a string\n- {person_id: p_ok, display_name: OK}\n"))
+    results = importer.import_file(
+        ctx, write(tmp_path, "p.yaml", "- just a string\n- {person_id: p_ok, display_name: OK}\n")
+    )
     assert [(r.row, r.outcome) for r in results] == [(1, "error"), (2, "created")]
 
 
 def test_unquoted_yaml_times_are_read_as_text(ctx, tmp_path):
-    text = "- person_id: p_t\n  display_name: T\n  interaction_policy:\n    quiet_hours: [{start: 23:00, end: 08:00}, {start: 12:30, end: 13:45}]\n"
+    text = (
+        "- person_id: p_t\n  display_name: T\n  interaction_policy:\n"
+        "    quiet_hours: [{start: 23:00, end: 08:00}, {start: 12:30, end: 13:45}]\n"
+    )
     results = importer.import_file(ctx, write(tmp_path, "p.yaml", text))
     assert [r.outcome for r in results] == ["created"], results
-    assert load(ctx, "p_t")["interaction_policy"]["quiet_hours"] == [{"start": "23:00", "end": "08:00"}, {"start": "12:30", "end": "13:45"}]
+    assert load(ctx, "p_t")["interaction_policy"]["quiet_hours"] == [
+        {"start": "23:00", "end": "08:00"},
+        {"start": "12:30", "end": "13:45"},
+    ]

@@ -28,7 +28,9 @@ def run_import(path: Path):
 
 def table_rows(output: str) -> list[list[str]]:
     """The cells of each line of a rich table."""
-    return [[c.strip() for c in line.strip().strip("│").split("│")] for line in output.splitlines() if line.count("│") >= 2]
+    return [
+        [c.strip() for c in line.strip().strip("│").split("│")] for line in output.splitlines() if line.count("│") >= 2
+    ]
 
 
 def person_ids(ctx) -> list[str]:

@@ -20,7 +20,9 @@ def test_a_signal_that_breaks_the_core_is_set_aside_and_the_next_one_is_processe
     say(ctx, channel="feishu", user="ou_boss", text="/concerns")
     say(ctx, channel="feishu", user="ou_boss", text="问一下张三：提测什么时候能给？")
     [failure] = client.get("/v1/facts", params={"fact_type": "system"}).json()["items"]
-    assert failure["content"]["event"] == "signal_processing_failed" and failure["content"]["message"] == "decide exploded"
+    assert (
+        failure["content"]["event"] == "signal_processing_failed" and failure["content"]["message"] == "decide exploded"
+    )
     assert len(client.get("/v1/concerns").json()["items"]) == 1 and len(telegram.texts_to("tg_zs")) == 1
     assert core_flows.process_pending(ctx) == 0  # the failed one is not retried forever
 

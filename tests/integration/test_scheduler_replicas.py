@@ -21,5 +21,11 @@ def test_two_schedulers_ticking_the_same_due_concern_send_once(ctx, clock, team)
         results = pool.starmap(tick_at, [(ctx.settings.database_url, due.isoformat(), barrier)] * 2)
     assert sorted(r["timers_fired"] for r in results) == [0, 1]
     with ctx.reader() as uow:
-        sends = list(uow.session.scalars(select(ActionRow).where(ActionRow.target_person_id == "p_zhangsan", ActionRow.action_type == "send_message")))
+        sends = list(
+            uow.session.scalars(
+                select(ActionRow).where(
+                    ActionRow.target_person_id == "p_zhangsan", ActionRow.action_type == "send_message"
+                )
+            )
+        )
     assert [s.result for s in sends] == ["success", "success"]  # the question, then exactly one follow-up

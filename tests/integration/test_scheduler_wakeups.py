@@ -4,11 +4,10 @@ import time
 
 import redis as redis_lib
 
-from kernel.context import AppContext
-from app.wiring import build_context
 from app.pipeline import Processor
-from perception import service
+from app.wiring import build_context
 from channels.inbound import InboundMessage
+from perception import service
 from tests.conftest import make_settings, redis_url
 
 
@@ -23,15 +22,27 @@ def _wait_for(condition, what: str, timeout: float = 20.0) -> None:
 def test_a_signal_recorded_elsewhere_is_processed_by_a_sleeping_replica(ctx, clock, team):
     _, telegram = team
     url = redis_url()
-    sleeper = build_context(make_settings(ctx.settings.database_url, redis_url=url, scheduler_interval="1h"), clock=clock, channels=ctx.channels)
+    sleeper = build_context(
+        make_settings(ctx.settings.database_url, redis_url=url, scheduler_interval="1h"),
+        clock=clock,
+        channels=ctx.channels,
+    )
     recorder = build_context(make_settings(ctx.settings.database_url), clock=clock)
     recorder.redis = redis_lib.Redis.from_url(url)
     thread = Processor(sleeper, threaded=True)
     thread.start()
     try:
         _wait_for(lambda: recorder.redis.pubsub_numsub("deputy:scheduler:wake")[0][1] >= 1, "the replica to listen")
-        message = InboundMessage(channel="feishu", event_id=f"wake-{time.time_ns()}", message_id="m", chat_id="c", chat_type="p2p",
-                                 external_user_id="ou_boss", text="/ask @p_zhangsan 提测什么时候能给？", occurred_at=clock.now())
+        message = InboundMessage(
+            channel="feishu",
+            event_id=f"wake-{time.time_ns()}",
+            message_id="m",
+            chat_id="c",
+            chat_type="p2p",
+            external_user_id="ou_boss",
+            text="/ask @p_zhangsan 提测什么时候能给？",
+            occurred_at=clock.now(),
+        )
         service.record_message(recorder, message=message)  # recorded, but this replica never processes it
         _wait_for(lambda: len(telegram.texts_to("tg_zs")) == 1, "the sleeping replica to send the question")
     finally:

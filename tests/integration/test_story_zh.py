@@ -1,4 +1,4 @@
-"""The whole story in Chinese: ask → wait → follow up (not in quiet hours, ≤ 2 per 24 h) → escalate → answer → backflow."""
+"""The whole story in Chinese: ask → wait → follow up (not in quiet hours, ≤ 2 per 24 h) → escalate → answer."""
 
 from datetime import UTC, datetime, timedelta
 
@@ -17,17 +17,42 @@ H = timedelta(hours=1)
 def story(ctx, clock):
     clock.set(datetime(2026, 3, 18, 12, 0, tzinfo=UTC))  # 20:00 Asia/Shanghai
     feishu, telegram = add_memory_channels(ctx)
-    add_person(ctx, "p_boss", display_name="老板", role="principal", bindings=[{"channel": "feishu", "external_user_id": "ou_boss"}])
-    add_person(ctx, "p_wangwu", display_name="王五", bindings=[{"channel": "feishu", "external_user_id": "ou_wangwu"}], policy={"quiet_hours": [{"start": "23:00", "end": "08:00"}]})
-    add_person(ctx, "p_zhangsan", display_name="张三", aliases=["Zhang San", "老张"], manager_id="p_wangwu",
-               bindings=[{"channel": "feishu", "external_user_id": "ou_zs"}, {"channel": "telegram", "external_user_id": "tg_zs", "chat_id": "tg_zs"}],
-               policy={"preferred_channel": "telegram", "quiet_hours": [{"start": "23:00", "end": "08:00"}]})
+    add_person(
+        ctx,
+        "p_boss",
+        display_name="老板",
+        role="principal",
+        bindings=[{"channel": "feishu", "external_user_id": "ou_boss"}],
+    )
+    add_person(
+        ctx,
+        "p_wangwu",
+        display_name="王五",
+        bindings=[{"channel": "feishu", "external_user_id": "ou_wangwu"}],
+        policy={"quiet_hours": [{"start": "23:00", "end": "08:00"}]},
+    )
+    add_person(
+        ctx,
+        "p_zhangsan",
+        display_name="张三",
+        aliases=["Zhang San", "老张"],
+        manager_id="p_wangwu",
+        bindings=[
+            {"channel": "feishu", "external_user_id": "ou_zs"},
+            {"channel": "telegram", "external_user_id": "tg_zs", "chat_id": "tg_zs"},
+        ],
+        policy={"preferred_channel": "telegram", "quiet_hours": [{"start": "23:00", "end": "08:00"}]},
+    )
     return feishu, telegram
 
 
 def _sent_to_zhangsan(ctx):
     with ctx.reader() as uow:
-        rows = uow.session.scalars(select(ActionRow).where(ActionRow.target_person_id == "p_zhangsan", ActionRow.result == "success").order_by(ActionRow.pk))
+        rows = uow.session.scalars(
+            select(ActionRow)
+            .where(ActionRow.target_person_id == "p_zhangsan", ActionRow.result == "success")
+            .order_by(ActionRow.pk)
+        )
         return [(r.created_at, r.channel, r.action_type) for r in rows]
 
 
@@ -47,7 +72,7 @@ def test_the_whole_story(ctx, clock, client, story):
     assert [channel for _, channel, _ in sends] == ["telegram"] * 3  # the question and two follow-ups (P1: 4 h, 24 h)
     for at, _, _ in sends:
         assert 8 <= at.astimezone(ctx.settings.tz).hour < 23, f"contacted at {at} during quiet hours"
-    for i, (at, _, _) in enumerate(sends):
+    for at, _, _ in sends:
         assert sum(1 for other, _, _ in sends if at - timedelta(hours=24) < other <= at) <= 2
     assert "【跟进】" in telegram.texts_to("tg_zs")[1] and "稍后 2小时" in telegram.texts_to("tg_zs")[1]
     escalations = feishu.texts_to("ou_wangwu")
@@ -58,7 +83,9 @@ def test_the_whole_story(ctx, clock, client, story):
     clock.advance(H)
     say(ctx, channel="telegram", user="tg_zs", text="明天下午")
     resolved = client.get(f"/v1/concerns/{concern['concern_id']}").json()
-    assert resolved["state"] == "resolved" and resolved["answer"] == "明天下午" and resolved["answered_by"] == "p_zhangsan"
+    assert (
+        resolved["state"] == "resolved" and resolved["answer"] == "明天下午" and resolved["answered_by"] == "p_zhangsan"
+    )
     assert "张三回复了你的问题“提测什么时候能给？”：明天下午" in feishu.texts_to("ou_boss")[-1]
     clock.advance(48 * H)
     tick(ctx)

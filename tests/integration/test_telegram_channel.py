@@ -10,22 +10,29 @@ import pytest
 from sqlalchemy import select
 
 from action import service
-from app.wiring import default_channels
 from app.settings import Settings
+from app.wiring import default_channels
 from channels.base import OutboundMessage
 from channels.dryrun import DryRunChannel
 from channels.errors import ChannelError, InvalidRequest, Paced, Transient, Unreachable
-from tests.fakes.memory_channel import MemoryChannel
-from channels.telegram import TelegramChannel
-from channels.telegram import pacing
+from channels.telegram import TelegramChannel, pacing
 from channels.telegram.pacing import Pacer
 from channels.telegram.text import utf16_len
 from fact.models import Fact
 from person import service as persons
 from tests.conftest import redis_url
+from tests.fakes.memory_channel import MemoryChannel
 from tests.fakes.pace_clock import FakeTime
 from tests.fakes.telegram_server import (
-    CHAT_NOT_FOUND, FORBIDDEN_BLOCKED, NOT_JSON, SERVER_ERROR, TOKEN, FakeTelegram, Reply, error, too_many_requests,
+    CHAT_NOT_FOUND,
+    FORBIDDEN_BLOCKED,
+    NOT_JSON,
+    SERVER_ERROR,
+    TOKEN,
+    FakeTelegram,
+    Reply,
+    error,
+    too_many_requests,
 )
 from tests.integration.action_helpers import add_person, notify
 
@@ -60,10 +67,14 @@ def wired(ctx, channel):
     feishu = MemoryChannel("feishu")
     ctx.channels.register(feishu)
     ctx.channels.register(channel)
-    add_person(ctx, policy={"preferred_channel": "telegram"}, bindings=[
-        {"channel": "telegram", "external_user_id": CHAT, "chat_id": CHAT},
-        {"channel": "feishu", "external_user_id": "ou_zhangsan"},
-    ])
+    add_person(
+        ctx,
+        policy={"preferred_channel": "telegram"},
+        bindings=[
+            {"channel": "telegram", "external_user_id": CHAT, "chat_id": CHAT},
+            {"channel": "feishu", "external_user_id": "ou_zhangsan"},
+        ],
+    )
     return feishu
 
 
@@ -78,7 +89,9 @@ def test_a_sent_message_records_the_telegram_message_id(ctx, fake, wired):
     [call] = fake.calls("sendMessage")
     assert call["chat_id"] == CHAT and call["text"] == "明早10点开会" and call["parse_mode"] == "HTML"
     assert record.result_detail["message_id"] == "1"
-    assert record.result_detail["attempts"] == [{"channel": "telegram", "result": "success", "message_id": "1", "message_ids": ["1"]}]
+    assert record.result_detail["attempts"] == [
+        {"channel": "telegram", "result": "success", "message_id": "1", "message_ids": ["1"]}
+    ]
     assert wired.sent == []
 
 
@@ -119,14 +132,24 @@ def test_a_blocked_bot_marks_the_binding_unreachable_and_falls_back_to_feishu(ct
     record = service.execute(ctx, request=notify())
     assert record.result == "success" and record.channel == "feishu"
     telegram, feishu = record.result_detail["attempts"]
-    assert telegram == {"channel": "telegram", "error": "unreachable", "message": "Forbidden: bot was blocked by the user", "code": 403, "permanent": True}
+    assert telegram == {
+        "channel": "telegram",
+        "error": "unreachable",
+        "message": "Forbidden: bot was blocked by the user",
+        "code": 403,
+        "permanent": True,
+    }
     assert feishu["channel"] == "feishu" and feishu["result"] == "success"
     assert wired.texts_to("ou_zhangsan") == ["明早10点开会"]
     assert bindings(ctx) == {"telegram": False, "feishu": True}
     with ctx.reader() as uow:
         changes = uow.session.scalars(select(Fact).where(Fact.fact_type == "person_changed").order_by(Fact.pk)).all()
     unreachable = [c for c in changes if c.content.get("change") == "binding_unreachable"]
-    assert len(unreachable) == 1 and unreachable[0].content["channel"] == "telegram" and unreachable[0].person_refs == ["p_zhangsan"]
+    assert (
+        len(unreachable) == 1
+        and unreachable[0].content["channel"] == "telegram"
+        and unreachable[0].person_refs == ["p_zhangsan"]
+    )
 
 
 def test_a_429_is_rate_limited_with_retry_after_and_falls_back_without_sleeping(ctx, fake, wired, monkeypatch):
@@ -138,12 +161,19 @@ def test_a_429_is_rate_limited_with_retry_after_and_falls_back_without_sleeping(
     record = service.execute(ctx, request=notify())
     assert record.result == "success" and record.channel == "feishu"
     attempt = record.result_detail["attempts"][0]
-    assert attempt["channel"] == "telegram" and attempt["error"] == "rate_limited" and attempt["retry_after"] == 7 and attempt["code"] == 429
+    assert (
+        attempt["channel"] == "telegram"
+        and attempt["error"] == "rate_limited"
+        and attempt["retry_after"] == 7
+        and attempt["code"] == 429
+    )
     assert len(fake.calls("sendMessage")) == 1  # never retried
     assert bindings(ctx) == {"telegram": True, "feishu": True}
 
 
-@pytest.mark.parametrize("reply", [SERVER_ERROR, NOT_JSON, error(503, "Service Unavailable")], ids=["500", "non-json-502", "503"])
+@pytest.mark.parametrize(
+    "reply", [SERVER_ERROR, NOT_JSON, error(503, "Service Unavailable")], ids=["500", "non-json-502", "503"]
+)
 def test_server_errors_and_unreadable_error_bodies_are_transient(channel, fake, reply):
     fake.script("sendMessage", reply)
     with pytest.raises(Transient) as caught:
@@ -192,7 +222,13 @@ def test_other_bad_requests_are_invalid_requests(channel, fake):
 
 
 def test_a_message_cut_short_after_its_first_part_is_reported_delivered_not_failed_over(channel, fake):
-    first = Reply(200, {"ok": True, "result": {"message_id": 77, "date": 1773799200, "chat": {"id": 5001, "type": "private"}, "text": "x"}})
+    first = Reply(
+        200,
+        {
+            "ok": True,
+            "result": {"message_id": 77, "date": 1773799200, "chat": {"id": 5001, "type": "private"}, "text": "x"},
+        },
+    )
     fake.script("sendMessage", first, FORBIDDEN_BLOCKED)
     receipt = channel.send(msg("a" * 5000))
     assert receipt.message_id == "77" and receipt.detail["message_ids"] == ["77"]
@@ -301,7 +337,9 @@ def test_default_channels_include_telegram_only_with_a_token_and_not_in_dry_run(
     assert default_channels(Settings(_env_file=None)).get("telegram") is None
     configured = default_channels(Settings(_env_file=None, telegram_bot_token=TOKEN)).get("telegram")
     assert isinstance(configured, TelegramChannel)
-    dry = default_channels(Settings(_env_file=None, telegram_bot_token=TOKEN, dry_run_channels="telegram")).get("telegram")
+    dry = default_channels(Settings(_env_file=None, telegram_bot_token=TOKEN, dry_run_channels="telegram")).get(
+        "telegram"
+    )
     assert isinstance(dry, DryRunChannel)
 
 

@@ -8,16 +8,16 @@ import time
 from collections.abc import Callable
 
 import pytest
-from pydantic import SecretStr
 from fastapi.testclient import TestClient
+from pydantic import SecretStr
 from sqlalchemy import select
 
-from app.wiring import build_context, default_channels
-from kernel.context import AppContext
+from app.inbound import PerceptionInbound
 from app.main import create_app
+from app.wiring import build_context, default_channels
 from channels.telegram.polling import TelegramPoller, start_polling
 from fact.models import Fact
-from app.inbound import PerceptionInbound
+from kernel.context import AppContext
 from tests.conftest import make_settings
 from tests.fakes.telegram_server import CONFLICT, TOKEN, FakeTelegram
 
@@ -43,8 +43,13 @@ class Recording(PerceptionInbound):
 
 
 def make_poller(ctx: AppContext, fake: FakeTelegram, *, inbound=None, **kw) -> TelegramPoller:
-    return TelegramPoller(ctx, inbound=inbound or PerceptionInbound(ctx), token=TOKEN, api_base=fake.base_url,
-                          **{"poll_timeout": 1, "backoff": 0.01, "max_backoff": 0.05, **kw})
+    return TelegramPoller(
+        ctx,
+        inbound=inbound or PerceptionInbound(ctx),
+        token=TOKEN,
+        api_base=fake.base_url,
+        **{"poll_timeout": 1, "backoff": 0.01, "max_backoff": 0.05, **kw},
+    )
 
 
 def wait_for(condition: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
@@ -57,7 +62,10 @@ def wait_for(condition: Callable[[], bool], what: str, timeout: float = 30.0) ->
 
 def event_ids(ctx: AppContext) -> list[int]:
     with ctx.reader() as uow:
-        return [int(f.content["event_id"]) for f in uow.session.scalars(select(Fact).where(Fact.fact_type == "message_received").order_by(Fact.pk))]
+        return [
+            int(f.content["event_id"])
+            for f in uow.session.scalars(select(Fact).where(Fact.fact_type == "message_received").order_by(Fact.pk))
+        ]
 
 
 def test_polling_records_each_update_and_stores_the_next_offset(ctx, fake):
@@ -141,9 +149,21 @@ def test_a_failed_write_is_retried_and_never_skipped(ctx, fake):
 
 
 def test_updates_deputy_does_not_act_on_advance_the_offset_and_write_nothing(ctx, fake):
-    edited = fake.push_update({"edited_message": {"message_id": 1, "date": 1773799200, "chat": {"id": 1, "type": "private"},
-                                                  "from": {"id": 1, "is_bot": False, "first_name": "a"}, "edit_date": 1773799300, "text": "x"}})
-    callback = fake.push_update({"callback_query": {"id": "9", "from": {"id": 1, "is_bot": False, "first_name": "a"}, "chat_instance": "c"}})
+    edited = fake.push_update(
+        {
+            "edited_message": {
+                "message_id": 1,
+                "date": 1773799200,
+                "chat": {"id": 1, "type": "private"},
+                "from": {"id": 1, "is_bot": False, "first_name": "a"},
+                "edit_date": 1773799300,
+                "text": "x",
+            }
+        }
+    )
+    callback = fake.push_update(
+        {"callback_query": {"id": "9", "from": {"id": 1, "is_bot": False, "first_name": "a"}, "chat_instance": "c"}}
+    )
     poller = make_poller(ctx, fake).start()
     try:
         wait_for(lambda: poller.load_offset() == callback + 1, "the offset past both updates")
@@ -174,7 +194,9 @@ def test_the_backoff_grows_and_is_bounded(ctx, fake):
 
 def test_polling_starts_only_in_polling_mode_with_a_token(ctx, fake, database_url, clock):
     assert start_polling(ctx, inbound=PerceptionInbound(ctx)) is None
-    settings = make_settings(database_url, telegram_mode="polling", telegram_bot_token=TOKEN, telegram_api_base=fake.base_url)
+    settings = make_settings(
+        database_url, telegram_mode="polling", telegram_bot_token=TOKEN, telegram_api_base=fake.base_url
+    )
     polling_ctx = build_context(settings, clock=clock, channels=default_channels(settings))
     try:
         update = fake.push_message(text="via the app")
@@ -189,8 +211,14 @@ def test_polling_and_the_webhook_record_identical_facts_for_the_same_message(ctx
     ctx.settings.telegram_webhook_secret = SecretStr("wh-secret")
     ctx.settings.telegram_bot_username = "deputy_bot"
     ctx.settings.telegram_bot_token = SecretStr(TOKEN)
-    message = {"message_id": 77, "date": 1773799200, "text": "@deputy_bot /concerns", "from": {"id": 1001, "is_bot": False, "first_name": "San"},
-               "chat": {"id": -500, "type": "group"}, "entities": [{"type": "mention", "offset": 0, "length": 11}]}
+    message = {
+        "message_id": 77,
+        "date": 1773799200,
+        "text": "@deputy_bot /concerns",
+        "from": {"id": 1001, "is_bot": False, "first_name": "San"},
+        "chat": {"id": -500, "type": "group"},
+        "entities": [{"type": "mention", "offset": 0, "length": 11}],
+    }
     polled_id = fake.push_update({"message": message})
     poller = make_poller(ctx, fake).start()
     try:
@@ -198,11 +226,16 @@ def test_polling_and_the_webhook_record_identical_facts_for_the_same_message(ctx
     finally:
         poller.stop()
     with TestClient(create_app(ctx=ctx, run_migrations=False)) as client:
-        response = client.post("/webhooks/telegram", json={"update_id": polled_id + 1, "message": message},
-                               headers={"X-Telegram-Bot-Api-Secret-Token": "wh-secret"})
+        response = client.post(
+            "/webhooks/telegram",
+            json={"update_id": polled_id + 1, "message": message},
+            headers={"X-Telegram-Bot-Api-Secret-Token": "wh-secret"},
+        )
         assert response.status_code == 200
     with ctx.reader() as uow:
-        polled, hooked = uow.session.scalars(select(Fact).where(Fact.fact_type == "message_received").order_by(Fact.pk)).all()
+        polled, hooked = uow.session.scalars(
+            select(Fact).where(Fact.fact_type == "message_received").order_by(Fact.pk)
+        ).all()
     assert {**polled.content, "event_id": hooked.content["event_id"]} == hooked.content
     assert polled.content["mentions_bot"] is True and polled.person_refs == hooked.person_refs
 

@@ -8,17 +8,19 @@ from datetime import datetime
 
 from action import service
 from action.models import ActionRequest
+from app.settings import Settings
+from app.wiring import build_context
+from channels.base import ChannelHealth, OutboundMessage, SendReceipt
 from kernel.clock import FrozenClock
 from kernel.context import AppContext
-from app.wiring import build_context
-from app.settings import Settings
-from channels.base import ChannelHealth, OutboundMessage, SendReceipt
 from tests.fakes.memory_channel import MemoryChannel
 
 
 def build_ctx(database_url: str, start_iso: str) -> AppContext:
     """A context like the service's, with in-memory feishu/telegram channels and a frozen clock."""
-    ctx = build_context(Settings(_env_file=None, database_url=database_url), clock=FrozenClock(datetime.fromisoformat(start_iso)))
+    ctx = build_context(
+        Settings(_env_file=None, database_url=database_url), clock=FrozenClock(datetime.fromisoformat(start_iso))
+    )
     ctx.channels.register(MemoryChannel("feishu"))
     ctx.channels.register(MemoryChannel("telegram"))
     return ctx
@@ -28,7 +30,13 @@ def notify_burst(database_url: str, start_iso: str, indexes: list[int], barrier)
     """Fire one notify per index concurrently (threads) once every process is ready; return the results."""
     ctx = build_ctx(database_url, start_iso)
     requests = [
-        ActionRequest(action_type="notify", decision_ref="dec_20260318_001", target_person_id="p_zhangsan", text=f"notice {i}", notification_type=f"kind_{i}")
+        ActionRequest(
+            action_type="notify",
+            decision_ref="dec_20260318_001",
+            target_person_id="p_zhangsan",
+            text=f"notice {i}",
+            notification_type=f"kind_{i}",
+        )
         for i in indexes
     ]
     barrier.wait()
@@ -54,10 +62,17 @@ def notify_and_die(database_url: str, start_iso: str, concern_id: str | None = N
     ctx.channels.register(DyingChannel("feishu"))
     ctx.channels.register(DyingChannel("telegram"))
     if concern_id:
-        request = ActionRequest(action_type="send_message", decision_ref=concern_id, target_person_id="p_zhangsan", text="again?",
-                                concern_id=concern_id)
+        request = ActionRequest(
+            action_type="send_message",
+            decision_ref=concern_id,
+            target_person_id="p_zhangsan",
+            text="again?",
+            concern_id=concern_id,
+        )
     else:
-        request = ActionRequest(action_type="notify", decision_ref="dec_20260318_001", target_person_id="p_zhangsan", text="never confirmed")
+        request = ActionRequest(
+            action_type="notify", decision_ref="dec_20260318_001", target_person_id="p_zhangsan", text="never confirmed"
+        )
     service.execute(ctx, request=request)
 
 

@@ -26,9 +26,16 @@ def main() -> int:
     parser.add_argument("--redis", help="Redis URL for the replicas (optional)")
     parser.add_argument("--without", default="", help="comma-separated step kinds to leave out, e.g. hostile,rewrite")
     parser.add_argument("--ignore", default="", help="comma-separated invariants not to check, e.g. language")
-    parser.add_argument("--shrink", type=float, default=0, metavar="SECONDS",
-                        help="after a failure, look this long for the fewest steps that still fail the same way")
-    parser.add_argument("--keep-going", action="store_true", help="report every violation at the end instead of stopping")
+    parser.add_argument(
+        "--shrink",
+        type=float,
+        default=0,
+        metavar="SECONDS",
+        help="after a failure, look this long for the fewest steps that still fail the same way",
+    )
+    parser.add_argument(
+        "--keep-going", action="store_true", help="report every violation at the end instead of stopping"
+    )
     parser.add_argument("--verbose", action="store_true", help="show the service's own logs")
     args = parser.parse_args()
     if args.verbose:
@@ -43,8 +50,14 @@ def main() -> int:
             started = time.monotonic()
             for seed in seeds:
                 url = dbs.fresh(backend)
-                options = Options(steps=args.steps, only=only, redis_url=args.redis, without=without,
-                                  ignore=frozenset(k for k in args.ignore.split(",") if k), keep_going=args.keep_going)
+                options = Options(
+                    steps=args.steps,
+                    only=only,
+                    redis_url=args.redis,
+                    without=without,
+                    ignore=frozenset(k for k in args.ignore.split(",") if k),
+                    keep_going=args.keep_going,
+                )
                 try:
                     Simulation(seed, url, options).run()
                 except SimulationFailure as exc:
@@ -55,8 +68,10 @@ def main() -> int:
                         print(f"\nshrunk to {len(steps)} steps:\n{smallest}", file=sys.stderr)
                 finally:
                     dbs.drop(url)
-            print(f"{backend}: {len(seeds)} seeds in {time.monotonic() - started:.1f}s, "
-                  f"{sum(1 for b, _ in failed if b == backend)} failed")
+            print(
+                f"{backend}: {len(seeds)} seeds in {time.monotonic() - started:.1f}s, "
+                f"{sum(1 for b, _ in failed if b == backend)} failed"
+            )
     if failed:
         print("failed:", " ".join(f"{b}:{s}" for b, s in failed))
     return 1 if failed else 0

@@ -11,6 +11,7 @@ from sqlalchemy import select, text
 
 from concern import outbox
 from concern.models import ACTIVE_STATES, Concern
+
 try:  # the one pipeline owner: a webhook only wakes it, and start-up is one pass
     from app.pipeline import start_up, tick
 
@@ -23,8 +24,10 @@ except ImportError:  # the service before it had one (the simulation also runs o
     def start_up(ctx):
         recover_interrupted(ctx, older_than=ctx.settings.action_pending_timeout)
         woken(ctx)
-from perception import service as perception
+
+
 from channels.inbound import InboundMessage
+from perception import service as perception
 from tests.simulation import inputs
 from tests.simulation.inputs import Said
 from tests.simulation.platform import Delivery
@@ -70,7 +73,11 @@ class Actors:
 
     def take_task_errors(self) -> list[str]:
         """Exceptions that escaped a task since the last call (the service must handle its own errors)."""
-        errors = [f"{t.process}/{t.name} raised {type(t.error).__name__}: {t.error}" for t in self._tasks if t.error is not None]
+        errors = [
+            f"{t.process}/{t.name} raised {type(t.error).__name__}: {t.error}"
+            for t in self._tasks
+            if t.error is not None
+        ]
         self._tasks = [t for t in self._tasks if not t.done]
         return errors
 
@@ -101,12 +108,22 @@ class Actors:
         """A person writes to the bot: recorded as the webhook would, then processed by racing workers."""
         n = next(self._events)
         message = event or InboundMessage(
-            channel=said.channel, event_id=f"sim_evt_{n}", message_id=f"sim_in_{n}", chat_id=said.user, chat_type="p2p",
-            external_user_id=said.user, text=said.text, reply_to_message_id=said.reply_to, occurred_at=self.sim.clock.now())
+            channel=said.channel,
+            event_id=f"sim_evt_{n}",
+            message_id=f"sim_in_{n}",
+            chat_id=said.user,
+            chat_type="p2p",
+            external_user_id=said.user,
+            text=said.text,
+            reply_to_message_id=said.reply_to,
+            occurred_at=self.sim.clock.now(),
+        )
         self.sim.checker.user_texts.add(message.text)
         self.sent.append(message)
-        self.sim.log(f"  {said.person.person_id if said else '?'} says {message.text!r}"
-                     + (f" quoting {message.reply_to_message_id}" if message.reply_to_message_id else ""))
+        self.sim.log(
+            f"  {said.person.person_id if said else '?'} says {message.text!r}"
+            + (f" quoting {message.reply_to_message_id}" if message.reply_to_message_id else "")
+        )
         perception.record_message(self.sim.replicas["r1"].ctx, message=message)
         replica = self._replica(rng)
         self._spawn(replica, "webhook", lambda ctx=replica.ctx: woken(ctx))
@@ -124,7 +141,9 @@ class Actors:
     def _last_message_to(self, person: PersonSpec, concern_id: str) -> Delivery | None:
         """The platform id of the newest bot message about `concern_id` that `person` received."""
         with self._reader() as uow:
-            rows = uow.session.execute(text("SELECT action_id FROM actions WHERE request_key LIKE :k"), {"k": f"{concern_id}:%"}).all()
+            rows = uow.session.execute(
+                text("SELECT action_id FROM actions WHERE request_key LIKE :k"), {"k": f"{concern_id}:%"}
+            ).all()
         ids = {r[0] for r in rows}
         users = {b.user for b in person.bindings}
         found = [d for d in self.sim.platform.deliveries if d.action_id in ids and d.user in users]
@@ -158,8 +177,12 @@ class Actors:
         target = rng.choice([p for p in self.sim.cast if p.person_id != asker.person_id])
         q = inputs.question(rng, next(self._n), asker.locale)
         self.sim.checker.user_texts.add(q)
-        body: dict[str, Any] = {"originator_id": asker.person_id, "target_person_id": target.person_id, "question": q,
-                                "priority": rng.choice(inputs.PRIORITIES)}
+        body: dict[str, Any] = {
+            "originator_id": asker.person_id,
+            "target_person_id": target.person_id,
+            "question": q,
+            "priority": rng.choice(inputs.PRIORITIES),
+        }
         if rng.random() < 0.3:
             body["deadline"] = (self.sim.clock.now() + timedelta(hours=rng.choice((3, 9, 30, 50)))).isoformat()
         self.api("POST", "/v1/concerns", json=body)
@@ -174,11 +197,22 @@ class Actors:
 
     def _notify_api(self, rng: random.Random) -> None:
         target = rng.choice(self.sim.cast)
-        body = f"通知{next(self._n)}：服务器将在今晚维护" if target.locale == "zh" else f"Notice{next(self._n)}: maintenance tonight"
+        body = (
+            f"通知{next(self._n)}：服务器将在今晚维护"
+            if target.locale == "zh"
+            else f"Notice{next(self._n)}: maintenance tonight"
+        )
         self.sim.checker.user_texts.add(body)
-        self.api("POST", "/v1/notifications", json={"target_person_id": target.person_id, "text": body,
-                                                    "notification_type": rng.choice(inputs.NOTIFICATION_TYPES),
-                                                    "priority": rng.choice(inputs.PRIORITIES)})
+        self.api(
+            "POST",
+            "/v1/notifications",
+            json={
+                "target_person_id": target.person_id,
+                "text": body,
+                "notification_type": rng.choice(inputs.NOTIFICATION_TYPES),
+                "priority": rng.choice(inputs.PRIORITIES),
+            },
+        )
         self.sim.run_tasks()
 
     def _reply(self, rng: random.Random) -> None:
@@ -211,7 +245,8 @@ class Actors:
             after = self._concern(concern.concern_id)
             if after.state in ACTIVE_STATES:
                 self.sim.checker.violations.append(
-                    f"{manager.person_id} answered the escalation of {concern.concern_id} but it is still {after.state}")
+                    f"{manager.person_id} answered the escalation of {concern.concern_id} but it is still {after.state}"
+                )
 
     def _ack(self, rng: random.Random) -> None:
         self._not_an_answer(rng, rng.choice(inputs.ACKS))
@@ -228,7 +263,9 @@ class Actors:
         self.say(self._said(rng, target, said), rng)
         after = self._concern(concern.concern_id)
         if after.state == "resolved" and after.answer == said:
-            self.sim.checker.violations.append(f"{said!r} from {target.person_id} became the answer to {concern.concern_id}")
+            self.sim.checker.violations.append(
+                f"{said!r} from {target.person_id} became the answer to {concern.concern_id}"
+            )
 
     def _snooze(self, rng: random.Random) -> None:
         waiting = self._active(state="waiting_reply")
@@ -264,7 +301,7 @@ class Actors:
             self.say(Said(person, event.channel, event.external_user_id, event.text), rng, event=event)
 
     def _advance(self, rng: random.Random) -> None:
-        minutes, weights = zip(*ADVANCES)
+        minutes, weights = zip(*ADVANCES, strict=True)
         delta = rng.choices(minutes, weights)[0]
         self.sim.clock.advance(timedelta(minutes=delta))
         self.tick_all()
@@ -295,4 +332,3 @@ class Actors:
 
     def _rewrite(self, rng: random.Random) -> None:
         self.sim.checker.violations += self.sim.checker.log_guard.attempt_rewrite()
-

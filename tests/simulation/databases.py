@@ -22,7 +22,7 @@ class Databases:
         self._template = folder / "template.db"
         self._postgres: PostgresDatabases | None = None
 
-    def __enter__(self) -> "Databases":
+    def __enter__(self) -> Databases:
         migrate.upgrade(f"sqlite:///{self._template}")
         return self
 

@@ -17,18 +17,25 @@ if TYPE_CHECKING:
 # Replace the oldest fact: REPLACE's implicit delete skips DELETE triggers on SQLite; the replica role
 # skips ordinary triggers on PostgreSQL.
 REWRITE = {
-    "sqlite": ["INSERT OR REPLACE INTO facts (pk, fact_id, fact_type, source, person_refs, content, timestamp, causation_id,"
-               " dedup_key) SELECT pk, fact_id, fact_type, source, person_refs, '{\"rewritten\": true}', timestamp, causation_id,"
-               " dedup_key FROM facts ORDER BY pk LIMIT 1"],
-    "postgresql": ["SET session_replication_role = replica",
-                   "UPDATE facts SET content = '{\"rewritten\": true}'::jsonb WHERE pk = (SELECT min(pk) FROM facts)"],
+    "sqlite": [
+        "INSERT OR REPLACE INTO facts (pk, fact_id, fact_type, source, person_refs, content, timestamp,"
+        " causation_id, dedup_key) SELECT pk, fact_id, fact_type, source, person_refs, '{\"rewritten\": true}',"
+        " timestamp, causation_id, dedup_key FROM facts ORDER BY pk LIMIT 1"
+    ],
+    "postgresql": [
+        "SET session_replication_role = replica",
+        "UPDATE facts SET content = '{\"rewritten\": true}'::jsonb WHERE pk = (SELECT min(pk) FROM facts)",
+    ],
 }
 
 
 def digest(fact: Fact) -> str:
     """A fingerprint of everything a fact says."""
-    body = json.dumps([fact.fact_id, fact.fact_type, fact.content, fact.person_refs, fact.timestamp.isoformat()],
-                      sort_keys=True, default=str)
+    body = json.dumps(
+        [fact.fact_id, fact.fact_type, fact.content, fact.person_refs, fact.timestamp.isoformat()],
+        sort_keys=True,
+        default=str,
+    )
     return hashlib.sha256(body.encode()).hexdigest()
 
 

@@ -41,7 +41,9 @@ def question(rng: random.Random, n: int, locale: str) -> str:
     """A question text, unique per simulation (`n`)."""
     if locale == "zh":
         return rng.choice((f"问题{n}：提测什么时候能给？", f"问题{n}：周报写了吗", f"问题{n}：客户的反馈处理了吗？"))
-    return rng.choice((f"Q{n}: when is the build ready?", f"Q{n}: did the client reply?", f"Q{n}: status of the report?"))
+    return rng.choice(
+        (f"Q{n}: when is the build ready?", f"Q{n}: did the client reply?", f"Q{n}: status of the report?")
+    )
 
 
 def ask_text(rng: random.Random, asker: PersonSpec, target: PersonSpec, text: str) -> str:
@@ -75,25 +77,92 @@ def nested(depth: int) -> str:
     return "[" * depth + "]" * depth
 
 
-def hostile_requests(rng: random.Random, now_iso: str, principal: str, target: str) -> list[tuple[str, str, dict[str, Any]]]:
+def hostile_requests(
+    rng: random.Random, now_iso: str, principal: str, target: str
+) -> list[tuple[str, str, dict[str, Any]]]:
     """(method, path, request kwargs) of hostile API calls; none of them may answer 5xx or write partially."""
     telegram = {"X-Telegram-Bot-Api-Secret-Token": "sim-hook", "Content-Type": "application/json"}
     deep = '{"update_id": 9, "message": ' + nested(1200) + "}"
     choices = [
-        [("POST", "/v1/concerns", {"json": {"originator_id": principal, "target_person_id": target, "question": "远期？",
-                                             "deadline": "9999-12-31T00:00:00+00:00"}}),
-         ("GET", "/v1/concerns", {})],
+        [
+            (
+                "POST",
+                "/v1/concerns",
+                {
+                    "json": {
+                        "originator_id": principal,
+                        "target_person_id": target,
+                        "question": "远期？",
+                        "deadline": "9999-12-31T00:00:00+00:00",
+                    }
+                },
+            ),
+            ("GET", "/v1/concerns", {}),
+        ],
         [("POST", "/v1/notifications", {"json": {"target_person_id": target, "text": "含\x00空字符"}})],
-        [("POST", "/v1/concerns", {"json": {"originator_id": principal, "target_person_id": target, "question": "问\x00题"}})],
-        [("POST", "/v1/signals", {"json": {"source": "sim", "signal_type": "x", "external_id": f"nul-{rng.random()}",
-                                            "person_id": target, "content": {"t": "a\x00b"}}})],
-        [("POST", "/v1/signals", {"content": '{"source":"sim","signal_type":"x","external_id":"deep","content":{"a":'
-                                             + nested(900) + "}}", "headers": {"Content-Type": "application/json"}})],
+        [
+            (
+                "POST",
+                "/v1/concerns",
+                {"json": {"originator_id": principal, "target_person_id": target, "question": "问\x00题"}},
+            )
+        ],
+        [
+            (
+                "POST",
+                "/v1/signals",
+                {
+                    "json": {
+                        "source": "sim",
+                        "signal_type": "x",
+                        "external_id": f"nul-{rng.random()}",
+                        "person_id": target,
+                        "content": {"t": "a\x00b"},
+                    }
+                },
+            )
+        ],
+        [
+            (
+                "POST",
+                "/v1/signals",
+                {
+                    "content": '{"source":"sim","signal_type":"x","external_id":"deep","content":{"a":'
+                    + nested(900)
+                    + "}}",
+                    "headers": {"Content-Type": "application/json"},
+                },
+            )
+        ],
         [("POST", "/webhooks/telegram", {"content": deep, "headers": telegram})],
-        [("POST", "/webhooks/feishu", {"content": '{"a":' + nested(1200) + "}", "headers": {"Content-Type": "application/json"}})],
-        [("POST", "/webhooks/telegram", {"content": json.dumps({"update_id": rng.randint(10**6, 10**7), "message": {
-            "message_id": 5, "date": 1e20, "chat": {"id": 1, "type": "private"}, "from": {"id": 1, "is_bot": False}, "text": "hi"}}),
-            "headers": telegram})],
+        [
+            (
+                "POST",
+                "/webhooks/feishu",
+                {"content": '{"a":' + nested(1200) + "}", "headers": {"Content-Type": "application/json"}},
+            )
+        ],
+        [
+            (
+                "POST",
+                "/webhooks/telegram",
+                {
+                    "content": json.dumps(
+                        {
+                            "update_id": rng.randint(10**6, 10**7),
+                            "message": {
+                                "message_id": 5,
+                                "date": 1e20,
+                                "chat": {"id": 1, "type": "private"},
+                                "from": {"id": 1, "is_bot": False},
+                                "text": "hi",
+                            },
+                        }
+                    ),
+                    "headers": telegram,
+                },
+            )
+        ],
         [("GET", "/v1/facts", {"params": {"since": "9999-12-31T23:59:59-14:00"}})],
         [("GET", "/v1/actions", {"params": {"since": "0001-01-01T00:00:00+14:00"}})],
     ]

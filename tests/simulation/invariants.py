@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
@@ -27,7 +27,9 @@ TERMINAL_OUTCOMES = {"undeliverable", "expired", "cancelled"}
 _ENGLISH = re.compile(r"[A-Za-z]{3,}")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 # Parts of a message that are not language: ids, commands, durations, channel names.
-_NOT_WORDS = re.compile(r"\b(?:con|act|dec|fact)_[\d_…]+|\bp_[a-z0-9_]+|/[a-z]+|@\S+|\b\d+[smhd]\b|Telegram|Feishu|Lark|HH:MM")
+_NOT_WORDS = re.compile(
+    r"\b(?:con|act|dec|fact)_[\d_…]+|\bp_[a-z0-9_]+|/[a-z]+|@\S+|\b\d+[smhd]\b|Telegram|Feishu|Lark|HH:MM"
+)
 
 
 @dataclass
@@ -59,9 +61,20 @@ class Invariants:
         """Run every invariant; stop the simulation with the trace on the first violations."""
         state = self._read()
         self._new_facts()
-        for rule in (self._active_has_timer, self._one_terminal_message, self._no_double_delivery, self._pending_never_failed,
-                     self._proactive_limits, self._concern_contact_limit, self._one_result_fact, self._nothing_set_aside,
-                     self._language, self._never_failed_by_own_pacing, self._solicited_not_capped, self._no_secret_in_logs):
+        for rule in (
+            self._active_has_timer,
+            self._one_terminal_message,
+            self._no_double_delivery,
+            self._pending_never_failed,
+            self._proactive_limits,
+            self._concern_contact_limit,
+            self._one_result_fact,
+            self._nothing_set_aside,
+            self._language,
+            self._never_failed_by_own_pacing,
+            self._solicited_not_capped,
+            self._no_secret_in_logs,
+        ):
             if rule.__name__.strip("_") not in self.sim.options.ignore:
                 rule(state, final)
         if final:
@@ -124,7 +137,12 @@ class Invariants:
         """Every active concern has a timer, a held delivery, or a queued action in flight."""
         queued = {e.concern_id for e in state.outbox if e.state == "open"}
         for c in state.concerns:
-            if c.state in ACTIVE_STATES and c.next_follow_up_at is None and not c.pending_deliveries and c.concern_id not in queued:
+            if (
+                c.state in ACTIVE_STATES
+                and c.next_follow_up_at is None
+                and not c.pending_deliveries
+                and c.concern_id not in queued
+            ):
                 self.violations.append(f"{c.concern_id} is {c.state} with no timer and no held delivery (stuck)")
 
     def _one_terminal_message(self, state: State, final: bool) -> None:
@@ -137,10 +155,17 @@ class Invariants:
         for c in state.concerns:
             messages = sorted(set(told[c.concern_id]))
             if len(messages) > 1:
-                self.violations.append(f"{c.originator_id} was told {len(messages)} times how {c.concern_id} ended: {messages}")
+                self.violations.append(
+                    f"{c.originator_id} was told {len(messages)} times how {c.concern_id} ended: {messages}"
+                )
             if final and c.state not in ACTIVE_STATES and not messages and not c.pending_deliveries:
-                tried = [a for a in state.actions.values() if a.target_person_id == c.originator_id and a.result == "failed"
-                         and _terminal_for(a, "", c.concern_id)]
+                tried = [
+                    a
+                    for a in state.actions.values()
+                    if a.target_person_id == c.originator_id
+                    and a.result == "failed"
+                    and _terminal_for(a, "", c.concern_id)
+                ]
                 if not tried:
                     self.violations.append(f"{c.originator_id} was never told that {c.concern_id} ended ({c.state})")
 
@@ -157,12 +182,14 @@ class Invariants:
             if change in ("undeliverable", "escalation_failed") or change.endswith("_failed"):
                 row = state.actions.get(fact.causation_id or "")
                 if row is not None and row.result in ("success", "pending"):
-                    self.violations.append(f"{fact.content['concern_id']} recorded {change} for {row.action_id}, which is {row.result}")
+                    self.violations.append(
+                        f"{fact.content['concern_id']} recorded {change} for {row.action_id}, which is {row.result}"
+                    )
 
     def _proactive_limits(self, state: State, final: bool) -> None:
         """Caps per local day (interrupted ones included), quiet hours except P0, pause, proactive switch."""
         per_day: Counter[tuple[str, datetime]] = Counter()
-        for delivery, row in self._deliveries(state):
+        for _, row in self._deliveries(state):
             if not row.proactive:
                 continue
             person = state.persons[row.target_person_id]
@@ -173,7 +200,10 @@ class Invariants:
                 continue
             at = row.created_at
             if row.priority != "P0" and all(is_quiet(p, tz, at) for p in policies):
-                self.violations.append(f"{row.action_id} ({row.action_type}) reached {person.person_id} in quiet time {at.astimezone(tz):%a %H:%M}")
+                self.violations.append(
+                    f"{row.action_id} ({row.action_type}) reached {person.person_id} in quiet time "
+                    f"{at.astimezone(tz):%a %H:%M}"
+                )
             if all(p.paused_until is not None and at < p.paused_until for p in policies):
                 self.violations.append(f"{row.action_id} reached {person.person_id} while paused")
             if solicited:
@@ -184,8 +214,10 @@ class Invariants:
             per_day[(person.person_id, day)] += 1
             cap = min(p.max_proactive_contacts_per_day for p in policies)
             if per_day[(person.person_id, day)] > max(p.max_proactive_contacts_per_day for p in policies):
-                self.violations.append(f"{person.person_id} got {per_day[(person.person_id, day)]} proactive contacts on "
-                                       f"{day.astimezone(tz):%m-%d} (cap {cap})")
+                self.violations.append(
+                    f"{person.person_id} got {per_day[(person.person_id, day)]} proactive contacts on "
+                    f"{day.astimezone(tz):%m-%d} (cap {cap})"
+                )
 
     def _concern_contact_limit(self, state: State, final: bool) -> None:
         """One concern reaches its target at most N times in any rolling window (L3)."""
@@ -223,7 +255,7 @@ class Invariants:
 
     def _language(self, state: State, final: bool) -> None:
         """What the bot writes is in the reader's language: no English template words in zh, no Chinese in en."""
-        deliveries = self.sim.platform.deliveries[self._language_checked:]
+        deliveries = self.sim.platform.deliveries[self._language_checked :]
         self._language_checked += len(deliveries)
         texts = sorted(self.user_texts, key=len, reverse=True)
         # What the bot quotes (a /did line shows the start of what it sent someone else) is quoted, not written.
@@ -250,8 +282,10 @@ class Invariants:
         for row in state.actions.values():
             attempts = row.result_detail.get("attempts", []) if row.result != "pending" else []
             if any(a.get("code") == "pacing" for a in attempts):
-                self.violations.append(f"{row.action_id} ({row.result}) went through the service's own pacing as a "
-                                       f"failed attempt: {attempts}")
+                self.violations.append(
+                    f"{row.action_id} ({row.result}) went through the service's own pacing as a "
+                    f"failed attempt: {attempts}"
+                )
 
     def _solicited_not_capped(self, state: State, final: bool) -> None:
         """An answer the originator asked for is never held by their cap or their proactive switch."""
@@ -259,7 +293,9 @@ class Invariants:
             blocked_by = row.result_detail.get("blocked_by") if row.result == "blocked" else None
             solicited = row.action_type == "backflow" or bool(getattr(row, "solicited", False))
             if solicited and blocked_by in ("L1:daily_cap", "L1:proactive_disabled"):
-                self.violations.append(f"{row.action_type} {row.action_id} to {row.target_person_id} was blocked by {blocked_by}")
+                self.violations.append(
+                    f"{row.action_type} {row.action_id} to {row.target_person_id} was blocked by {blocked_by}"
+                )
 
     def _no_secret_in_logs(self, state: State, final: bool) -> None:
         """No bot token, webhook secret or API token in any log line."""

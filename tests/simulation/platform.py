@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from kernel.clock import FrozenClock
 from channels.base import Channel, ChannelHealth, OutboundMessage, SendReceipt
 from channels.errors import RateLimited, Transient, Unreachable
 from channels.telegram import TelegramChannel
+from kernel.clock import FrozenClock
 from tests.fakes.telegram_server import FORBIDDEN_BLOCKED, SERVER_ERROR, FakeTelegram, too_many_requests
 from tests.simulation.scheduler import Scheduler
 
@@ -59,8 +59,14 @@ class Platform:
 
     def deliver(self, channel: str, message: OutboundMessage, message_id: str | None = None) -> Delivery:
         """Record a delivery (with the platform's message id, or a new one)."""
-        delivery = Delivery(at=self.clock.now(), channel=channel, user=message.external_user_id, text=message.text,
-                            action_id=message.idempotency_key, message_id=message_id or f"{channel}_m{next(self._ids)}")
+        delivery = Delivery(
+            at=self.clock.now(),
+            channel=channel,
+            user=message.external_user_id,
+            text=message.text,
+            action_id=message.idempotency_key,
+            message_id=message_id or f"{channel}_m{next(self._ids)}",
+        )
         self.deliveries.append(delivery)
         self.log(f"    → {channel}:{delivery.user} {delivery.action_id} {message.text[:40]!r}")
         return delivery
@@ -114,7 +120,9 @@ class RealTelegram(Channel):
 
     name = "telegram"
 
-    def __init__(self, fake: FakeTelegram, token: str, platform: Platform, scheduler: Scheduler, pacer: Any = None) -> None:
+    def __init__(
+        self, fake: FakeTelegram, token: str, platform: Platform, scheduler: Scheduler, pacer: Any = None
+    ) -> None:
         self.fake, self.platform, self.scheduler = fake, platform, scheduler
         self.real = TelegramChannel(token, api_base=fake.base_url, timeout=5.0)
         if pacer is not None:  # the same pacing code, on the simulation's clock

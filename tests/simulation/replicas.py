@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 import threading
-from datetime import timedelta
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from datetime import timedelta
 
 from fastapi.testclient import TestClient
 
-from kernel.clock import FrozenClock
-from kernel.context import AppContext, UnitOfWork
-from app.wiring import build_context
 from app.main import create_app
 from app.settings import Settings
+from app.wiring import build_context
 from channels.telegram.pacing import Pacer
+from kernel.clock import FrozenClock
+from kernel.context import AppContext, UnitOfWork
 from tests.fakes.telegram_server import FakeTelegram
 from tests.simulation.platform import Platform, RealTelegram, SimChannel
 from tests.simulation.scheduler import Scheduler
@@ -70,7 +69,11 @@ def sim_pacer(clock: FrozenClock) -> Pacer:
     (the channel tests cover it); with DEPUTY_REDIS_URL the replicas still use Redis for everything else.
     """
     try:
-        return Pacer(namespace="sim", clock=lambda: clock.now().timestamp(), sleep=lambda seconds: clock.advance(timedelta(seconds=seconds)))
+        return Pacer(
+            namespace="sim",
+            clock=lambda: clock.now().timestamp(),
+            sleep=lambda seconds: clock.advance(timedelta(seconds=seconds)),
+        )
     except TypeError:  # a pacer without an injectable clock (before it had one)
         return Pacer(namespace="sim")
 
@@ -90,8 +93,16 @@ class Replica:
         self.ctx.close()
 
 
-def start(name: str, settings: Settings, clock: FrozenClock, platform: Platform, scheduler: Scheduler,
-          *, generation: int = 1, telegram: FakeTelegram | None = None) -> Replica:
+def start(
+    name: str,
+    settings: Settings,
+    clock: FrozenClock,
+    platform: Platform,
+    scheduler: Scheduler,
+    *,
+    generation: int = 1,
+    telegram: FakeTelegram | None = None,
+) -> Replica:
     """A fresh process over the shared database, clock and platform (Telegram over HTTP when `telegram` is given)."""
     ctx = build_context(settings, clock=clock, context_class=SimContext)
     ctx.scheduler = scheduler

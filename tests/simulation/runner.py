@@ -9,9 +9,9 @@ import re
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from kernel.clock import FrozenClock
 from app.logging import JsonFormatter
 from app.settings import Settings
+from kernel.clock import FrozenClock
 from tests.fakes.telegram_server import TOKEN, FakeTelegram
 from tests.simulation import actors
 from tests.simulation.invariants import Invariants
@@ -22,9 +22,27 @@ from tests.simulation.world import STARTS, PersonSpec, people
 
 # Step kinds and how often a scenario draws them.
 KINDS = {
-    "ask_chat": 14, "ask_api": 4, "tell_chat": 4, "notify_api": 3, "reply": 12, "reply_manager": 6, "reply_other": 3,
-    "ack": 4, "malformed": 3, "snooze": 2, "cancel_chat": 2, "cancel_api": 1, "self_service": 2, "status": 2,
-    "duplicate": 3, "advance": 14, "tick": 5, "race": 4, "restart": 1, "hostile": 2, "rewrite": 1,
+    "ask_chat": 14,
+    "ask_api": 4,
+    "tell_chat": 4,
+    "notify_api": 3,
+    "reply": 12,
+    "reply_manager": 6,
+    "reply_other": 3,
+    "ack": 4,
+    "malformed": 3,
+    "snooze": 2,
+    "cancel_chat": 2,
+    "cancel_api": 1,
+    "self_service": 2,
+    "status": 2,
+    "duplicate": 3,
+    "advance": 14,
+    "tick": 5,
+    "race": 4,
+    "restart": 1,
+    "hostile": 2,
+    "rewrite": 1,
 }
 SETTLE_ROUNDS, SETTLE_STEP = 44, timedelta(hours=6)
 
@@ -71,25 +89,38 @@ class Simulation:
         self.clock = FrozenClock(self.start)
         self.cast: list[PersonSpec] = people(rng, self.start)
         blocked = {(b.channel, b.user) for p in self.cast for b in p.bindings if rng.random() < 0.06}
-        self.faults = Faults(down=rng.choice((0, 0, 0.03, 0.1)), timeout_after_delivery=rng.choice((0, 0, 0.03)),
-                             rate_limited=rng.choice((0, 0, 0.02)), slow=rng.choice((0, 0.05)), blocked=blocked)
+        self.faults = Faults(
+            down=rng.choice((0, 0, 0.03, 0.1)),
+            timeout_after_delivery=rng.choice((0, 0, 0.03)),
+            rate_limited=rng.choice((0, 0, 0.02)),
+            slow=rng.choice((0, 0.05)),
+            blocked=blocked,
+        )
         self.replica_count = rng.choice((1, 2, 2))
         # A quarter of the worlds send Telegram over HTTP through python-telegram-bot (its logs and pacing are real).
         self.telegram = FakeTelegram().start() if rng.random() < 0.25 else None
         self.crash_rate = rng.choice((0.0, 0.0, 0.01, 0.03))
-        kinds, weights = zip(*KINDS.items())
+        kinds, weights = zip(*KINDS.items(), strict=True)
         planned = [Step(i, k) for i, k in enumerate(rng.choices(kinds, weights, k=self.options.steps))]
-        self.steps = [s for s in planned if (self.options.only is None or s.index in self.options.only)
-                      and s.kind not in self.options.without]
+        self.steps = [
+            s
+            for s in planned
+            if (self.options.only is None or s.index in self.options.only) and s.kind not in self.options.without
+        ]
         self.trace: list[str] = []
         self.platform = Platform(self.clock, self.faults, log=self.log)
         self.scheduler = Scheduler(random.Random(self.seed), crash_rate=self.crash_rate, log=self.log)
         self.settings = Settings(
-            _env_file=None, database_url=self.database_url, admin_tokens="sim:sim-admin-token", timezone="Asia/Shanghai",
-            scheduler_enabled=False, telegram_webhook_secret="sim-hook", telegram_bot_username="deputy_bot",
+            _env_file=None,
+            database_url=self.database_url,
+            admin_tokens="sim:sim-admin-token",
+            timezone="Asia/Shanghai",
+            scheduler_enabled=False,
+            telegram_webhook_secret="sim-hook",
+            telegram_bot_username="deputy_bot",
             redis_url=self.options.redis_url,
-            telegram_bot_token=TOKEN if self.telegram else None, telegram_api_base=self.telegram.base_url if self.telegram else
-            "http://127.0.0.1:9",
+            telegram_bot_token=TOKEN if self.telegram else None,
+            telegram_api_base=self.telegram.base_url if self.telegram else "http://127.0.0.1:9",
         )
         self.logs = io.StringIO()
         self.replicas: dict[str, Replica] = {}
@@ -134,16 +165,22 @@ class Simulation:
         """Stop with the seed, the violations and the trace."""
         backend = "sqlite" if self.database_url.startswith("sqlite") else "postgres"
         only = f" ONLY={','.join(str(i) for i in self.options.only)}" if self.options.only is not None else ""
-        lines = [f"simulation seed {self.seed} on {backend} broke an invariant:",
-                 *(f"  ! {v}" for v in violations), "trace:", *(f"  {t}" for t in self.trace[-160:]),
-                 f"replay: make simulate SEED={self.seed} STEPS={self.options.steps} DB={backend}{only}"]
+        lines = [
+            f"simulation seed {self.seed} on {backend} broke an invariant:",
+            *(f"  ! {v}" for v in violations),
+            "trace:",
+            *(f"  {t}" for t in self.trace[-160:]),
+            f"replay: make simulate SEED={self.seed} STEPS={self.options.steps} DB={backend}{only}",
+        ]
         signature = re.sub(r"\d+", "#", violations[0].split(" [")[0]) if violations else ""
         raise SimulationFailure("\n".join(lines), signature=signature)
 
     def _boot(self) -> None:
         for index in range(self.replica_count):
             name = f"r{index + 1}"
-            self.replicas[name] = start(name, self.settings, self.clock, self.platform, self.scheduler, telegram=self.telegram)
+            self.replicas[name] = start(
+                name, self.settings, self.clock, self.platform, self.scheduler, telegram=self.telegram
+            )
         self.actors.create_people()
 
     def run_tasks(self, crashable: bool = True) -> None:
@@ -163,8 +200,15 @@ class Simulation:
         """Replace a process by a new one (in-memory state lost) and spawn its start-up work."""
         old = self.replicas[name]
         old.close()
-        self.replicas[name] = start(name, self.settings, self.clock, self.platform, self.scheduler,
-                                    generation=old.generation + 1, telegram=self.telegram)
+        self.replicas[name] = start(
+            name,
+            self.settings,
+            self.clock,
+            self.platform,
+            self.scheduler,
+            generation=old.generation + 1,
+            telegram=self.telegram,
+        )
         self.log(f"restart {name} (generation {old.generation + 1})")
         self.actors.spawn_startup(self.replicas[name])
 

@@ -46,7 +46,9 @@ class Task:
 class Scheduler:
     """Runs tasks one at a time, switching at checkpoints in an order drawn from `rng`."""
 
-    def __init__(self, rng: random.Random, *, crash_rate: float = 0.0, log: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self, rng: random.Random, *, crash_rate: float = 0.0, log: Callable[[str], None] | None = None
+    ) -> None:
         self.rng = rng
         self.crash_rate = crash_rate
         self._log = log or (lambda _: None)

@@ -13,8 +13,9 @@ from collections.abc import Callable
 from tests.simulation.runner import Options, Simulation, SimulationFailure
 
 
-def shrink(seed: int, fresh_url: Callable[[], str], options: Options, failure: SimulationFailure, *,
-           budget: float = 180.0) -> tuple[list[int], SimulationFailure]:
+def shrink(
+    seed: int, fresh_url: Callable[[], str], options: Options, failure: SimulationFailure, *, budget: float = 180.0
+) -> tuple[list[int], SimulationFailure]:
     """The smallest list of step indexes found within `budget` seconds that fails like `failure`, and that failure."""
     probe = Simulation(seed, fresh_url(), options)
     current = [s.index for s in probe.steps]
@@ -24,8 +25,17 @@ def shrink(seed: int, fresh_url: Callable[[], str], options: Options, failure: S
 
     def fails(only: list[int]) -> SimulationFailure | None:
         try:
-            Simulation(seed, fresh_url(), Options(steps=options.steps, only=only, redis_url=options.redis_url,
-                                                  without=options.without, ignore=options.ignore)).run()
+            Simulation(
+                seed,
+                fresh_url(),
+                Options(
+                    steps=options.steps,
+                    only=only,
+                    redis_url=options.redis_url,
+                    without=options.without,
+                    ignore=options.ignore,
+                ),
+            ).run()
         except SimulationFailure as exc:
             return exc if exc.signature == failure.signature else None
         return None
@@ -33,7 +43,7 @@ def shrink(seed: int, fresh_url: Callable[[], str], options: Options, failure: S
     while len(current) >= 2 and time.monotonic() < deadline:
         size = math.ceil(len(current) / chunks)
         for start in range(0, len(current), size):
-            rest = current[:start] + current[start + size:]
+            rest = current[:start] + current[start + size :]
             if rest and (found := fails(rest)) is not None:
                 current, best, chunks = rest, found, max(chunks - 1, 2)
                 break

@@ -11,12 +11,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from action import service
 from action.models import ActionRecord, ActionRequest, ActionType, Result
 from app.api.deps import Admin, Ctx, Viewer, parse_instant
+from concern import outbox
+from concern import service as queue
+from fact import decisions, trace
+from fact import service as facts
+from fact.decisions import DecisionKind
 from kernel.errors import NotFound
 from kernel.pagination import Page
-from fact import decisions
-from fact.decisions import DecisionKind
-from concern import outbox, service as queue
-from fact import service as facts, trace
 from person import service as persons
 from person.models import PERSON_ID_PATTERN
 
@@ -34,7 +35,11 @@ class NotificationIn(BaseModel):
     priority: str = Field("P2", pattern=r"^P[0-3]$")
 
 
-@router.post("/v1/notifications", response_model=ActionRecord, responses={202: {"description": "pending: waiting for a send slot"}})
+@router.post(
+    "/v1/notifications",
+    response_model=ActionRecord,
+    responses={202: {"description": "pending: waiting for a send slot"}},
+)
 def send_notification(body: NotificationIn, ctx: Ctx, caller: Admin) -> Any:
     """Notify a person now: 200 with the Action record (success, blocked or failed), 202 while it waits for a send slot.
 
@@ -43,13 +48,29 @@ def send_notification(body: NotificationIn, ctx: Ctx, caller: Admin) -> Any:
     with ctx.uow(actor=caller.name) as uow:
         persons.get_or_404(uow, person_id=body.target_person_id)
         decision_id = decisions.record(
-            uow, kind=DecisionKind.direct_action, rule="admin_api:notifications", source="admin_api", person_refs=[body.target_person_id],
-            requested=[{"action_type": "notify", "target_person_id": body.target_person_id, "notification_type": body.notification_type,
-                        "priority": body.priority}],
+            uow,
+            kind=DecisionKind.direct_action,
+            rule="admin_api:notifications",
+            source="admin_api",
+            person_refs=[body.target_person_id],
+            requested=[
+                {
+                    "action_type": "notify",
+                    "target_person_id": body.target_person_id,
+                    "notification_type": body.notification_type,
+                    "priority": body.priority,
+                }
+            ],
         )
-        request = ActionRequest(action_type=ActionType.notify, decision_ref=decision_id, target_person_id=body.target_person_id,
-                                text=body.text, priority=body.priority, notification_type=body.notification_type,
-                                request_key=f"{decision_id}:notify")
+        request = ActionRequest(
+            action_type=ActionType.notify,
+            decision_ref=decision_id,
+            target_person_id=body.target_person_id,
+            text=body.text,
+            priority=body.priority,
+            notification_type=body.notification_type,
+            request_key=f"{decision_id}:notify",
+        )
         queue.enqueue(uow, request=request, purpose="notification", claimed_by=outbox.owner_token(), lease=outbox.LEASE)
     outcome = outbox.run_owned(ctx, request_key=request.request_key)
     with ctx.reader() as uow:
@@ -67,15 +88,22 @@ def list_actions(
     person_id: Annotated[str | None, Query(max_length=64)] = None,
     action_type: ActionType | None = None,
     result: Result | None = None,
-    since: Annotated[str | None, Query(max_length=64, description="ISO 8601 with offset, or a look-back like 24h")] = None,
+    since: Annotated[
+        str | None, Query(max_length=64, description="ISO 8601 with offset, or a look-back like 24h")
+    ] = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
     cursor: Annotated[str | None, Query(max_length=200)] = None,
 ) -> Page:
     """Action records newest first."""
     with ctx.reader() as uow:
         rows, next_cursor = service.list_(
-            uow, person_id=person_id, action_type=action_type.value if action_type else None, result=result.value if result else None,
-            since=parse_instant(since, field="since", now=uow.now), limit=limit, cursor=cursor,
+            uow,
+            person_id=person_id,
+            action_type=action_type.value if action_type else None,
+            result=result.value if result else None,
+            since=parse_instant(since, field="since", now=uow.now),
+            limit=limit,
+            cursor=cursor,
         )
         return Page(items=[service.to_record(r, tz=uow.tz) for r in rows], next_cursor=next_cursor)
 
@@ -100,5 +128,12 @@ def trace_action(action_id: str, ctx: Ctx, _: Viewer) -> dict:
         chain = trace.trace(uow, action_id=action_id, decision_ref=row.decision_ref)
         return {
             "action": service.to_record(row, tz=uow.tz).model_dump(mode="json"),
-            "chain": [{"kind": step["kind"], "id": step["id"], "fact": facts.to_out(step["fact"], uow=uow).model_dump(mode="json")} for step in chain],
+            "chain": [
+                {
+                    "kind": step["kind"],
+                    "id": step["id"],
+                    "fact": facts.to_out(step["fact"], uow=uow).model_dump(mode="json"),
+                }
+                for step in chain
+            ],
         }

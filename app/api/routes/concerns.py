@@ -7,18 +7,17 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, BackgroundTasks, Query
 from pydantic import BaseModel, ConfigDict, Field
-
 from sqlalchemy import select
 
 from action import service as actions
 from action.models import ActionRow
 from app.api.deps import Admin, Ctx, Pipeline, Viewer
+from concern import flows, outbox, service
+from fact import decisions
+from fact.decisions import DecisionKind
 from kernel.errors import Invalid
 from kernel.limits import SaneInstant, local_isoformat
 from kernel.pagination import Page
-from fact import decisions
-from fact.decisions import DecisionKind
-from concern import flows, outbox, service
 from person import service as persons
 from person.models import PERSON_ID_PATTERN
 
@@ -55,7 +54,9 @@ def _out(uow: Any, concern: Any) -> dict[str, Any]:
 
 
 @router.post("/v1/concerns", status_code=201)
-def raise_concern(body: ConcernIn, ctx: Ctx, caller: Admin, processor: Pipeline, background: BackgroundTasks) -> dict[str, Any]:
+def raise_concern(
+    body: ConcernIn, ctx: Ctx, caller: Admin, processor: Pipeline, background: BackgroundTasks
+) -> dict[str, Any]:
     """Raise a concern and send its question now; returns the concern with the first action's record."""
     owner = outbox.owner_token()  # the question is queued already ours: no drainer takes it before this request runs it
     if body.originator_id == body.target_person_id:
@@ -66,10 +67,24 @@ def raise_concern(body: ConcernIn, ctx: Ctx, caller: Admin, processor: Pipeline,
             person = persons.get_or_404(uow, person_id=pid)
             if not person.active:
                 raise Invalid(f"{pid} is deactivated", field=field)
-        decision_id = decisions.record(uow, kind=DecisionKind.raise_concern, rule="admin_api:concerns", source="admin_api",
-                                       person_refs=[body.originator_id, body.target_person_id], requested=[body.model_dump(mode="json")])
-        outcome = flows.raise_(uow, originator_id=body.originator_id, target_person_id=body.target_person_id, question=body.question,
-                               priority=body.priority, deadline=body.deadline, decision_id=decision_id, claimed_by=owner)
+        decision_id = decisions.record(
+            uow,
+            kind=DecisionKind.raise_concern,
+            rule="admin_api:concerns",
+            source="admin_api",
+            person_refs=[body.originator_id, body.target_person_id],
+            requested=[body.model_dump(mode="json")],
+        )
+        outcome = flows.raise_(
+            uow,
+            originator_id=body.originator_id,
+            target_person_id=body.target_person_id,
+            question=body.question,
+            priority=body.priority,
+            deadline=body.deadline,
+            decision_id=decision_id,
+            claimed_by=owner,
+        )
     if isinstance(outcome, str):  # the decision and the blocked question are recorded; no concern is opened
         raise Invalid(f"refused: {outcome}", field="target_person_id")
     concern_id = outcome.concern_id
@@ -77,13 +92,20 @@ def raise_concern(body: ConcernIn, ctx: Ctx, caller: Admin, processor: Pipeline,
     background.add_task(processor.wake)  # the originator's confirmation and anything else the result queued
     with ctx.reader() as uow:
         concern = service.get_or_404(uow, concern_id=concern_id)
-        first = uow.session.scalars(select(ActionRow).where(ActionRow.concern_id == concern_id).order_by(ActionRow.pk).limit(1)).first()
-        return {**_out(uow, concern), "action": actions.to_record(first, tz=uow.tz).model_dump(mode="json") if first else None}
+        first = uow.session.scalars(
+            select(ActionRow).where(ActionRow.concern_id == concern_id).order_by(ActionRow.pk).limit(1)
+        ).first()
+        return {
+            **_out(uow, concern),
+            "action": actions.to_record(first, tz=uow.tz).model_dump(mode="json") if first else None,
+        }
 
 
 @router.get("/v1/concerns", response_model=Page)
 def list_concerns(
-    ctx: Ctx, _: Viewer, state: State | None = None,
+    ctx: Ctx,
+    _: Viewer,
+    state: State | None = None,
     originator_id: Annotated[str | None, Query(max_length=64)] = None,
     target_person_id: Annotated[str | None, Query(max_length=64)] = None,
     person_id: Annotated[str | None, Query(max_length=64)] = None,
@@ -92,7 +114,15 @@ def list_concerns(
 ) -> Page:
     """Concerns newest first."""
     with ctx.reader() as uow:
-        rows, nxt = service.list_(uow, state=state, originator_id=originator_id, target_person_id=target_person_id, person_id=person_id, limit=limit, cursor=cursor)
+        rows, nxt = service.list_(
+            uow,
+            state=state,
+            originator_id=originator_id,
+            target_person_id=target_person_id,
+            person_id=person_id,
+            limit=limit,
+            cursor=cursor,
+        )
         return Page(items=[_out(uow, c) for c in rows], next_cursor=nxt)
 
 
@@ -104,13 +134,23 @@ def get_concern(concern_id: str, ctx: Ctx, _: Viewer) -> dict[str, Any]:
 
 
 @router.post("/v1/concerns/{concern_id}/cancel")
-def cancel_concern(concern_id: str, ctx: Ctx, caller: Admin, background: BackgroundTasks, processor: Pipeline) -> dict[str, Any]:
+def cancel_concern(
+    concern_id: str, ctx: Ctx, caller: Admin, background: BackgroundTasks, processor: Pipeline
+) -> dict[str, Any]:
     """Cancel: no further contact."""
     with ctx.uow(actor=caller.name) as uow:
         concern = service.get_or_404(uow, concern_id=concern_id)
-        decision_id = decisions.record(uow, kind=DecisionKind.cancel_concern, rule="admin_api:cancel", source="admin_api",
-                                       inputs=[concern_id], person_refs=[concern.originator_id, concern.target_person_id])
-        out = _out(uow, flows.cancel(uow, concern_id=concern_id, by=caller.name, is_admin=True, decision_id=decision_id))
+        decision_id = decisions.record(
+            uow,
+            kind=DecisionKind.cancel_concern,
+            rule="admin_api:cancel",
+            source="admin_api",
+            inputs=[concern_id],
+            person_refs=[concern.originator_id, concern.target_person_id],
+        )
+        out = _out(
+            uow, flows.cancel(uow, concern_id=concern_id, by=caller.name, is_admin=True, decision_id=decision_id)
+        )
     background.add_task(processor.wake)  # the originator (and an escalation's recipient) hear about it now
     return out
 
@@ -119,4 +159,3 @@ def cancel_concern(concern_id: str, ctx: Ctx, caller: Admin, background: Backgro
 def tick(processor: Pipeline, _: Admin) -> dict[str, int]:
     """Run one pipeline pass now: pending signals, due timers, interrupted actions, queued actions."""
     return processor.run_now()
-

@@ -7,10 +7,10 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from app.api.deps import Ctx, Viewer, parse_instant
-from kernel.errors import NotFound
-from kernel.pagination import Page
 from fact import service
 from fact.models import FactOut, FactType
+from kernel.errors import NotFound
+from kernel.pagination import Page
 
 router = APIRouter(prefix="/v1/facts", tags=["facts"])
 
@@ -21,7 +21,9 @@ def list_facts(
     _: Viewer,
     fact_type: FactType | None = None,
     person_id: Annotated[str | None, Query(max_length=64)] = None,
-    since: Annotated[str | None, Query(max_length=64, description="ISO 8601 with offset, or a look-back like 24h")] = None,
+    since: Annotated[
+        str | None, Query(max_length=64, description="ISO 8601 with offset, or a look-back like 24h")
+    ] = None,
     until: Annotated[str | None, Query(max_length=64)] = None,
     causation_id: Annotated[str | None, Query(max_length=64)] = None,
     q: Annotated[str | None, Query(max_length=200, description="substring of the content")] = None,

@@ -9,7 +9,14 @@ from fastapi import APIRouter, Query
 from app.api.deps import Admin, Ctx, Viewer
 from kernel.pagination import Page
 from person import service
-from person.models import ChannelBindingsIn, InteractionPolicy, InteractionPolicyPatch, PersonCreate, PersonOut, PersonUpdate
+from person.models import (
+    ChannelBindingsIn,
+    InteractionPolicy,
+    InteractionPolicyPatch,
+    PersonCreate,
+    PersonOut,
+    PersonUpdate,
+)
 
 router = APIRouter(prefix="/v1/persons", tags=["persons"])
 

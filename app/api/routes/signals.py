@@ -6,8 +6,8 @@ from fastapi import APIRouter, BackgroundTasks
 from fastapi.responses import JSONResponse
 
 from app.api.deps import Admin, Ctx
-from kernel.errors import Invalid
 from fact import service as facts
+from kernel.errors import Invalid
 from perception import service
 from perception.models import ExternalSignal
 from person import service as persons
@@ -17,7 +17,7 @@ router = APIRouter(tags=["signals"])
 
 @router.post("/v1/signals", status_code=202)
 def post_signal(body: ExternalSignal, ctx: Ctx, caller: Admin, background: BackgroundTasks) -> JSONResponse:
-    """Record the signal durably (202 with the fact); a repeat of source + external_id returns the same fact with 200."""
+    """Record the signal durably (202 with the fact); a repeat of source + external_id: the same fact, 200."""
     if body.person_id is None and bool(body.channel) != bool(body.external_user_id):
         raise Invalid("give person_id, or channel together with external_user_id", field="channel")
     if body.person_id is not None:

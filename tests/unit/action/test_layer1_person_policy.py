@@ -15,8 +15,14 @@ NEW_YORK = ZoneInfo("America/New_York")
 
 def snap(now, *, tz=SHANGHAI, priority="P2", today=0, action=ActionType.notify, reactive=False, **policy):
     return Snapshot(
-        action_type=action, now=now, priority=priority, reactive=reactive, policy=InteractionPolicy(**policy),
-        tz=tz, proactive_today=today, limits=Limits(),
+        action_type=action,
+        now=now,
+        priority=priority,
+        reactive=reactive,
+        policy=InteractionPolicy(**policy),
+        tz=tz,
+        proactive_today=today,
+        limits=Limits(),
     )
 
 
@@ -58,7 +64,9 @@ def test_quiet_hours_block_ends_at_the_end_of_the_window():
 
 @pytest.mark.parametrize(("hour", "quiet"), [(21, False), (22, True), (3, True), (6, True), (7, False)])
 def test_window_22_to_07(hour, quiet):
-    v = layer1_person_policy(snap(local(SHANGHAI, 2026, 3, 18, hour, 0), quiet_hours=[{"start": "22:00", "end": "07:00"}]))
+    v = layer1_person_policy(
+        snap(local(SHANGHAI, 2026, 3, 18, hour, 0), quiet_hours=[{"start": "22:00", "end": "07:00"}])
+    )
     assert (not v.allowed) is quiet
 
 

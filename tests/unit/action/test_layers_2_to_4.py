@@ -7,7 +7,14 @@ import pytest
 
 from action.models import ActionType
 from action.rules import (
-    ConcernState, ConcernView, Limits, Snapshot, evaluate, layer2_concern_limits, layer2_follow_up_interval, layer3_contact_limit,
+    ConcernState,
+    ConcernView,
+    Limits,
+    Snapshot,
+    evaluate,
+    layer2_concern_limits,
+    layer2_follow_up_interval,
+    layer3_contact_limit,
     layer4_cooldown,
 )
 from app.settings import Settings
@@ -15,23 +22,43 @@ from person.models import InteractionPolicy
 
 NOW = datetime(2026, 3, 18, 4, 0, tzinfo=UTC)  # 12:00 Asia/Shanghai
 H = timedelta(hours=1)
-LIMITS = Limits(follow_up_schedule=Settings(_env_file=None).follow_up_schedule, cooldowns=Settings(_env_file=None).notification_cooldowns)
+LIMITS = Limits(
+    follow_up_schedule=Settings(_env_file=None).follow_up_schedule,
+    cooldowns=Settings(_env_file=None).notification_cooldowns,
+)
 
 
-def concern(*, follow_up_count=0, active_global=0, active_for_person=0, last_contact_at=NOW - 5 * H, contacts_in_window=()):
-    state = ConcernState(priority="P1", follow_up_count=follow_up_count, active_global=active_global, active_for_person=active_for_person)
-    return ConcernView("con_20260318_001", state, last_contact_at=last_contact_at, contacts_in_window=contacts_in_window)
+def concern(
+    *, follow_up_count=0, active_global=0, active_for_person=0, last_contact_at=NOW - 5 * H, contacts_in_window=()
+):
+    state = ConcernState(
+        priority="P1", follow_up_count=follow_up_count, active_global=active_global, active_for_person=active_for_person
+    )
+    return ConcernView(
+        "con_20260318_001", state, last_contact_at=last_contact_at, contacts_in_window=contacts_in_window
+    )
 
 
 def opening(**kw):
     return ConcernState(priority="P1", **kw)
 
 
-def snap(*, action=ActionType.send_message, c=None, follow_up=False, ntype=None, last=None, reactive=False, limits=LIMITS):
+def snap(
+    *, action=ActionType.send_message, c=None, follow_up=False, ntype=None, last=None, reactive=False, limits=LIMITS
+):
     return Snapshot(
-        action_type=action, now=NOW, priority="P1", reactive=reactive, policy=InteractionPolicy(quiet_hours=[]),
-        tz=ZoneInfo("Asia/Shanghai"), proactive_today=0, limits=limits, concern=c, follow_up=follow_up,
-        notification_type=ntype, last_same_notification_at=last,
+        action_type=action,
+        now=NOW,
+        priority="P1",
+        reactive=reactive,
+        policy=InteractionPolicy(quiet_hours=[]),
+        tz=ZoneInfo("Asia/Shanghai"),
+        proactive_today=0,
+        limits=limits,
+        concern=c,
+        follow_up=follow_up,
+        notification_type=ntype,
+        last_same_notification_at=last,
     )
 
 
@@ -46,7 +73,9 @@ def test_five_active_concerns_on_one_person_block_a_sixth():
 
 
 def test_concern_limits_come_from_settings():
-    tight = Limits(max_active_concerns=2, max_active_concerns_per_person=1, follow_up_schedule=LIMITS.follow_up_schedule)
+    tight = Limits(
+        max_active_concerns=2, max_active_concerns_per_person=1, follow_up_schedule=LIMITS.follow_up_schedule
+    )
     assert layer2_concern_limits(opening(active_for_person=1), tight).blocked_by == "L2:person_concern_limit"
 
 
@@ -79,7 +108,9 @@ def test_contacts_older_than_the_window_do_not_count():
     assert layer3_contact_limit(snap(c=concern(contacts_in_window=contacts))).allowed
 
 
-@pytest.mark.parametrize(("ntype", "cooldown"), [("task_overdue", 4 * H), ("daily_brief", 20 * H), ("anything_else", H)])
+@pytest.mark.parametrize(
+    ("ntype", "cooldown"), [("task_overdue", 4 * H), ("daily_brief", 20 * H), ("anything_else", H)]
+)
 def test_cooldown_per_notification_type(ntype, cooldown):
     inside = layer4_cooldown(snap(action=ActionType.notify, ntype=ntype, last=NOW - cooldown + timedelta(seconds=1)))
     assert inside.blocked_by == "L4:cooldown"
@@ -88,7 +119,12 @@ def test_cooldown_per_notification_type(ntype, cooldown):
 
 def test_cooldowns_are_configurable():
     limits = Limits(cooldowns={"task_overdue": 10 * H, "default": H})
-    assert layer4_cooldown(snap(action=ActionType.notify, ntype="task_overdue", last=NOW - 5 * H, limits=limits)).blocked_by == "L4:cooldown"
+    assert (
+        layer4_cooldown(
+            snap(action=ActionType.notify, ntype="task_overdue", last=NOW - 5 * H, limits=limits)
+        ).blocked_by
+        == "L4:cooldown"
+    )
 
 
 def test_reactive_notify_skips_the_cooldown():
@@ -111,8 +147,15 @@ def test_l4_does_not_apply_to_send_message_escalate_or_backflow():
 
 def test_layers_run_in_order_and_the_first_refusal_wins():
     s = Snapshot(
-        action_type=ActionType.send_message, now=NOW, priority="P1", reactive=False,
-        policy=InteractionPolicy(max_proactive_contacts_per_day=0, quiet_hours=[]), tz=ZoneInfo("UTC"), proactive_today=0,
-        limits=LIMITS, concern=concern(follow_up_count=9, contacts_in_window=(NOW, NOW)), follow_up=True,
+        action_type=ActionType.send_message,
+        now=NOW,
+        priority="P1",
+        reactive=False,
+        policy=InteractionPolicy(max_proactive_contacts_per_day=0, quiet_hours=[]),
+        tz=ZoneInfo("UTC"),
+        proactive_today=0,
+        limits=LIMITS,
+        concern=concern(follow_up_count=9, contacts_in_window=(NOW, NOW)),
+        follow_up=True,
     )
     assert evaluate(s).blocked_by == "L1:daily_cap"

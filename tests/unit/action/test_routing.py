@@ -26,11 +26,16 @@ def test_origin_channel_comes_before_other_bindings():
 
 
 def test_preferred_beats_origin():
-    assert names(candidates([B("feishu"), B("telegram")], preferred="telegram", origin="feishu")) == ["telegram", "feishu"]
+    assert names(candidates([B("feishu"), B("telegram")], preferred="telegram", origin="feishu")) == [
+        "telegram",
+        "feishu",
+    ]
 
 
 def test_unreachable_bindings_are_never_tried():
-    assert names(candidates([B("feishu", reachable=False), B("telegram")], preferred="feishu", origin=None)) == ["telegram"]
+    assert names(candidates([B("feishu", reachable=False), B("telegram")], preferred="feishu", origin=None)) == [
+        "telegram"
+    ]
 
 
 def test_no_reachable_binding_gives_no_route():

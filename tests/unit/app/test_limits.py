@@ -10,9 +10,9 @@ import pytest
 from pydantic import TypeAdapter, ValidationError
 
 from app.api.guards import screen_url
-from kernel.screening import TooDeep, screen_json
 from kernel.errors import DeputyError, Invalid
 from kernel.limits import EARLIEST, LATEST, MAX_JSON_DEPTH, SaneInstant, json_too_deep, local_isoformat
+from kernel.screening import TooDeep, screen_json
 
 
 def test_depth_counts_arrays_and_objects_but_not_brackets_inside_strings():
@@ -23,22 +23,26 @@ def test_depth_counts_arrays_and_objects_but_not_brackets_inside_strings():
     assert not json_too_deep(tricky, limit=1)
 
 
-@pytest.mark.parametrize("raw, field", [
-    (rb'{"a": "x\u0000"}', "a"),
-    (rb'{"a": ["ok", {"b": "\\\u0000"}]}', "a.1.b"),  # an escaped backslash, then a real \u0000 escape
-    (b'{"a": "x\x00"}', "body"),  # a raw NUL byte is not even valid JSON, and still a NUL
-    (rb'{"a": "\ud800"}', "a"),  # a lone surrogate: no UTF-8 column stores it
-    (b'{"a": "\xed\xa0\x80"}', "a"),  # the same surrogate, raw (Python's decoder lets it through)
-    (rb'["\u0000"]', "0"),
-])
+@pytest.mark.parametrize(
+    "raw, field",
+    [
+        (rb'{"a": "x\u0000"}', "a"),
+        (rb'{"a": ["ok", {"b": "\\\u0000"}]}', "a.1.b"),  # an escaped backslash, then a real \u0000 escape
+        (b'{"a": "x\x00"}', "body"),  # a raw NUL byte is not even valid JSON, and still a NUL
+        (rb'{"a": "\ud800"}', "a"),  # a lone surrogate: no UTF-8 column stores it
+        (b'{"a": "\xed\xa0\x80"}', "a"),  # the same surrogate, raw (Python's decoder lets it through)
+        (rb'["\u0000"]', "0"),
+    ],
+)
 def test_text_no_backend_can_store_is_refused_naming_the_field(raw, field):
     with pytest.raises(Invalid) as refused:
         screen_json(raw)
     assert refused.value.field == field and refused.value.status == 422
 
 
-@pytest.mark.parametrize("raw", [rb'{"a": "C:\\u0000"}', rb'{"a": "\ud83d\ude00"}', b'{"a": "\\\\\\\\u0000"}',
-                                 b"not json \\u"])
+@pytest.mark.parametrize(
+    "raw", [rb'{"a": "C:\\u0000"}', rb'{"a": "\ud83d\ude00"}', b'{"a": "\\\\\\\\u0000"}', b"not json \\u"]
+)
 def test_escaped_backslashes_surrogate_pairs_and_non_json_pass(raw):
     screen_json(raw)
 
@@ -49,9 +53,14 @@ def test_too_deep_is_a_400_too_deep():
     assert (refused.value.status, refused.value.code) == (400, "too_deep")
 
 
-@pytest.mark.parametrize("path, query, status, field", [("/v1/x\x00", b"", 404, "path"),
-                                                        ("/v1/facts", b"since=1h&person_id=a%00b", 422, "person_id"),
-                                                        ("/v1/facts", b"a%00=1", 422, "query")])
+@pytest.mark.parametrize(
+    "path, query, status, field",
+    [
+        ("/v1/x\x00", b"", 404, "path"),
+        ("/v1/facts", b"since=1h&person_id=a%00b", 422, "person_id"),
+        ("/v1/facts", b"a%00=1", 422, "query"),
+    ],
+)
 def test_nul_in_the_url_is_refused_naming_the_parameter(path, query, status, field):
     with pytest.raises(DeputyError) as refused:
         screen_url({"path": path, "query_string": query})

@@ -44,11 +44,15 @@ def test_a_bare_bot_token_is_redacted_without_being_configured():
     ("line", "expected"),
     [
         ("Authorization: Bearer t-g1044ab1CDEF", f"Authorization: Bearer {REDACTED}"),
-        ('{"code": 0, "tenant_access_token": "t-g1044ab1CDEF", "expire": 7200}',
-         f'{{"code": 0, "tenant_access_token": "{REDACTED}", "expire": 7200}}'),
+        (
+            '{"code": 0, "tenant_access_token": "t-g1044ab1CDEF", "expire": 7200}',
+            f'{{"code": 0, "tenant_access_token": "{REDACTED}", "expire": 7200}}',
+        ),
         ("{'app_secret': 'Xyz123', 'app_id': 'cli_a1'}", f"{{'app_secret': '{REDACTED}', 'app_id': 'cli_a1'}}"),
-        ("connected to wss://msg.feishu.cn/ws?device_id=7&access_key=abc123&ticket=tk-9",
-         f"connected to wss://msg.feishu.cn/ws?device_id=7&access_key={REDACTED}&ticket={REDACTED}"),
+        (
+            "connected to wss://msg.feishu.cn/ws?device_id=7&access_key=abc123&ticket=tk-9",
+            f"connected to wss://msg.feishu.cn/ws?device_id=7&access_key={REDACTED}&ticket={REDACTED}",
+        ),
         ("encrypt_key=k3y verification_token: v3r", f"encrypt_key={REDACTED} verification_token: {REDACTED}"),
     ],
 )
@@ -77,17 +81,34 @@ def test_configured_values_shorter_than_the_minimum_are_not_blanked_everywhere()
 
 def test_every_secret_setting_is_collected_for_redaction():
     tokens = ("admin_tokens", "viewer_tokens")  # name:token lists, set below
-    secret_fields = [n for n, f in Settings.model_fields.items()
-                     if "SecretStr" in str(f.annotation) and n not in tokens]
-    assert {"telegram_bot_token", "telegram_webhook_secret", "feishu_app_secret", "feishu_verification_token",
-            "feishu_encrypt_key", "llm_api_key"} <= set(secret_fields)
+    secret_fields = [
+        n for n, f in Settings.model_fields.items() if "SecretStr" in str(f.annotation) and n not in tokens
+    ]
+    assert {
+        "telegram_bot_token",
+        "telegram_webhook_secret",
+        "feishu_app_secret",
+        "feishu_verification_token",
+        "feishu_encrypt_key",
+        "llm_api_key",
+    } <= set(secret_fields)
     values = {name: f"{name}-value" for name in secret_fields}
-    settings = Settings(_env_file=None, **values, admin_tokens="ops:admin-value,ci:ci-value",
-                        viewer_tokens="au:viewer-value",
-                        database_url="postgresql+psycopg://deputy_app:db-password@db/deputy",
-                        redis_url="redis://:redis-password@cache:6379/0")
-    assert set(secret_values(settings)) == {*values.values(), "admin-value", "ci-value", "viewer-value",
-                                            "db-password", "redis-password"}
+    settings = Settings(
+        _env_file=None,
+        **values,
+        admin_tokens="ops:admin-value,ci:ci-value",
+        viewer_tokens="au:viewer-value",
+        database_url="postgresql+psycopg://deputy_app:db-password@db/deputy",
+        redis_url="redis://:redis-password@cache:6379/0",
+    )
+    assert set(secret_values(settings)) == {
+        *values.values(),
+        "admin-value",
+        "ci-value",
+        "viewer-value",
+        "db-password",
+        "redis-password",
+    }
     assert secret_values(Settings(_env_file=None, database_url="sqlite:///./var/deputy.db")) == []
 
 
@@ -105,8 +126,14 @@ def _record(msg: str, *args: object, exc: BaseException | None = None, **extra: 
 
 def test_the_json_formatter_redacts_message_traceback_and_extra_fields():
     url = f"https://api.telegram.org/bot{BOT_TOKEN}/getMe"
-    record = _record("getMe failed for %s", url, exc=RuntimeError(f"refused {url} with key {API_KEY}"),
-                     detail={"url": url, "attempts": [API_KEY]}, authorization="Bearer abc", chat_id="5001")
+    record = _record(
+        "getMe failed for %s",
+        url,
+        exc=RuntimeError(f"refused {url} with key {API_KEY}"),
+        detail={"url": url, "attempts": [API_KEY]},
+        authorization="Bearer abc",
+        chat_id="5001",
+    )
     line = JsonFormatter(Redactor([API_KEY])).format(record)
     out = json.loads(line)
     assert BOT_TOKEN not in line and API_KEY not in line and "abc" not in line

@@ -33,7 +33,9 @@ def test_durations_are_seconds_or_a_number_with_a_unit(text: str, seconds: int):
     assert parse_duration(text) == timedelta(seconds=seconds)
 
 
-@pytest.mark.parametrize("text", ["", "h", "4w", "1.5h", "-5m", "4 hours", "4h30m", "P1D", "10ms", "99999999999d", 10**20])
+@pytest.mark.parametrize(
+    "text", ["", "h", "4w", "1.5h", "-5m", "4 hours", "4h30m", "P1D", "10ms", "99999999999d", 10**20]
+)
 def test_malformed_durations_are_rejected(text: str | int):
     with pytest.raises(ValueError, match="duration"):
         parse_duration(text)
@@ -57,7 +59,10 @@ def test_token_lists_parse_as_name_token_pairs(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("DEPUTY_ADMIN_TOKENS", "ops:s3cret-one, oncall:s3cret-two")
     monkeypatch.setenv("DEPUTY_VIEWER_TOKENS", "auditor:read-only")
     settings = Settings(_env_file=None)
-    assert {n: s.get_secret_value() for n, s in settings.admin_tokens.items()} == {"ops": "s3cret-one", "oncall": "s3cret-two"}
+    assert {n: s.get_secret_value() for n, s in settings.admin_tokens.items()} == {
+        "ops": "s3cret-one",
+        "oncall": "s3cret-two",
+    }
     assert settings.token_roles() == [
         ("admin", "ops", "s3cret-one"),
         ("admin", "oncall", "s3cret-two"),
@@ -98,7 +103,11 @@ def test_json_settings_default_to_the_spec_values():
     settings = Settings(_env_file=None)
     assert settings.follow_up_schedule["P1"] == [timedelta(hours=4), timedelta(hours=24), timedelta(hours=24)]
     assert settings.follow_up_schedule["P3"] == [timedelta(days=2), timedelta(days=3)]
-    assert settings.notification_cooldowns == {"task_overdue": timedelta(hours=4), "daily_brief": timedelta(hours=20), "default": timedelta(hours=1)}
+    assert settings.notification_cooldowns == {
+        "task_overdue": timedelta(hours=4),
+        "daily_brief": timedelta(hours=20),
+        "default": timedelta(hours=1),
+    }
 
 
 @pytest.mark.parametrize(
@@ -143,10 +152,18 @@ def test_importing_app_main_has_no_side_effects(tmp_path: Path):
     # Settings that would fail validation and a `.env` that would too: import must not read either.
     (tmp_path / ".env").write_text("DEPUTY_PORT=not-a-port\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith("DEPUTY_")}
-    env.update(DEPUTY_TIMEZONE="Not/AZone", DEPUTY_DATABASE_URL=f"sqlite:///{tmp_path}/var/should-not-exist.db", PYTHONPATH=str(ROOT))
+    env.update(
+        DEPUTY_TIMEZONE="Not/AZone",
+        DEPUTY_DATABASE_URL=f"sqlite:///{tmp_path}/var/should-not-exist.db",
+        PYTHONPATH=str(ROOT),
+    )
     result = subprocess.run(
         [sys.executable, "-c", "import app.main, app.cli; assert callable(app.main.create_app)"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert result.returncode == 0, result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == [".env"]

@@ -4,11 +4,11 @@ import logging
 
 import pytest
 
-from app.wiring import default_channels
 from app.settings import Settings
+from app.wiring import default_channels
 from channels.base import OutboundMessage
 from channels.dryrun import DryRunChannel
-from channels.errors import InvalidRequest, RateLimited
+from channels.errors import RateLimited
 from tests.fakes.memory_channel import MemoryChannel
 
 MSG = OutboundMessage(idempotency_key="act_20260318_001", external_user_id="ou_1", chat_id=None, text="hello")

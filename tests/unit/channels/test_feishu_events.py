@@ -7,18 +7,20 @@ from datetime import UTC, datetime
 
 import pytest
 
-from kernel.screening import TooDeep
-from kernel.errors import Invalid
 from channels.feishu import content
 from channels.feishu.crypto import Rejected, decrypt, open_event, signature
 from channels.feishu.events import message_text, to_inbound
+from kernel.errors import Invalid
+from kernel.screening import TooDeep
 from tests.fakes.feishu_server import encrypt, mention, message_event, signed_headers
 
 KEY, TOKEN = "encrypt-key-1", "vtoken"
 NOW = datetime(2026, 3, 18, 2, 0, tzinfo=UTC)
 
 
-def _open(body: bytes, headers: dict[str, str], *, token: str | None = TOKEN, key: str | None = KEY, now: datetime = NOW):
+def _open(
+    body: bytes, headers: dict[str, str], *, token: str | None = TOKEN, key: str | None = KEY, now: datetime = NOW
+):
     return open_event(body, headers, verification_token=token, encrypt_key=key, now=now)
 
 
@@ -28,9 +30,16 @@ def _encrypted(payload: dict, *, key: str = KEY, timestamp: int | None = None) -
 
 
 def test_a_p2p_text_message_becomes_an_inbound_message():
-    message = to_inbound(message_event(event_id="ev_9", open_id="ou_a", text="提测什么时候能给？", parent_id="om_bot_1"))
+    message = to_inbound(
+        message_event(event_id="ev_9", open_id="ou_a", text="提测什么时候能给？", parent_id="om_bot_1")
+    )
     assert message is not None
-    assert (message.channel, message.event_id, message.message_id, message.chat_id) == ("feishu", "ev_9", "om_in_1", "oc_p2p_1")
+    assert (message.channel, message.event_id, message.message_id, message.chat_id) == (
+        "feishu",
+        "ev_9",
+        "om_in_1",
+        "oc_p2p_1",
+    )
     assert (message.chat_type, message.external_user_id, message.text) == ("p2p", "ou_a", "提测什么时候能给？")
     assert message.reply_to_message_id == "om_bot_1" and message.mentions == [] and message.mentions_bot is False
     assert message.occurred_at == datetime(2026, 3, 18, 2, 0, tzinfo=UTC)
@@ -38,15 +47,22 @@ def test_a_p2p_text_message_becomes_an_inbound_message():
 
 def test_mention_placeholders_become_names_and_the_bot_mention_is_recognised_by_open_id():
     mentions = [mention("@_user_1", "ou_bot", "Deputy", bot=True), mention("@_user_2", "ou_zs", "张三")]
-    event = message_event(chat_type="group", chat_id="oc_group", text="@_user_1 /ask @_user_2 提测？", mentions=mentions)
+    event = message_event(
+        chat_type="group", chat_id="oc_group", text="@_user_1 /ask @_user_2 提测？", mentions=mentions
+    )
     message = to_inbound(event, bot_open_id="ou_bot")
     assert message.chat_type == "group" and message.text == "@Deputy /ask @张三 提测？"
     assert message.mentions_bot is True
-    assert [(m.external_user_id, m.name, m.is_bot) for m in message.mentions] == [("ou_bot", "Deputy", True), ("ou_zs", "张三", False)]
+    assert [(m.external_user_id, m.name, m.is_bot) for m in message.mentions] == [
+        ("ou_bot", "Deputy", True),
+        ("ou_zs", "张三", False),
+    ]
 
 
 def test_with_a_configured_bot_open_id_another_bots_mention_is_not_ours():
-    event = message_event(chat_type="group", text="@_user_1 hi", mentions=[mention("@_user_1", "ou_other_bot", "Other", bot=True)])
+    event = message_event(
+        chat_type="group", text="@_user_1 hi", mentions=[mention("@_user_1", "ou_other_bot", "Other", bot=True)]
+    )
     assert to_inbound(event, bot_open_id="ou_bot").mentions_bot is False
     assert to_inbound(event, bot_open_id=None).mentions_bot is True  # unset: Feishu's mentioned_type decides
 
@@ -57,7 +73,10 @@ def test_placeholder_keys_are_replaced_whole_so_user_10_is_not_read_as_user_1():
 
 
 def test_rich_text_posts_give_their_text_and_other_message_types_give_empty_text():
-    post = {"title": "周报", "content": [[{"tag": "text", "text": "进度 "}, {"tag": "a", "text": "链接", "href": "https://x"}]]}
+    post = {
+        "title": "周报",
+        "content": [[{"tag": "text", "text": "进度 "}, {"tag": "a", "text": "链接", "href": "https://x"}]],
+    }
     assert to_inbound(message_event(message_type="post", content=post)).text == "周报\n进度 链接"
     assert to_inbound(message_event(message_type="image", content={"image_key": "img_1"})).text == ""
 
@@ -176,4 +195,8 @@ def test_long_text_splits_at_line_breaks_into_parts_within_the_bound():
     assert len(parts) > 1 and all(len(p) <= content.MAX_PART_CHARS for p in parts)
     assert "\n".join(parts) == text
     assert content.part_uuids("act_20260318_001", 1) == ["act_20260318_001"]
-    assert content.part_uuids("act_20260318_001", 3) == ["act_20260318_001-1", "act_20260318_001-2", "act_20260318_001-3"]
+    assert content.part_uuids("act_20260318_001", 3) == [
+        "act_20260318_001-1",
+        "act_20260318_001-2",
+        "act_20260318_001-3",
+    ]

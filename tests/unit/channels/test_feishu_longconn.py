@@ -20,7 +20,12 @@ def settings(**kw) -> Settings:
 
 
 def test_lark_dispatcher_delivers_a_payload_that_converts_exactly_like_the_webhook_body():
-    raw = message_event(chat_type="group", text="@_user_1 /concerns", parent_id="om_9", mentions=[mention("@_user_1", BOT, "Deputy", bot=True)])
+    raw = message_event(
+        chat_type="group",
+        text="@_user_1 /concerns",
+        parent_id="om_9",
+        mentions=[mention("@_user_1", BOT, "Deputy", bot=True)],
+    )
     received: list[dict] = []
     # What lark.ws.Client does with every event frame's payload.
     dispatcher(received.append)._do_without_validation(json.dumps(raw).encode())
@@ -56,7 +61,9 @@ def test_a_connection_that_ends_is_started_again_until_stopped():
         third.set()
         loop.run_until_complete(asyncio.sleep(3600))
 
-    connection = LongConnection(SimpleNamespace(settings=settings()), inbound=SimpleNamespace(), runner=runner, retry_delay=0)
+    connection = LongConnection(
+        SimpleNamespace(settings=settings()), inbound=SimpleNamespace(), runner=runner, retry_delay=0
+    )
     connection.start()
     assert third.wait(10)
     connection.stop()
@@ -65,9 +72,20 @@ def test_a_connection_that_ends_is_started_again_until_stopped():
 
 def test_the_long_connection_starts_only_in_websocket_mode_with_credentials():
     blocking = lambda on_event, loop: loop.run_until_complete(asyncio.sleep(3600))  # noqa: E731
-    assert start_long_connection(SimpleNamespace(settings=settings()), inbound=SimpleNamespace(), runner=blocking) is None
-    assert start_long_connection(SimpleNamespace(settings=Settings(_env_file=None, feishu_mode="websocket")), inbound=SimpleNamespace(), runner=blocking) is None
-    connection = start_long_connection(SimpleNamespace(settings=settings(feishu_mode="websocket")), inbound=SimpleNamespace(), runner=blocking)
+    assert (
+        start_long_connection(SimpleNamespace(settings=settings()), inbound=SimpleNamespace(), runner=blocking) is None
+    )
+    assert (
+        start_long_connection(
+            SimpleNamespace(settings=Settings(_env_file=None, feishu_mode="websocket")),
+            inbound=SimpleNamespace(),
+            runner=blocking,
+        )
+        is None
+    )
+    connection = start_long_connection(
+        SimpleNamespace(settings=settings(feishu_mode="websocket")), inbound=SimpleNamespace(), runner=blocking
+    )
     try:
         assert connection is not None and connection.running
     finally:

@@ -105,7 +105,9 @@ def test_redis_trouble_falls_back_to_pacing_in_this_process():
     from redis.retry import Retry
 
     t = FakeTime()
-    broken = redis.Redis(host="127.0.0.1", port=1, socket_connect_timeout=0.2, retry=Retry(NoBackoff(), 0))  # nothing listens on port 1
+    broken = redis.Redis(
+        host="127.0.0.1", port=1, socket_connect_timeout=0.2, retry=Retry(NoBackoff(), 0)
+    )  # nothing listens on port 1
     pacer = RedisPacer(broken, max_wait=0, clock=t.clock, sleep=t.sleep)
     take(pacer, "open_id:ou_a", 5)
     with pytest.raises(Paced):

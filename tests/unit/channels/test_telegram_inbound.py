@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from datetime import UTC, datetime
 
 import pytest
@@ -16,23 +17,34 @@ JSON = st.recursive(
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
     max_leaves=8,
 )
-ENTITY = st.fixed_dictionaries({}, optional={"type": st.sampled_from(["mention", "text_mention", "bot_command"]) | JSON,
-                                             "offset": JSON, "length": JSON, "user": JSON})
+ENTITY = st.fixed_dictionaries(
+    {},
+    optional={
+        "type": st.sampled_from(["mention", "text_mention", "bot_command"]) | JSON,
+        "offset": JSON,
+        "length": JSON,
+        "user": JSON,
+    },
+)
 MESSAGE = st.fixed_dictionaries(
     {"from": st.fixed_dictionaries({"id": JSON}, optional={"is_bot": st.just(False)})},
-    optional={"message_id": JSON, "chat": JSON | st.fixed_dictionaries({"id": JSON, "type": JSON}), "date": JSON,
-              "text": JSON, "caption": JSON, "entities": JSON | st.lists(ENTITY | JSON, max_size=3),
-              "reply_to_message": JSON},
+    optional={
+        "message_id": JSON,
+        "chat": JSON | st.fixed_dictionaries({"id": JSON, "type": JSON}),
+        "date": JSON,
+        "text": JSON,
+        "caption": JSON,
+        "entities": JSON | st.lists(ENTITY | JSON, max_size=3),
+        "reply_to_message": JSON,
+    },
 )
 
 
 @settings(max_examples=400, deadline=None, derandomize=True, database=None)
 @given(message=MESSAGE)
 def test_any_message_shape_is_converted_or_refused_as_an_invalid_update(message):
-    try:
+    with contextlib.suppress(InvalidUpdate):
         to_inbound({"update_id": 1, "message": message}, BOT)
-    except InvalidUpdate:
-        pass
 
 
 @pytest.mark.parametrize("date", [1e20, 10**30, -1, 4102444800, 1773799200.0, "1773799200", True, None])

@@ -46,8 +46,13 @@ def test_three_sends_to_one_chat_at_once_two_go_and_the_third_is_paced_until_its
 def test_a_paced_error_is_rate_limited_carries_retry_after_and_is_marked_paced():
     error = Paced("telegram chat 5001 send pace full", retry_after=2.5)
     assert isinstance(error, RateLimited) and error.kind == "rate_limited" and error.code == "pacing"
-    assert error.to_attempt() == {"error": "rate_limited", "message": "telegram chat 5001 send pace full",
-                                  "code": "pacing", "retry_after": 2.5, "paced": True}
+    assert error.to_attempt() == {
+        "error": "rate_limited",
+        "message": "telegram chat 5001 send pace full",
+        "code": "pacing",
+        "retry_after": 2.5,
+        "paced": True,
+    }
     assert "paced" not in RateLimited("Too Many Requests", code=429, retry_after=5).to_attempt()
     with pytest.raises(ValueError):
         Paced("no time given", retry_after=0)

@@ -76,8 +76,10 @@ def test_a_limit_below_a_surrogate_pair_is_refused():
 
 
 @settings(max_examples=300, deadline=None, derandomize=True)
-@given(text=st.text(alphabet=st.sampled_from(["a", "b", " ", "\n", "é", "\u0301", EMOJI, "\u200d", "中"]), max_size=200),
-       limit=st.integers(min_value=2, max_value=40))
+@given(
+    text=st.text(alphabet=st.sampled_from(["a", "b", " ", "\n", "é", "\u0301", EMOJI, "\u200d", "中"]), max_size=200),
+    limit=st.integers(min_value=2, max_value=40),
+)
 def test_every_part_fits_and_no_visible_character_is_lost_or_reordered(text, limit):
     parts = split_text(text, limit=limit)
     assert all(0 < utf16_len(p) <= limit for p in parts)

@@ -5,23 +5,43 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from cognitive_core.parsing import parse
-from cognitive_core.rules import PersonView, Situation, SignalView, WaitingConcern, decide, find_person
+from cognitive_core.rules import PersonView, SignalView, Situation, WaitingConcern, decide, find_person
 
 NOW = datetime(2026, 3, 18, 2, 0, tzinfo=UTC)
 BOSS = PersonView("p_boss", "老板", role="principal")
-ZS = PersonView("p_zhangsan", "张三", aliases=("Zhang San", "老张"), manager_id="p_wangwu", external_ids=(("telegram", "tg_zs"),))
+ZS = PersonView(
+    "p_zhangsan", "张三", aliases=("Zhang San", "老张"), manager_id="p_wangwu", external_ids=(("telegram", "tg_zs"),)
+)
 WW = PersonView("p_wangwu", "王五")
 PEOPLE = (BOSS, ZS, WW)
 
 
 def sit(text, sender=BOSS, *, waiting=(), chat_type="p2p", mentions_bot=False, reply_to=None, mentions=()):
-    return Situation(SignalView("fact_20260318_001", "feishu", text, chat_type, mentions_bot, mentions, reply_to), sender, PEOPLE, tuple(waiting), NOW)
+    return Situation(
+        SignalView("fact_20260318_001", "feishu", text, chat_type, mentions_bot, mentions, reply_to),
+        sender,
+        PEOPLE,
+        tuple(waiting),
+        NOW,
+    )
 
 
-@pytest.mark.parametrize("text", ["/ask @zhangsan 提测什么时候能给？", "问一下张三：提测什么时候能给？", "ask Zhang San: 提测什么时候能给？", "/ask 老张 提测什么时候能给？"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "/ask @zhangsan 提测什么时候能给？",
+        "问一下张三：提测什么时候能给？",
+        "ask Zhang San: 提测什么时候能给？",
+        "/ask 老张 提测什么时候能给？",
+    ],
+)
 def test_ask_commands_raise_a_p1_concern_on_the_named_person(text):
     [d] = decide(sit(text))
-    assert d.kind == "raise_concern" and d.params == {"target_person_id": "p_zhangsan", "question": "提测什么时候能给？", "priority": "P1"}
+    assert d.kind == "raise_concern" and d.params == {
+        "target_person_id": "p_zhangsan",
+        "question": "提测什么时候能给？",
+        "priority": "P1",
+    }
 
 
 def test_ask_with_a_priority_keeps_it():
@@ -29,7 +49,9 @@ def test_ask_with_a_priority_keeps_it():
     assert d.params["priority"] == "P0" and d.params["question"] == "线上挂了，能看下吗"
 
 
-@pytest.mark.parametrize("text", ["/tell @zhangsan 明早10点开会", "告诉张三：明早10点开会", "tell Zhang San: 明早10点开会"])
+@pytest.mark.parametrize(
+    "text", ["/tell @zhangsan 明早10点开会", "告诉张三：明早10点开会", "tell Zhang San: 明早10点开会"]
+)
 def test_tell_commands_notify_the_person(text):
     [d] = decide(sit(text))
     assert d.kind == "direct_action" and d.params["action"] == "notify" and d.params["text"] == "明早10点开会"
@@ -62,9 +84,14 @@ def test_free_text_from_the_target_resolves_the_most_recently_contacted_concern(
 
 
 def test_a_quoted_bot_message_picks_its_concern():
-    older = WaitingConcern("con_20260318_001", "p_boss", "a", message_refs=("feishu:om_1",), last_contact_at=NOW - timedelta(hours=5))
+    older = WaitingConcern(
+        "con_20260318_001", "p_boss", "a", message_refs=("feishu:om_1",), last_contact_at=NOW - timedelta(hours=5)
+    )
     newer = WaitingConcern("con_20260318_002", "p_boss", "b", last_contact_at=NOW)
-    assert decide(sit("好的", sender=ZS, waiting=[older, newer], reply_to="feishu:om_1"))[0].params["concern_id"] == "con_20260318_001"
+    assert (
+        decide(sit("好的", sender=ZS, waiting=[older, newer], reply_to="feishu:om_1"))[0].params["concern_id"]
+        == "con_20260318_001"
+    )
 
 
 def test_snooze_needs_a_waiting_concern():
@@ -82,7 +109,12 @@ def test_risky_member_messages_escalate_to_their_manager(text):
 
 def test_risk_without_a_manager_goes_to_a_principal_and_principals_are_not_escalated():
     lonely = PersonView("p_lisi", "李四")
-    assert decide(Situation(SignalView("f", "feishu", "contract?"), lonely, (*PEOPLE, lonely), (), NOW))[0].params["decision_maker_id"] == "p_boss"
+    assert (
+        decide(Situation(SignalView("f", "feishu", "contract?"), lonely, (*PEOPLE, lonely), (), NOW))[0].params[
+            "decision_maker_id"
+        ]
+        == "p_boss"
+    )
     assert decide(sit("合同怎么样了"))[0].rule == "fallback_help"
 
 
@@ -95,10 +127,27 @@ def test_anything_else_gets_help():
     assert decide(sit("你好"))[0].params == {"template": "help"}
 
 
-@pytest.mark.parametrize(("text", "name"), [("/concerns", "concerns"), ("在等谁", "concerns"), ("/cancel con_20260318_001", "cancel"), ("取消 con_20260318_001", "cancel"),
-                                            ("/did", "did"), ("今天做了什么", "did"), ("/quiet 22:00-08:00", "quiet"), ("免打扰 22:00-08:00", "quiet"),
-                                            ("/pause 3d", "pause"), ("暂停 3天", "pause"), ("/resume", "resume"), ("恢复", "resume"), ("/help", "help"), ("帮助", "help"),
-                                            ("/start ABCD2345", "bind"), ("bind abcd2345", "bind")])
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("/concerns", "concerns"),
+        ("在等谁", "concerns"),
+        ("/cancel con_20260318_001", "cancel"),
+        ("取消 con_20260318_001", "cancel"),
+        ("/did", "did"),
+        ("今天做了什么", "did"),
+        ("/quiet 22:00-08:00", "quiet"),
+        ("免打扰 22:00-08:00", "quiet"),
+        ("/pause 3d", "pause"),
+        ("暂停 3天", "pause"),
+        ("/resume", "resume"),
+        ("恢复", "resume"),
+        ("/help", "help"),
+        ("帮助", "help"),
+        ("/start ABCD2345", "bind"),
+        ("bind abcd2345", "bind"),
+    ],
+)
 def test_command_table_in_both_languages(text, name):
     assert parse(text).name == name
 

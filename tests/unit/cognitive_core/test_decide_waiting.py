@@ -5,7 +5,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from cognitive_core.parsing import is_acknowledgement, keyword_command, slash_command
-from cognitive_core.rules import PersonView, Situation, SignalView, WaitingConcern, decide
+from cognitive_core.rules import PersonView, SignalView, Situation, WaitingConcern, decide
 
 NOW = datetime(2026, 3, 18, 2, 0, tzinfo=UTC)
 BOSS = PersonView("p_boss", "老板", role="principal")
@@ -13,11 +13,19 @@ ZS = PersonView("p_zhangsan", "张三", aliases=("Zhang San",), manager_id="p_wa
 WW = PersonView("p_wangwu", "王五")
 PEOPLE = (BOSS, ZS, WW)
 ASKED = WaitingConcern("con_20260318_001", "p_boss", "提测什么时候能给？", ("telegram:41",), NOW - timedelta(hours=1))
-ESCALATED = WaitingConcern("con_20260318_002", "p_boss", "周报呢？", ("feishu:77",), NOW - timedelta(minutes=5), role="escalation")
+ESCALATED = WaitingConcern(
+    "con_20260318_002", "p_boss", "周报呢？", ("feishu:77",), NOW - timedelta(minutes=5), role="escalation"
+)
 
 
 def sit(text, sender=ZS, *, waiting=(ASKED,), reply_to=None):
-    return Situation(SignalView("fact_20260318_009", "telegram", text, "p2p", False, (), reply_to), sender, PEOPLE, tuple(waiting), NOW)
+    return Situation(
+        SignalView("fact_20260318_009", "telegram", text, "p2p", False, (), reply_to),
+        sender,
+        PEOPLE,
+        tuple(waiting),
+        NOW,
+    )
 
 
 @pytest.mark.parametrize("text", ["收到", "好的", "ok", "OK.", "got it", "我看下", "好的👌", "👍", "Got it!", "嗯嗯"])
@@ -32,10 +40,17 @@ def test_an_acknowledgement_with_content_is_an_answer(text):
     assert d.kind == "resolve_concern" and d.params["answer"] == text
 
 
-@pytest.mark.parametrize(("text", "template"), [
-    ("/quiet 25:00-08:00", "usage:quiet"), ("/pause abc", "usage:pause"), ("/cancel", "usage:cancel"), ("/ask", "usage:ask"),
-    ("/later soon", "usage:later"), ("/did nonsense here", None),
-])
+@pytest.mark.parametrize(
+    ("text", "template"),
+    [
+        ("/quiet 25:00-08:00", "usage:quiet"),
+        ("/pause abc", "usage:pause"),
+        ("/cancel", "usage:cancel"),
+        ("/ask", "usage:ask"),
+        ("/later soon", "usage:later"),
+        ("/did nonsense here", None),
+    ],
+)
 def test_anything_that_starts_as_a_command_is_a_command(text, template):
     [d] = decide(sit(text))
     assert d.kind != "resolve_concern"
@@ -84,18 +99,29 @@ def test_unquoted_text_answers_the_most_recently_contacted_loop():
     assert d.params["concern_id"] == ESCALATED.concern_id
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("/ask@deputy_bot @zs hi", "ask"), ("/later 2h", "later"), ("/snooze 2h", "later"), ("/foo", "/foo"), ("hello /ask", None),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("/ask@deputy_bot @zs hi", "ask"),
+        ("/later 2h", "later"),
+        ("/snooze 2h", "later"),
+        ("/foo", "/foo"),
+        ("hello /ask", None),
+    ],
+)
 def test_slash_commands_are_named_bot_suffix_and_all(text, expected):
     assert slash_command(text) == expected
 
 
-@pytest.mark.parametrize(("text", "expected"), [("免打扰 25:00", "quiet"), ("暂停 abc", "pause"), ("取消了吗", None), ("bind", "bind")])
+@pytest.mark.parametrize(
+    ("text", "expected"), [("免打扰 25:00", "quiet"), ("暂停 abc", "pause"), ("取消了吗", None), ("bind", "bind")]
+)
 def test_keyword_commands_without_a_slash_are_recognised_by_their_head(text, expected):
     assert keyword_command(text) == expected
 
 
-@pytest.mark.parametrize(("text", "ack"), [("收到！", True), ("?", False), ("", False), ("好的，周五给你", False), ("thanks", True)])
+@pytest.mark.parametrize(
+    ("text", "ack"), [("收到！", True), ("?", False), ("", False), ("好的，周五给你", False), ("thanks", True)]
+)
 def test_acknowledgements_are_bare(text, ack):
     assert is_acknowledgement(text) is ack

@@ -15,13 +15,42 @@ ENGLISH_WORD = re.compile(r"[A-Za-z]{2,}")
 CJK = re.compile(r"[\u4e00-\u9fff]")
 # Not language: commands, ids and their placeholders, channel names, a time format.
 NOT_WORDS = re.compile(r"/[a-z]+|\bcon_[\d_…]+|\b[pP]\d\b|@\S+|\b\d+[smhd]\b|Telegram|HH:MM")
-ZH_VALUES = {"asker": "老板", "target": "张三", "manager": "王五", "answerer": "王五", "member": "李四", "maker": "王五",
-             "sender": "老板", "text": "提测什么时候能给？", "answer": "明天下午", "reason": "原因", "why": "正处于免打扰时间",
-             "when": "明天 08:00", "until": "明天 08:00", "since": "03-18 10:00", "waited": "2小时", "expires": "03-25 10:00",
-             "concern_id": "con_20260318_001", "who": "小张", "command": "/frobnicate", "name": "张三", "state": "已取消",
-             "what": "免打扰时间 22:00–07:00", "window": "22:00–08:00", "channels": "飞书"}
-EN_VALUES = {key: ("Zhang San" if key in ("target", "asker", "manager", "answerer", "member", "maker", "sender", "name", "who")
-                   else value if not CJK.search(value) else "sample") for key, value in ZH_VALUES.items()}
+ZH_VALUES = {
+    "asker": "老板",
+    "target": "张三",
+    "manager": "王五",
+    "answerer": "王五",
+    "member": "李四",
+    "maker": "王五",
+    "sender": "老板",
+    "text": "提测什么时候能给？",
+    "answer": "明天下午",
+    "reason": "原因",
+    "why": "正处于免打扰时间",
+    "when": "明天 08:00",
+    "until": "明天 08:00",
+    "since": "03-18 10:00",
+    "waited": "2小时",
+    "expires": "03-25 10:00",
+    "concern_id": "con_20260318_001",
+    "who": "小张",
+    "command": "/frobnicate",
+    "name": "张三",
+    "state": "已取消",
+    "what": "免打扰时间 22:00–07:00",
+    "window": "22:00–08:00",
+    "channels": "飞书",
+}
+EN_VALUES = {
+    key: (
+        "Zhang San"
+        if key in ("target", "asker", "manager", "answerer", "member", "maker", "sender", "name", "who")
+        else value
+        if not CJK.search(value)
+        else "sample"
+    )
+    for key, value in ZH_VALUES.items()
+}
 
 
 def _fields(template: str) -> set[str]:
@@ -33,7 +62,14 @@ def _tables():
     yield from (("replies", name, table) for name, table in replies.REPLIES.items())
     yield from (("usage", name, table) for name, table in replies.USAGE.items())
     yield ("help", "help", replies.HELP)
-    for group in (reasons.HELD, reasons.NOT_DONE, reasons.STATES, reasons.RESULTS, reasons.ACTION_TYPES, reasons.CHANNELS):
+    for group in (
+        reasons.HELD,
+        reasons.NOT_DONE,
+        reasons.STATES,
+        reasons.RESULTS,
+        reasons.ACTION_TYPES,
+        reasons.CHANNELS,
+    ):
         yield from (("reasons", name, table) for name, table in group.items())
 
 

@@ -15,7 +15,9 @@ def error_fields(exc: ValidationError) -> set[str]:
     return {".".join(str(p) for p in e["loc"]) for e in exc.errors()}
 
 
-@pytest.mark.parametrize("start,end", [("00:00", "23:59"), ("22:00", "07:00"), ("23:00", "08:00"), ("09:30", "12:00"), ("19:59", "20:00")])
+@pytest.mark.parametrize(
+    "start,end", [("00:00", "23:59"), ("22:00", "07:00"), ("23:00", "08:00"), ("09:30", "12:00"), ("19:59", "20:00")]
+)
 def test_valid_quiet_windows_are_accepted_including_across_midnight(start, end):
     window = QuietWindow(start=start, end=end)
     assert (window.start, window.end) == (start, end)
@@ -23,7 +25,22 @@ def test_valid_quiet_windows_are_accepted_including_across_midnight(start, end):
 
 @pytest.mark.parametrize(
     "bad",
-    ["24:00", "7:00", "23:60", "07:0", "0700", "07:00:00", "", " 07:00", "07:00 ", "23:00\n", "-1:00", "ab:cd", "１２:00", "1٣:00"],
+    [
+        "24:00",
+        "7:00",
+        "23:60",
+        "07:0",
+        "0700",
+        "07:00:00",
+        "",
+        " 07:00",
+        "07:00 ",
+        "23:00\n",
+        "-1:00",
+        "ab:cd",
+        "１２:00",
+        "1٣:00",
+    ],
 )
 def test_times_that_are_not_hh_mm_within_a_day_are_rejected(bad):
     with pytest.raises(ValidationError) as exc:
@@ -124,7 +141,14 @@ def test_paused_until_keeps_its_instant():
     assert policy.paused_until == datetime(2026, 3, 20, 2, 0, tzinfo=UTC)
 
 
-@pytest.mark.parametrize("data,field", [({"max_proactive_contacts_per_day": 101}, "max_proactive_contacts_per_day"), ({"quiet_days": [9]}, "quiet_days.0"), ({"x": 1}, "x")])
+@pytest.mark.parametrize(
+    "data,field",
+    [
+        ({"max_proactive_contacts_per_day": 101}, "max_proactive_contacts_per_day"),
+        ({"quiet_days": [9]}, "quiet_days.0"),
+        ({"x": 1}, "x"),
+    ],
+)
 def test_policy_patch_validates_like_the_policy(data, field):
     with pytest.raises(ValidationError) as exc:
         InteractionPolicyPatch.model_validate(data)
@@ -132,4 +156,6 @@ def test_policy_patch_validates_like_the_policy(data, field):
 
 
 def test_policy_patch_knows_which_fields_were_given():
-    assert InteractionPolicyPatch.model_validate({"preferred_channel": None}).model_dump(exclude_unset=True) == {"preferred_channel": None}
+    assert InteractionPolicyPatch.model_validate({"preferred_channel": None}).model_dump(exclude_unset=True) == {
+        "preferred_channel": None
+    }

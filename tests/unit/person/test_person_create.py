@@ -32,7 +32,20 @@ def test_valid_person_ids_are_accepted(person_id):
 
 @pytest.mark.parametrize(
     "person_id",
-    ["p_", "zhangsan", "P_zhangsan", "p_Zhang", "p-zhangsan", "p_zhang-san", "p_zhang san", "p_" + "x" * 49, "p_zhangsan\n", "p_张三", " p_a", ""],
+    [
+        "p_",
+        "zhangsan",
+        "P_zhangsan",
+        "p_Zhang",
+        "p-zhangsan",
+        "p_zhang-san",
+        "p_zhang san",
+        "p_" + "x" * 49,
+        "p_zhangsan\n",
+        "p_张三",
+        " p_a",
+        "",
+    ],
 )
 def test_person_ids_outside_the_slug_pattern_are_rejected(person_id):
     with pytest.raises(ValidationError) as exc:
@@ -40,12 +53,16 @@ def test_person_ids_outside_the_slug_pattern_are_rejected(person_id):
     assert error_fields(exc.value) == {"person_id"}
 
 
-@pytest.mark.parametrize("tz", ["Asia/Shanghai", "America/New_York", "Europe/Berlin", "UTC", "America/Argentina/Buenos_Aires"])
+@pytest.mark.parametrize(
+    "tz", ["Asia/Shanghai", "America/New_York", "Europe/Berlin", "UTC", "America/Argentina/Buenos_Aires"]
+)
 def test_iana_timezones_are_accepted(tz):
     assert validate(timezone=tz).timezone == tz
 
 
-@pytest.mark.parametrize("tz", ["Mars/Olympus", "asia/shanghai", "+08:00", "CST-8", "", "localtime", "Asia/Shanghai ", "../etc/passwd"])
+@pytest.mark.parametrize(
+    "tz", ["Mars/Olympus", "asia/shanghai", "+08:00", "CST-8", "", "localtime", "Asia/Shanghai ", "../etc/passwd"]
+)
 def test_names_that_are_not_iana_timezones_are_rejected(tz):
     with pytest.raises(ValidationError) as exc:
         validate(timezone=tz)
@@ -55,8 +72,14 @@ def test_names_that_are_not_iana_timezones_are_rejected(tz):
 BAD = {
     "unknown_top_level": ({"nickname": "zs"}, "nickname"),
     "unknown_in_policy": ({"interaction_policy": {"quiet": True}}, "interaction_policy.quiet"),
-    "unknown_in_window": ({"interaction_policy": {"quiet_hours": [{"start": "22:00", "end": "07:00", "x": 1}]}}, "interaction_policy.quiet_hours.0.x"),
-    "unknown_in_binding": ({"channel_bindings": [{"channel": "feishu", "external_user_id": "ou", "x": 1}]}, "channel_bindings.0.x"),
+    "unknown_in_window": (
+        {"interaction_policy": {"quiet_hours": [{"start": "22:00", "end": "07:00", "x": 1}]}},
+        "interaction_policy.quiet_hours.0.x",
+    ),
+    "unknown_in_binding": (
+        {"channel_bindings": [{"channel": "feishu", "external_user_id": "ou", "x": 1}]},
+        "channel_bindings.0.x",
+    ),
     "role": ({"role": "admin"}, "role"),
     "locale": ({"locale": "zh-CN"}, "locale"),
     "empty_display_name": ({"display_name": ""}, "display_name"),
@@ -65,8 +88,14 @@ BAD = {
     "alias_with_nul": ({"aliases": ["ok", "a\u0000"]}, "aliases.1"),
     "empty_alias": ({"aliases": [""]}, "aliases.0"),
     "manager_pattern": ({"manager_id": "boss"}, "manager_id"),
-    "binding_channel": ({"channel_bindings": [{"channel": "slack", "external_user_id": "u"}]}, "channel_bindings.0.channel"),
-    "binding_id_with_nul": ({"channel_bindings": [{"channel": "feishu", "external_user_id": "u\u0000"}]}, "channel_bindings.0.external_user_id"),
+    "binding_channel": (
+        {"channel_bindings": [{"channel": "slack", "external_user_id": "u"}]},
+        "channel_bindings.0.channel",
+    ),
+    "binding_id_with_nul": (
+        {"channel_bindings": [{"channel": "feishu", "external_user_id": "u\u0000"}]},
+        "channel_bindings.0.external_user_id",
+    ),
     "binding_twice": ({"channel_bindings": [{"channel": "feishu", "external_user_id": "u"}] * 2}, "channel_bindings"),
     "work_state_not_object": ({"work_state": ["on_leave"]}, "work_state"),
     "work_state_with_nul": ({"work_state": {"status": "a\u0000"}}, "work_state"),
@@ -81,7 +110,9 @@ def test_invalid_person_fields_are_rejected_at_their_field(fields, field):
     assert field in error_fields(exc.value)
 
 
-@pytest.mark.parametrize("raw", ['{"x": NaN}', '{"x": Infinity}', '{"x": [-Infinity]}', '{"x": "\\ud800"}', '{"x": {"y": "\\udfff"}}'])
+@pytest.mark.parametrize(
+    "raw", ['{"x": NaN}', '{"x": Infinity}', '{"x": [-Infinity]}', '{"x": "\\ud800"}', '{"x": {"y": "\\udfff"}}']
+)
 def test_work_state_must_be_storable_json(raw):
     body = '{"person_id": "p_a", "display_name": "A", "work_state": ' + raw + "}"
     with pytest.raises(ValidationError) as exc:
