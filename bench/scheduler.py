@@ -75,14 +75,10 @@ def _fill(url: str, total: int, due: int) -> object:
 
 
 def _tick(ctx) -> tuple[float, int]:
-    from concern import flows, service
+    from concern import flows
 
     t0 = time.perf_counter()
-    with ctx.uow(actor="scheduler") as uow:
-        fired = 0
-        for concern in service.claim_due(uow, now=uow.now, limit=100):
-            flows.fire(uow, concern)
-            fired += 1
+    fired = flows.fire_due(ctx, limit=100)
     return (time.perf_counter() - t0) * 1000, fired
 
 

@@ -111,7 +111,7 @@ def _llm_hint(ctx: AppContext) -> dict[str, str | None]:
 
 def _claim(uow: UnitOfWork) -> InboxEntry | None:
     stmt = select(InboxEntry).where(InboxEntry.state == "pending").order_by(InboxEntry.fact_pk).limit(1)
-    if uow.session.get_bind().dialect.name == "postgresql":
+    if uow.postgres:
         stmt = stmt.with_for_update(skip_locked=True)
     return uow.session.scalars(stmt).first()
 
