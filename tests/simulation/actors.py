@@ -9,24 +9,10 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select, text
 
+from app.pipeline import start_up, tick
+from channels.inbound import InboundMessage
 from concern import outbox
 from concern.models import ACTIVE_STATES, Concern
-
-try:  # the one pipeline owner: a webhook only wakes it, and start-up is one pass
-    from app.pipeline import start_up, tick
-
-    woken = tick
-except ImportError:  # the service before it had one (the simulation also runs on older code, to show what it finds)
-    from action.service import recover_interrupted
-    from cognitive_core.flows import process_pending as woken
-    from concern.scheduler import tick
-
-    def start_up(ctx):
-        recover_interrupted(ctx, older_than=ctx.settings.action_pending_timeout)
-        woken(ctx)
-
-
-from channels.inbound import InboundMessage
 from perception import service as perception
 from tests.simulation import inputs
 from tests.simulation.inputs import Said
@@ -126,7 +112,7 @@ class Actors:
         )
         perception.record_message(self.sim.replicas["r1"].ctx, message=message)
         replica = self._replica(rng)
-        self._spawn(replica, "webhook", lambda ctx=replica.ctx: woken(ctx))
+        self._spawn(replica, "webhook", lambda ctx=replica.ctx: tick(ctx))  # what the processor does when woken
         if rng.random() < 0.35:
             other = self._replica(rng)
             self._spawn(other, "tick", lambda ctx=other.ctx: tick(ctx))
@@ -315,7 +301,7 @@ class Actors:
     def _race(self, rng: random.Random) -> None:
         for _ in range(rng.randint(2, 3)):
             replica = self._replica(rng)
-            work = rng.choice((("tick", tick), ("drain", outbox.drain), ("webhook", woken)))
+            work = rng.choice((("tick", tick), ("drain", outbox.drain), ("webhook", tick)))
             self._spawn(replica, work[0], lambda ctx=replica.ctx, fn=work[1]: fn(ctx))
         self.sim.run_tasks()
 
