@@ -201,6 +201,26 @@ class Actors:
         )
         self.sim.run_tasks()
 
+    def _burst(self, rng: random.Random) -> None:
+        """Three notices to one person at the same moment (each its own type: the cooldown does not stop them)."""
+        target = rng.choice(self.sim.cast)
+        for n in range(3):
+            body = (
+                f"通知{next(self._n)}：第{n + 1}条" if target.locale == "zh" else f"Notice{next(self._n)}: part {n + 1}"
+            )
+            self.sim.checker.user_texts.add(body)
+            self.api(
+                "POST",
+                "/v1/notifications",
+                json={
+                    "target_person_id": target.person_id,
+                    "text": body,
+                    "notification_type": f"burst_{n}",
+                    "priority": "P1",
+                },
+            )
+        self.sim.run_tasks()
+
     def _reply(self, rng: random.Random) -> None:
         waiting = self._active()
         if not waiting:

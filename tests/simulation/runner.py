@@ -37,6 +37,7 @@ KINDS = {
     "self_service": 2,
     "status": 2,
     "duplicate": 3,
+    "burst": 2,
     "advance": 14,
     "tick": 5,
     "race": 4,
