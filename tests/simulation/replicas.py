@@ -6,7 +6,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import timedelta
+from types import SimpleNamespace
 
 from fastapi.testclient import TestClient
 
@@ -63,18 +63,20 @@ class SimContext(AppContext):
 
 
 def sim_pacer(clock: FrozenClock) -> Pacer:
-    """The Telegram pacer on the simulation's clock: its waits move simulated time, not the wall clock.
+    """The Telegram pacer on the simulation's clock; its short waits take no simulated time.
 
-    Always in-process: pacing through Redis keeps time on Redis's own clock, which no simulation can freeze
-    (the channel tests cover it); with DEPUTY_REDIS_URL the replicas still use Redis for everything else.
+    So sends in one instant really are at the same moment for the pacer: a third one to a chat within a
+    second finds no slot, as three concurrent sends would. Always in-process: pacing through Redis keeps
+    time on Redis's own clock, which no simulation can freeze (the channel tests cover it); with
+    DEPUTY_REDIS_URL the replicas still use Redis for everything else.
     """
+    now = lambda: clock.now().timestamp()  # noqa: E731
     try:
-        return Pacer(
-            namespace="sim",
-            clock=lambda: clock.now().timestamp(),
-            sleep=lambda seconds: clock.advance(timedelta(seconds=seconds)),
-        )
-    except TypeError:  # a pacer without an injectable clock (before it had one)
+        return Pacer(namespace="sim", clock=now, sleep=lambda _: None)
+    except TypeError:  # a pacer from before its clock was injectable: give its module the simulated time
+        import channels.telegram.pacing as pacing
+
+        pacing.time = SimpleNamespace(monotonic=now, sleep=lambda _: None)
         return Pacer(namespace="sim")
 
 
