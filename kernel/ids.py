@@ -1,12 +1,22 @@
-"""Record ids `<prefix>_<YYYYMMDD>_<seq>` allocated in the database, unique across processes."""
+"""Record ids `<prefix>_<YYYYMMDD>_<seq>` allocated in the database, unique across processes.
+
+On SQLite every id is counted inside the caller's transaction: it holds the database's one write lock anyway, so
+seqs stay contiguous. On PostgreSQL a process reserves a block of seqs in its own short transaction and hands them
+out from memory, so no use case holds the day's counter row until it commits (which made every writer in every
+replica queue behind it). Ids stay unique and ordered within a process; a block a process never uses is a gap,
+which SPEC §3.1 allows (seqs count up, they are not promised to be contiguous).
+"""
 
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import text
+from sqlalchemy.engine import Engine
 from sqlmodel import Field, Session, SQLModel
 
 PREFIXES = ("fact", "act", "dec", "con")
@@ -23,13 +33,53 @@ class IdCounter(SQLModel, table=True):
     last_seq: int
 
 
-# One statement, atomic on both backends: the row lock (PostgreSQL) or the write lock (SQLite)
-# is held until the surrounding transaction ends, so committed seqs are contiguous.
+# SQLite: one statement inside the caller's transaction (the write lock is held until it ends anyway).
 _NEXT_SEQ = text(
     "INSERT INTO id_counters (prefix, day, last_seq) VALUES (:prefix, :day, 1) "
     "ON CONFLICT (prefix, day) DO UPDATE SET last_seq = id_counters.last_seq + 1 "
     "RETURNING last_seq"
 )
+
+
+# Reserve `n` seqs at once: the returned value is the last of them.
+_RESERVE = text(
+    "INSERT INTO id_counters (prefix, day, last_seq) VALUES (:prefix, :day, :n) "
+    "ON CONFLICT (prefix, day) DO UPDATE SET last_seq = id_counters.last_seq + :n "
+    "RETURNING last_seq"
+)
+BLOCK = 32
+
+
+class _Blocks:
+    """The seqs this process reserved and has not handed out yet, per (prefix, day), for one database."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.free: OrderedDict[tuple[str, str], tuple[int, int]] = OrderedDict()  # (next, last) per key
+
+    def next_seq(self, engine: Engine, prefix: str, day: str) -> int:
+        with self.lock:
+            following, last = self.free.get((prefix, day), (1, 0))
+            if following > last:
+                # Its own transaction, committed at once: the counter row is locked for one statement only.
+                with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+                    last = conn.execute(_RESERVE, {"prefix": prefix, "day": day, "n": BLOCK}).scalar_one()
+                following = last - BLOCK + 1
+            self.free[(prefix, day)] = (following + 1, last)
+            self.free.move_to_end((prefix, day))
+            while len(self.free) > 4 * len(PREFIXES):  # yesterday's leftovers
+                self.free.popitem(last=False)
+            return following
+
+
+_blocks: dict[str, _Blocks] = {}
+_blocks_lock = threading.Lock()
+
+
+def _blocks_for(engine: Engine) -> _Blocks:
+    key = engine.url.render_as_string(hide_password=False)
+    with _blocks_lock:
+        return _blocks.setdefault(key, _Blocks())
 
 
 def format_id(prefix: str, day: str, seq: int) -> str:
@@ -42,5 +92,9 @@ def allocate(session: Session, prefix: str, *, now: datetime, tz: ZoneInfo) -> s
     if prefix not in PREFIXES:
         raise ValueError(f"unknown id prefix {prefix!r}")
     day = now.astimezone(tz).strftime("%Y%m%d")
-    seq = session.execute(_NEXT_SEQ, {"prefix": prefix, "day": day}).scalar_one()
+    bind = session.get_bind()
+    if bind.dialect.name == "sqlite":
+        seq = session.execute(_NEXT_SEQ, {"prefix": prefix, "day": day}).scalar_one()
+    else:
+        seq = _blocks_for(bind.engine).next_seq(bind.engine, prefix, day)
     return format_id(prefix, day, seq)
