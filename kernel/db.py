@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -38,6 +39,10 @@ class UTCDateTime(TypeDecorator):
         if value is None:
             return None
         return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+# TCP keepalives let the kernel notice a vanished server or a dropped NAT entry on an idle pooled connection.
+_PG_KEEPALIVE = {"keepalives": 1, "keepalives_idle": 30, "keepalives_interval": 10, "keepalives_count": 3}
 
 
 def _sqlite_engine(url: str, *, begin: str) -> Engine:
@@ -76,8 +81,15 @@ class Database:
             self.engine = _sqlite_engine(url, begin="BEGIN IMMEDIATE")
             self.read_engine = _sqlite_engine(url, begin="BEGIN")
         else:
-            self.engine = create_engine(url, json_serializer=dumps, pool_pre_ping=True, pool_size=10)
+            # No pre-ping (a round trip per checkout): connections are recycled before servers or proxies drop
+            # them, and a connection found dead invalidates the pool, so the next checkout gets a fresh one.
+            self.engine = create_engine(
+                url, json_serializer=dumps, pool_size=10, pool_recycle=1800, connect_args=_PG_KEEPALIVE
+            )
             self.read_engine = self.engine
+        # SQLite's busy handler sleeps up to 100 ms between retries; threads of this process queue here instead,
+        # so a webhook's short write follows the transaction ahead of it at once. Reentrant, like a nested BEGIN.
+        self._writers = threading.RLock() if self.is_sqlite else None
 
     @property
     def is_sqlite(self) -> bool:
@@ -87,7 +99,11 @@ class Database:
     @contextmanager
     def write(self) -> Iterator[Session]:
         """One read-write transaction (a unit of work): commit on success, roll back on error."""
-        with Session(self.engine, expire_on_commit=False) as session, session.begin():
+        if self._writers is None:
+            with Session(self.engine, expire_on_commit=False) as session, session.begin():
+                yield session
+            return
+        with self._writers, Session(self.engine, expire_on_commit=False) as session, session.begin():
             yield session
 
     @contextmanager
