@@ -1,196 +1,23 @@
-"""Process recorded signals: one transaction per signal reads the situation, decides, records and queues actions."""
+"""Apply the core's decisions: replies, asks, cancels, binds and self-service, as concern changes and queued actions."""
 
 from __future__ import annotations
 
 import logging
-from dataclasses import replace
 from datetime import timedelta
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import select
-
-from action.ledger import contact_times
 from action.models import ActionRequest
 from cognitive_core import rules, summaries
 from concern import flows as concerns
 from concern import messages, reasons, replies
 from concern import service as concern_service
-from fact import decisions
-from fact import service as facts
 from fact.decisions import DecisionKind
-from kernel.context import AppContext, UnitOfWork
+from kernel.context import UnitOfWork
 from kernel.errors import Conflict, DeputyError, Forbidden, NotFound
-from perception.models import InboxEntry
 from person import bind_codes
 from person import service as persons
-from person.models import ChannelBinding, Person
 
 log = logging.getLogger("deputy.core")
-
-
-def _people(uow: UnitOfWork) -> tuple[rules.PersonView, ...]:
-    ids: dict[str, list[tuple[str, str]]] = {}
-    for b in uow.session.scalars(select(ChannelBinding)):
-        ids.setdefault(b.person_id, []).append((b.channel, b.external_user_id))
-    return tuple(
-        rules.PersonView(
-            person_id=person.person_id,
-            display_name=person.display_name,
-            role=person.role,
-            locale=person.locale,
-            aliases=tuple(person.aliases),
-            manager_id=person.manager_id,
-            external_ids=tuple(ids.get(person.person_id, ())),
-        )
-        for person in uow.session.scalars(select(Person).where(Person.active.is_(True)))
-    )
-
-
-def situation_of(uow: UnitOfWork, content: dict, fact_id: str) -> rules.Situation:
-    """Everything `decide` needs about one message_received fact."""
-    people = _people(uow)
-    sender = next((person for person in people if person.person_id == content.get("person_id")), None)
-    waiting = []
-    if sender is not None:
-        for c in concern_service.waiting_on(uow, person_id=sender.person_id):
-            _, last = contact_times(uow, concern_id=c.concern_id, person_id=c.target_person_id)
-            if last is None:  # a question still held back has not reached them: nothing they say answers it
-                continue
-            waiting.append(rules.WaitingConcern(c.concern_id, c.originator_id, c.question, tuple(c.message_refs), last))
-        for c in concern_service.escalated_to(uow, person_id=sender.person_id):  # their answer resolves the escalation
-            waiting.append(
-                rules.WaitingConcern(
-                    c.concern_id, c.originator_id, c.question, tuple(c.message_refs), c.escalated_at, role="escalation"
-                )
-            )
-    reply_to = content.get("reply_to_message_id")
-    signal = rules.SignalView(
-        fact_id=fact_id,
-        channel=content["channel"],
-        text=content.get("text", ""),
-        chat_type=content.get("chat_type", "p2p"),
-        mentions_bot=bool(content.get("mentions_bot")),
-        mentions=tuple((m.get("external_user_id"), m.get("name", "")) for m in content.get("mentions", [])),
-        reply_to=f"{content['channel']}:{reply_to}" if reply_to else None,
-    )
-    return rules.Situation(signal=signal, sender=sender, people=people, waiting=tuple(waiting), now=uow.now)
-
-
-def _with_rewrite(
-    situation: rules.Situation, decided: list[rules.Decision], command: str | None
-) -> list[rules.Decision]:
-    """Decide again on the classifier's command, if it gave one for free text the rules only answered with help."""
-    if command is None or [decision.rule for decision in decided] != ["fallback_help"]:
-        return decided
-    rewritten = rules.decide(
-        replace(situation, signal=replace(situation.signal, text=command, mentions_bot=False, chat_type="p2p"))
-    )
-    return [
-        replace(decision, rule=f"llm:{decision.rule}", params={**decision.params, "llm_command": command})
-        for decision in rewritten
-    ]
-
-
-def _llm_hint(ctx: AppContext) -> dict[str, str | None]:
-    """Ask the optional classifier about the next pending signal before any write lock (it is a network call)."""
-    if ctx.classifier is None:
-        return {}
-    with ctx.reader() as uow:
-        entry = uow.session.scalars(
-            select(InboxEntry).where(InboxEntry.state == "pending").order_by(InboxEntry.fact_pk).limit(1)
-        ).first()
-        fact = facts.get(uow, fact_id=entry.fact_id) if entry else None
-        if fact is None or fact.fact_type != "message_received":
-            return {}
-        situation = situation_of(uow, fact.content, fact.fact_id)
-    if situation.sender is None or [decision.rule for decision in rules.decide(situation)] != ["fallback_help"]:
-        return {}
-    people = [f"{person.person_id}: {person.display_name}, {', '.join(person.aliases)}" for person in situation.people]
-    return {fact.fact_id: ctx.classifier.rewrite(situation.signal.text, people=people)}
-
-
-def _claim(uow: UnitOfWork) -> InboxEntry | None:
-    stmt = select(InboxEntry).where(InboxEntry.state == "pending").order_by(InboxEntry.fact_pk).limit(1)
-    if uow.postgres:
-        stmt = stmt.with_for_update(skip_locked=True)
-    return uow.session.scalars(stmt).first()
-
-
-def process_pending(ctx: AppContext, *, limit: int = 200) -> int:
-    """Process waiting signal facts one transaction each (a crash re-processes only the unfinished one)."""
-    done = 0
-    while done < limit:
-        claimed: list[str] = []
-        hints = _llm_hint(ctx)
-        try:
-            with ctx.uow(actor="cognitive_core") as uow:
-                entry = _claim(uow)
-                if entry is None:
-                    break
-                claimed.append(entry.fact_id)
-                _process(uow, entry, hints)
-        except Exception as exc:  # a signal that cannot be processed must not block the ones after it
-            if not claimed:
-                raise
-            log.exception("signal %s could not be processed", claimed[0])
-            _quarantine(ctx, claimed[0], exc)
-        done += 1
-    return done
-
-
-def _process(uow: UnitOfWork, entry: InboxEntry, hints: dict[str, str | None]) -> None:
-    fact = facts.get(uow, fact_id=entry.fact_id)
-    if fact.fact_type == "message_received":
-        situation = situation_of(uow, fact.content, fact.fact_id)
-        for decision in _with_rewrite(situation, rules.decide(situation), hints.get(fact.fact_id)):
-            decision_id = decisions.record(
-                uow,
-                kind=decision.kind,
-                rule=decision.rule,
-                inputs=[fact.fact_id, *_concern_inputs(decision)],
-                requested=[decision.params | {"kind": decision.kind.value}],
-                person_refs=fact.person_refs,
-            )
-            apply(
-                uow, decision, decision_id=decision_id, situation=situation, fact_id=fact.fact_id, content=fact.content
-            )
-    else:
-        decisions.record(
-            uow,
-            kind=DecisionKind.ignore,
-            rule="external_signal:recorded_only",
-            inputs=[fact.fact_id],
-            person_refs=fact.person_refs,
-        )
-    entry.state, entry.processed_at = "done", uow.now
-
-
-def _quarantine(ctx: AppContext, fact_id: str, exc: Exception) -> None:
-    """Set a failing signal aside (state failed) with a system fact saying why."""
-    with ctx.uow(actor="cognitive_core") as uow:
-        entry = uow.session.scalars(
-            select(InboxEntry).where(InboxEntry.fact_id == fact_id, InboxEntry.state == "pending")
-        ).first()
-        if entry is None:
-            return
-        entry.state, entry.processed_at = "failed", uow.now
-        facts.append(
-            uow,
-            fact_type="system",
-            source="cognitive_core",
-            causation_id=fact_id,
-            content={
-                "event": "signal_processing_failed",
-                "fact_id": fact_id,
-                "error": type(exc).__name__,
-                "message": str(exc)[:500],
-            },
-        )
-
-
-def _concern_inputs(decision: rules.Decision) -> list[str]:
-    concern_id = decision.params.get("concern_id")
-    return [concern_id] if concern_id else []
 
 
 def _reply(uow: UnitOfWork, situation: rules.Situation, decision_id: str, text: str, key: str | None = None) -> None:

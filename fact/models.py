@@ -42,6 +42,7 @@ class Fact(SQLModel, table=True):
     """One immutable entry of the log; `pk` orders facts by recording."""
 
     __tablename__ = "facts"
+    __table_args__ = (Index("ix_facts_type_pk", "fact_type", "pk"),)  # the newest fact of a type (person.cache)
 
     pk: int | None = Field(default=None, sa_column=Column(_PK, primary_key=True, autoincrement=True))
     fact_id: str = Field(sa_column=Column(String(32), nullable=False, unique=True))

@@ -23,8 +23,13 @@ def say(
     chat_type: str = "p2p",
     mentions_bot: bool = False,
     event_id: str | None = None,
+    mentions: list[dict] | None = None,
+    process: bool = True,
 ) -> str:
-    """Deliver one inbound chat message through perception and run the pipeline once; returns the fact id."""
+    """Deliver one inbound chat message through perception and run the pipeline once; returns the fact id.
+
+    With process=False it is only recorded (it waits in the inbox for the next pass, as in a burst).
+    """
     n = next(_ids)
     message = InboundMessage(
         channel=channel,
@@ -36,10 +41,12 @@ def say(
         text=text,
         reply_to_message_id=reply_to,
         mentions_bot=mentions_bot,
+        mentions=mentions or [],
         occurred_at=ctx.clock.now(),
     )
     fact, _ = perception.record_message(ctx, message=message)
-    tick(ctx)  # what the processor does when the webhook wakes it
+    if process:
+        tick(ctx)  # what the processor does when the webhook wakes it
     return fact.fact_id
 
 

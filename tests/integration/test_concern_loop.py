@@ -7,7 +7,7 @@ from sqlalchemy import func, select
 from action.models import ActionRow
 from app.pipeline import tick
 from channels.inbound import InboundMessage
-from cognitive_core.flows import process_pending
+from cognitive_core.inbox import process_pending
 from concern import flows
 from fact.models import Fact
 from perception import service as perception

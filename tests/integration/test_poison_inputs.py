@@ -1,22 +1,22 @@
 """A signal or queued action that cannot be processed is set aside with a system fact; the ones after it still run."""
 
-from cognitive_core import flows as core_flows
+from cognitive_core import inbox as core_inbox
 from concern import outbox
 from tests.integration.story_helpers import say
 
 
 def test_a_signal_that_breaks_the_core_is_set_aside_and_the_next_one_is_processed(ctx, client, team, monkeypatch):
     feishu, telegram = team
-    real = core_flows._process
+    real = core_inbox._process
     calls = []
 
-    def first_one_fails(uow, entry, hints):
+    def first_one_fails(uow, entry, *args):
         calls.append(entry.fact_id)
         if len(calls) == 1:
             raise RuntimeError("decide exploded")
-        return real(uow, entry, hints)
+        return real(uow, entry, *args)
 
-    monkeypatch.setattr(core_flows, "_process", first_one_fails)
+    monkeypatch.setattr(core_inbox, "_process", first_one_fails)
     say(ctx, channel="feishu", user="ou_boss", text="/concerns")
     say(ctx, channel="feishu", user="ou_boss", text="问一下张三：提测什么时候能给？")
     [failure] = client.get("/v1/facts", params={"fact_type": "system"}).json()["items"]
@@ -24,7 +24,30 @@ def test_a_signal_that_breaks_the_core_is_set_aside_and_the_next_one_is_processe
         failure["content"]["event"] == "signal_processing_failed" and failure["content"]["message"] == "decide exploded"
     )
     assert len(client.get("/v1/concerns").json()["items"]) == 1 and len(telegram.texts_to("tg_zs")) == 1
-    assert core_flows.process_pending(ctx) == 0  # the failed one is not retried forever
+    assert core_inbox.process_pending(ctx) == 0  # the failed one is not retried forever
+
+
+def test_a_signal_that_breaks_the_core_in_a_batch_is_set_aside_alone(ctx, client, team, monkeypatch):
+    feishu, telegram = team
+    real = core_inbox._process
+
+    def the_ask_fails(uow, entry, *args):
+        if entry.fact_id == ask:
+            raise RuntimeError("decide exploded")
+        return real(uow, entry, *args)
+
+    monkeypatch.setattr(core_inbox, "_process", the_ask_fails)
+    before = say(ctx, channel="feishu", user="ou_boss", text="/concerns", process=False)
+    ask = say(ctx, channel="feishu", user="ou_boss", text="问一下张三：提测什么时候能给？", process=False)
+    after = say(ctx, channel="feishu", user="ou_boss", text="/did", process=False)
+    assert core_inbox.process_pending(ctx) == 3  # one pass: the batch fails, then each signal on its own
+    [failure] = client.get("/v1/facts", params={"fact_type": "system"}).json()["items"]
+    assert failure["content"]["fact_id"] == ask and failure["content"]["event"] == "signal_processing_failed"
+    decided = {
+        f["content"]["inputs"][0] for f in client.get("/v1/facts", params={"fact_type": "decision"}).json()["items"]
+    }
+    assert {before, after} <= decided and ask not in decided
+    assert core_inbox.process_pending(ctx) == 0
 
 
 def test_a_queued_action_that_breaks_is_set_aside_and_the_queue_moves_on(ctx, client, team, monkeypatch):
