@@ -393,13 +393,20 @@ def _redeliver(uow: UnitOfWork, concern: Concern) -> None:
 
 
 def fire_due(ctx: AppContext, *, limit: int = 100) -> int:
-    """Fire every due timer (claimed with SKIP LOCKED, so replicas share the work); returns how many fired."""
-    fired = 0
-    with ctx.uow(actor="scheduler") as uow:
-        for concern in service.claim_due(uow, now=uow.now, limit=limit):
-            fire(uow, concern)
-            fired += 1
-    return fired
+    """Fire due timers, each in its own short transaction (claimed with SKIP LOCKED, so replicas share the work).
+
+    One concern per transaction keeps every lock short (the concern's row, the person's, SQLite's write lock), so
+    replicas fire side by side and a webhook's write never waits behind a whole tick. Each fires once per pass.
+    """
+    fired: list[str] = []
+    while len(fired) < limit:
+        with ctx.uow(actor="scheduler") as uow:
+            due = service.claim_due(uow, now=uow.now, limit=1, skip=fired)
+            if not due:
+                break
+            fire(uow, due[0])
+            fired.append(due[0].concern_id)
+    return len(fired)
 
 
 def fire(uow: UnitOfWork, concern: Concern) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -243,14 +244,16 @@ def escalated_to(uow: UnitOfWork, *, person_id: str) -> list[Concern]:
     return list(uow.session.scalars(stmt))
 
 
-def claim_due(uow: UnitOfWork, *, now: datetime, limit: int = 100) -> list[Concern]:
-    """Due timers, locked so another replica skips them (SKIP LOCKED); cost grows with due rows only."""
+def claim_due(uow: UnitOfWork, *, now: datetime, limit: int = 100, skip: Collection[str] = ()) -> list[Concern]:
+    """Due timers (but `skip`), locked so another replica skips them (SKIP LOCKED); cost grows with due rows only."""
     stmt = (
         select(Concern)
         .where(Concern.next_follow_up_at.is_not(None), Concern.next_follow_up_at <= now)
         .order_by(Concern.next_follow_up_at)
         .limit(limit)
     )
+    if skip:
+        stmt = stmt.where(Concern.concern_id.not_in(list(skip)))
     if uow.postgres:
         stmt = stmt.with_for_update(skip_locked=True)
     return list(uow.session.scalars(stmt))
