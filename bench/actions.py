@@ -107,6 +107,26 @@ def _run(url: str, workers: int, per_worker: int) -> dict:
     }
 
 
+def raw_commits_per_s(url: str, seconds: float = 3.0) -> float:
+    """The engine's own limit: single-row INSERT + COMMIT through the driver, one connection, for `seconds`."""
+    from kernel.db import Database
+
+    db = Database(url)  # the same engine settings (WAL, synchronous, pool) as the service
+    with db.engine.connect() as conn:
+        conn.exec_driver_sql("CREATE TABLE IF NOT EXISTS bench_raw_commits (id INTEGER, note VARCHAR(40))")
+        conn.commit()
+        done, start = 0, time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            conn.execute(text("INSERT INTO bench_raw_commits VALUES (:i, 'raw commit')"), {"i": done})
+            conn.commit()
+            done += 1
+        elapsed = time.perf_counter() - start
+        conn.exec_driver_sql("DROP TABLE bench_raw_commits")
+        conn.commit()
+    db.dispose()
+    return done / elapsed
+
+
 def _postgres_scratch(admin_url: str) -> tuple[str, Callable[[], None]]:
     name = f"deputy_bench_{uuid.uuid4().hex[:8]}"
     admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
@@ -146,6 +166,8 @@ def main() -> None:
         "p50 ms",
         "p99 ms",
         "results",
+        "raw commits/s",
+        "÷ (raw/2)",
         title="notify through L1–L4, in-memory channel",
     )
     for backend in args.backends.split(","):
@@ -155,6 +177,7 @@ def main() -> None:
             url, cleanup = scratch
             try:
                 _setup(url)
+                raw = raw_commits_per_s(url)
                 r = _run(url, workers, args.actions // workers)
             finally:
                 cleanup()
@@ -166,6 +189,8 @@ def main() -> None:
                 f"{r['p50_ms']:.2f}",
                 f"{r['p99_ms']:.2f}",
                 " ".join(f"{k}={v}" for k, v in sorted(r["results"].items())),
+                f"{raw:.0f}",
+                f"{r['per_s'] / (raw / 2):.2f}",  # an action needs two commits: reserve, then finalise
             )
     Console().print(table)
 

@@ -1,0 +1,311 @@
+"""Benchmark: Deputy's Telegram webhook against a bare FastAPI endpoint served identically, interleaved.
+
+Both run as `uvicorn.run(app)` in their own process (one worker; uvloop and httptools when installed), logging
+at warning. A raw-socket keep-alive client sends unique Telegram updates at concurrency c and times each answer.
+Cases: an unknown sender (recorded, nothing to reply) and a principal's `/help` (a reply is sent to the fake
+Telegram server in this process). Also: how fast the server works a `/help` burst off, against the same code run
+serially in one process, and the signal → reply latency at a steady rate spread over many chats.
+Usage: python bench/webhook.py [--requests 1000] [--conc 1,8,32] [--reps 3] [--backends sqlite,postgres]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from collections import defaultdict, deque
+from itertools import count
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from rich.console import Console
+from rich.table import Table
+
+from bench.actions import scratch_database
+from bench.webhook_server import PRINCIPALS, SECRET, deputy_env, setup_directory
+from tests.fakes.telegram_server import FakeTelegram
+
+_update_ids = count(1_000_000)
+
+
+class TimedTelegram(FakeTelegram):
+    """The fake Bot API, noting when each chat's reply arrived (this process's clock, like the client's)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.arrivals: dict[int, deque[float]] = defaultdict(deque)
+        self.replies = 0
+
+    def _send_message(self, params):
+        reply = super()._send_message(params)
+        with self._cond:
+            self.arrivals[int(params["chat_id"])].append(time.perf_counter())
+            self.replies += 1
+        return reply
+
+
+def update(sender: int, text: str) -> bytes:
+    """One Telegram update as the raw HTTP request the Bot API would send."""
+    n = next(_update_ids)
+    body = json.dumps(
+        {
+            "update_id": n,
+            "message": {
+                "message_id": n,
+                "date": int(time.time()),
+                "chat": {"id": sender, "type": "private"},
+                "from": {"id": sender, "is_bot": False, "first_name": f"u{sender}"},
+                "text": text,
+            },
+        }
+    ).encode()
+    head = (
+        "POST /webhooks/telegram HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        f"X-Telegram-Bot-Api-Secret-Token: {SECRET}\r\nContent-Length: {len(body)}\r\n\r\n"
+    )
+    return head.encode() + body
+
+
+async def _exchange(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, request: bytes) -> int:
+    writer.write(request)
+    head = await reader.readuntil(b"\r\n\r\n")
+    status = int(head.split(b" ", 2)[1])
+    length = next(
+        (int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")), 0
+    )
+    await reader.readexactly(length)
+    return status
+
+
+async def _load(port: int, requests: list[bytes], conc: int) -> tuple[float, list[float], dict[int, int]]:
+    """Send every request over `conc` keep-alive connections; wall time, latencies and status counts."""
+    pending = deque(requests)
+    latencies: list[float] = []
+    statuses: dict[int, int] = defaultdict(int)
+
+    async def connection() -> None:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        while pending:
+            request = pending.popleft()
+            t0 = time.perf_counter()
+            statuses[await _exchange(reader, writer, request)] += 1
+            latencies.append(time.perf_counter() - t0)
+        writer.close()
+
+    start = time.perf_counter()
+    await asyncio.gather(*(connection() for _ in range(conc)))
+    return time.perf_counter() - start, latencies, statuses
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _start(kind: str, env: dict[str, str]) -> tuple[subprocess.Popen, int]:
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bench.webhook_server", kind, str(port)],
+        env={**os.environ, **env},
+        cwd=Path(__file__).resolve().parents[1],
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return proc, port
+        except OSError:
+            time.sleep(0.1)
+    proc.kill()
+    raise RuntimeError(f"{kind} server did not start")
+
+
+def _percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * p))] * 1000
+
+
+def _requests(case: str, n: int) -> list[bytes]:
+    if case == "unknown":
+        return [update(9_000_000 + i, "hello?") for i in range(n)]
+    return [update(PRINCIPALS[i % len(PRINCIPALS)], "/help") for i in range(n)]
+
+
+def _wait_replies(fake: TimedTelegram, expected: int, timeout: float = 300) -> float:
+    deadline = time.monotonic() + timeout
+    while fake.replies < expected and time.monotonic() < deadline:
+        time.sleep(0.01)
+    if fake.replies < expected:
+        raise RuntimeError(f"only {fake.replies} of {expected} replies arrived")
+    return max(t for arrivals in fake.arrivals.values() for t in arrivals)
+
+
+def _steady(port: int, fake: TimedTelegram, rate: float, seconds: float) -> list[float]:
+    """Signal → reply latency at a steady rate, /help from each principal in turn."""
+    fake.arrivals.clear()
+    sent: dict[int, deque[float]] = defaultdict(deque)
+    before = fake.replies
+    total = int(rate * seconds)
+
+    async def run() -> None:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        start = time.perf_counter()
+        for i in range(total):
+            await asyncio.sleep(max(0.0, start + i / rate - time.perf_counter()))
+            chat = PRINCIPALS[i % len(PRINCIPALS)]
+            sent[chat].append(time.perf_counter())
+            await _exchange(reader, writer, update(chat, "/help"))
+        writer.close()
+
+    asyncio.run(run())
+    _wait_replies(fake, before + total)
+    return [
+        arrived - started
+        for chat, starts in sent.items()
+        for started, arrived in zip(starts, fake.arrivals[chat], strict=True)
+    ]
+
+
+def _serial_rate(backend: str, n: int, fake: TimedTelegram) -> float:
+    """The same `/help` processing run serially in this process: recorded first, then timed passes."""
+    from app.pipeline import tick
+    from app.settings import Settings
+    from app.wiring import build_context
+    from bench.webhook_server import lift_bot_rate
+    from channels.plugin import WebhookRequest
+    from channels.telegram.plugin import TelegramWebhook
+    from perception.service import record_message
+
+    scratch = scratch_database(backend)
+    url, cleanup = scratch
+    try:
+        setup_directory(url)
+        ctx = build_context(Settings(_env_file=None, **{k[7:].lower(): v for k, v in deputy_env(url, fake).items()}))
+        lift_bot_rate(ctx)
+        handler = TelegramWebhook(ctx.settings, sender=ctx.channels.get("telegram"))
+        for raw in _requests("help", n):
+            body = raw.partition(b"\r\n\r\n")[2]
+            headers = {"X-Telegram-Bot-Api-Secret-Token": SECRET}
+            reply = handler.handle(WebhookRequest(headers=headers, body=body, now=ctx.clock.now()))
+            for message in reply.messages:
+                record_message(ctx, message=message)
+        before = fake.replies
+        start = time.perf_counter()
+        while fake.replies < before + n:
+            tick(ctx)
+        elapsed = time.perf_counter() - start
+        ctx.close()
+        return n / elapsed
+    finally:
+        cleanup()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--requests", type=int, default=1000, help="requests per run")
+    parser.add_argument("--conc", default="1,8,32")
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--backends", default="sqlite,postgres")
+    parser.add_argument("--steady-seconds", type=float, default=10.0)
+    args = parser.parse_args()
+    concs = [int(c) for c in args.conc.split(",")]
+    fake = TimedTelegram().start()
+    acks = Table(
+        "backend",
+        "case",
+        "c",
+        "deputy req/s",
+        "p50 ms",
+        "p99 ms",
+        "bare req/s",
+        "bare p99 ms",
+        "ratio",
+        title="webhook ack: Deputy vs a bare FastAPI endpoint (medians of reps)",
+    )
+    work = Table(
+        "backend",
+        "burst (c=8) /help per s",
+        "serial /help per s",
+        "ratio",
+        "steady 20/s p50 ms",
+        "steady p99 ms",
+        title="processing /help",
+    )
+    bare, bare_port = _start("bare", {})
+    try:
+        for backend in args.backends.split(","):
+            if (scratch := scratch_database(backend)) is None:
+                continue
+            url, cleanup = scratch
+            setup_directory(url)
+            deputy, port = _start("deputy", deputy_env(url, fake))
+            burst_rates = []
+            try:
+                asyncio.run(_load(port, _requests("unknown", 50), 4))  # warm both up
+                asyncio.run(_load(bare_port, _requests("unknown", 50), 4))
+                for case in ("unknown", "help"):
+                    for conc in concs:
+                        runs: dict[str, list] = {"deputy": [], "bare": []}
+                        for _ in range(args.reps):
+                            for kind, target in (("bare", bare_port), ("deputy", port)):
+                                before = fake.replies
+                                requests = _requests(case, args.requests)
+                                t0 = time.perf_counter()
+                                wall, latencies, statuses = asyncio.run(_load(target, requests, conc))
+                                bad = {s: n for s, n in statuses.items() if s != 200}
+                                if bad:
+                                    raise RuntimeError(f"{kind} answered {bad}")
+                                runs[kind].append((len(latencies) / wall, latencies))
+                                if kind == "deputy" and case == "help":
+                                    last = _wait_replies(fake, before + args.requests)
+                                    if conc == 8:
+                                        burst_rates.append(args.requests / (last - t0))
+                        row = {
+                            k: (statistics.median(r for r, _ in v), [x for _, lat in v for x in lat])
+                            for k, v in runs.items()
+                        }
+                        acks.add_row(
+                            backend,
+                            case,
+                            str(conc),
+                            f"{row['deputy'][0]:.0f}",
+                            f"{_percentile(row['deputy'][1], 0.5):.1f}",
+                            f"{_percentile(row['deputy'][1], 0.99):.1f}",
+                            f"{row['bare'][0]:.0f}",
+                            f"{_percentile(row['bare'][1], 0.99):.1f}",
+                            f"{row['deputy'][0] / row['bare'][0]:.3f}",
+                        )
+                steady = _steady(port, fake, 20.0, args.steady_seconds)
+            finally:
+                deputy.terminate()
+                deputy.wait(30)
+                cleanup()
+            serial = _serial_rate(backend, args.requests, fake)
+            burst = statistics.median(burst_rates) if burst_rates else float("nan")
+            work.add_row(
+                backend,
+                f"{burst:.0f}",
+                f"{serial:.0f}",
+                f"{burst / serial:.2f}",
+                f"{_percentile(steady, 0.5):.1f}",
+                f"{_percentile(steady, 0.99):.1f}",
+            )
+    finally:
+        bare.terminate()
+        bare.wait(30)
+        fake.stop()
+    console = Console()
+    console.print(acks)
+    console.print(work)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,104 @@
+"""The two servers of `bench/webhook.py`, each run as `python -m bench.webhook_server deputy|bare PORT`.
+
+Both are served the same way: `uvicorn.run(app)` with one worker, uvicorn's default loop and HTTP
+implementation (uvloop and httptools when installed, as `deputy serve` gets them), warnings-only logging.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from fastapi import Request  # module level: FastAPI resolves the string annotation here
+
+PERSONS = 500
+PRINCIPALS = [7_000_000 + i for i in range(40)]  # Telegram user ids of the principals who send /help
+SECRET = "bench-secret"
+
+
+def deputy_env(url: str, fake: Any) -> dict[str, str]:
+    """Deputy's settings for the bench: the database, the fake Bot API, warnings-only logs."""
+    return {
+        "DEPUTY_DATABASE_URL": url,
+        "DEPUTY_TELEGRAM_BOT_TOKEN": fake.token,
+        "DEPUTY_TELEGRAM_API_BASE": fake.base_url,
+        "DEPUTY_TELEGRAM_WEBHOOK_SECRET": SECRET,
+        "DEPUTY_TELEGRAM_BOT_USERNAME": "deputy_bot",
+        "DEPUTY_TELEGRAM_MODE": "webhook",
+        "DEPUTY_LOG_LEVEL": "WARNING",
+    }
+
+
+def setup_directory(url: str) -> None:
+    """Migrate, then 500 people: 40 principals bound on Telegram (the /help senders) and their members."""
+    from app import migrate
+    from app.settings import Settings
+    from app.wiring import build_context
+    from person import service as persons
+    from person.models import PersonCreate
+
+    migrate.upgrade(url)
+    ctx = build_context(Settings(_env_file=None, database_url=url))
+    with ctx.uow(actor="bench") as uow:
+        for i in range(PERSONS):
+            principal = i < len(PRINCIPALS)
+            bindings = [{"channel": "telegram", "external_user_id": str(PRINCIPALS[i])}] if principal else []
+            persons.create(
+                uow,
+                data=PersonCreate.model_validate(
+                    {
+                        "person_id": f"p_bench_{i}",
+                        "display_name": f"成员{i}号" if i % 2 else f"Member {i}",
+                        "aliases": [f"m{i}"],
+                        "role": "principal" if principal else "member",
+                        "locale": "en" if i % 2 else "zh",
+                        "manager_id": None if principal else f"p_bench_{i % len(PRINCIPALS)}",
+                        "channel_bindings": bindings,
+                        "interaction_policy": {"quiet_hours": [], "max_proactive_contacts_per_day": 100},
+                    }
+                ),
+            )
+    ctx.close()
+
+
+def lift_bot_rate(ctx: Any) -> None:
+    """Telegram's 30 messages/s per bot would cap every /help figure at 30/s: lift it, here only."""
+    ctx.channels.get("telegram").pacer.bot_interval = 1e-4
+
+
+def _bare_app() -> Any:
+    from fastapi import FastAPI
+
+    app = FastAPI()
+
+    @app.post("/webhooks/telegram")
+    async def webhook(request: Request) -> dict[str, bool]:
+        await request.json()
+        return {"ok": True, "recorded": True}
+
+    return app
+
+
+def _deputy_app() -> Any:
+    from app.main import create_app
+    from app.settings import Settings
+
+    app = create_app(Settings(_env_file=None))
+    lift_bot_rate(app.state.ctx)
+    return app
+
+
+def main() -> None:
+    """Serve one of the two apps on 127.0.0.1:PORT."""
+    import logging
+
+    import uvicorn
+
+    kind, port = sys.argv[1], int(sys.argv[2])
+    logging.basicConfig(level=logging.WARNING)
+    app = _deputy_app() if kind == "deputy" else _bare_app()
+    uvicorn.run(app, host="127.0.0.1", port=port, log_config=None, log_level="warning", access_log=False)
+
+
+if __name__ == "__main__":
+    main()
