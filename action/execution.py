@@ -40,6 +40,8 @@ log = logging.getLogger("deputy.action")
 Guard = Callable[[UnitOfWork], str | None]
 # The concern layer's word on the loop an action belongs to, asked inside the reserving transaction.
 ConcernStateOf = Callable[[UnitOfWork], "rules.ConcernState | None"]
+# Called with the finished record inside the transaction that records it (the outbox applies its result there).
+Finished = Callable[[UnitOfWork, "ActionRecord"], None]
 
 
 @dataclass(frozen=True)
@@ -324,8 +326,11 @@ def defer(ctx: AppContext, *, action_id: str, sent: Sent, actor: str) -> Deferre
         return Deferred(action_id, until)
 
 
-def finalize(ctx: AppContext, *, action_id: str, sent: Sent, actor: str) -> ActionRecord:
-    """Write the outcome and its action_result fact in one transaction (only if still pending)."""
+def finalize(
+    ctx: AppContext, *, action_id: str, sent: Sent, actor: str, on_finished: Finished | None = None
+) -> ActionRecord:
+    """Write the outcome and its action_result fact in one transaction (only if still pending); `on_finished`
+    runs in it too."""
     result = Result.success if "message_id" in sent.detail else Result.failed
     with ctx.uow(actor=actor) as uow:
         row = ledger.finalize_action(
@@ -356,4 +361,7 @@ def finalize(ctx: AppContext, *, action_id: str, sent: Sent, actor: str) -> Acti
                 channel=name,
                 reason=f"{name} reported the person permanently unreachable",
             )
-        return to_record(row, tz=uow.tz)
+        record = to_record(row, tz=uow.tz)
+        if on_finished is not None:
+            on_finished(uow, record)
+        return record

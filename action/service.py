@@ -8,7 +8,7 @@ from prometheus_client import Counter
 from sqlalchemy import select, update
 
 from action import execution, ledger, operations, rules
-from action.execution import ConcernStateOf, Guard, Reservation, limits_from, to_record
+from action.execution import ConcernStateOf, Finished, Guard, Reservation, limits_from, to_record
 from action.models import INTERNAL, ActionRecord, ActionRequest, ActionRow, Outcome, Result
 from action.rules import ConcernState
 from channels.errors import ChannelError
@@ -53,9 +53,11 @@ def execute_guarded(
     guard: Guard | None = None,
     actor: str = "system",
     concern_state: ConcernStateOf | None = None,
+    on_finished: Finished | None = None,
 ) -> Outcome:
     """Like `execute`, but `guard(uow)` runs inside the reserving transaction and may cancel the action, and
     `concern_state(uow)` gives L2 the loop's state (the concern engine supplies both; action knows no concerns).
+    `on_finished(uow, record)` runs in the transaction that records a send's outcome (saving the caller one).
 
     A request whose action is already pending comes back as `InFlight` (someone else is sending it) or
     `Deferred` (waiting for a pacing slot): never as a result.
@@ -64,7 +66,7 @@ def execute_guarded(
         outcome: Outcome = _execute_internal(ctx, request, actor)
     else:
         reserved = execution.reserve(ctx, request, actor, guard, concern_state)
-        outcome = _send(ctx, request, reserved, actor) if isinstance(reserved, Reservation) else reserved
+        outcome = _send(ctx, request, reserved, actor, on_finished) if isinstance(reserved, Reservation) else reserved
     if isinstance(outcome, ActionRecord) and outcome.result != Result.pending:
         ACTIONS.labels(outcome.action_type, outcome.result, outcome.result_detail.get("blocked_by", "")).inc()
     return outcome
@@ -85,11 +87,13 @@ def admit(uow: UnitOfWork, *, request: ActionRequest, state: ConcernState) -> Ac
     return to_record(row, tz=uow.tz)
 
 
-def _send(ctx: AppContext, request: ActionRequest, reserved: Reservation, actor: str) -> Outcome:
+def _send(
+    ctx: AppContext, request: ActionRequest, reserved: Reservation, actor: str, on_finished: Finished | None
+) -> Outcome:
     sent = execution.send(ctx, request, reserved)
     if sent.paced_for is not None:
         return execution.defer(ctx, action_id=reserved.action_id, sent=sent, actor=actor)
-    return execution.finalize(ctx, action_id=reserved.action_id, sent=sent, actor=actor)
+    return execution.finalize(ctx, action_id=reserved.action_id, sent=sent, actor=actor, on_finished=on_finished)
 
 
 def _execute_internal(ctx: AppContext, request: ActionRequest, actor: str) -> ActionRecord:

@@ -128,9 +128,12 @@ def process_pending(ctx: AppContext, *, limit: int = 200) -> int:
     while done < limit:
         hints = _llm_hint(ctx, cache)
         claimed: list[str] = []
+        wanted, exhausted = min(size, limit - done), False
         try:
             with ctx.uow(actor="cognitive_core") as uow:
-                for entry in _claim(uow, min(size, limit - done)):
+                entries = _claim(uow, wanted)
+                exhausted = len(entries) < wanted  # nothing else waits (that this replica may take)
+                for entry in entries:
                     # A signal may change a person (a bind code, /quiet): the next one needs the new directory.
                     people = cache.people(uow) if not claimed else cache.current(uow)
                     if people is None:
@@ -150,9 +153,9 @@ def process_pending(ctx: AppContext, *, limit: int = 200) -> int:
                 _process_each(ctx, claimed, hints)
             done += len(claimed)
             continue
-        if not claimed:
-            break
         done += len(claimed)
+        if not claimed or (exhausted and len(claimed) == len(entries)):
+            break
     return done
 
 

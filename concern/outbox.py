@@ -94,19 +94,37 @@ def run(ctx: AppContext, entry: OutboxEntry) -> Outcome:
         if request.action_type == "send_message" and entry.concern_id
         else None
     )
-    outcome = actions.execute_guarded(ctx, request=request, guard=guard, actor="concern", concern_state=state)
+    applied: list[bool] = []
+
+    def apply_in_finalising(uow: UnitOfWork, record: ActionRecord) -> None:
+        # The entry closes in the send's own outcome transaction; a savepoint keeps a failing handler from undoing
+        # the outcome: then the entry is applied once more on its own below (and set aside if it fails again).
+        try:
+            with uow.session.begin_nested():
+                _close(uow, entry, request, record)
+            applied.append(True)
+        except Exception:
+            log.exception("outbox entry %s: result not applied with its outcome", entry.request_key)
+
+    outcome = actions.execute_guarded(
+        ctx, request=request, guard=guard, actor="concern", concern_state=state, on_finished=apply_in_finalising
+    )
     if isinstance(outcome, InFlight):  # someone else's send: its owner applies the result
         return outcome
     if isinstance(outcome, Deferred):  # our own pacing: back to the queue until the slot
         with ctx.uow(actor="concern") as uow:
             service.release(uow, entry_id=entry.id, available_at=outcome.until)
         return outcome
-    record = outcome if isinstance(outcome, ActionRecord) else None
-    with ctx.uow(actor="concern") as uow:
-        state = "done" if record else "superseded"
-        if (
-            service.close_entry(uow, entry_id=entry.id, state=state, action_id=record.action_id if record else None)
-            and record
-        ):
-            results.HANDLERS.get(entry.purpose, results.nothing)(uow, entry, request, record)
+    if not applied:
+        with ctx.uow(actor="concern") as uow:
+            _close(uow, entry, request, outcome if isinstance(outcome, ActionRecord) else None)
     return outcome
+
+
+def _close(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest, record: ActionRecord | None) -> None:
+    """Close the entry (done, or superseded without a record) and apply its result: exactly once, by the closer."""
+    state = "done" if record else "superseded"
+    if service.close_entry(uow, entry_id=entry.id, state=state, action_id=record.action_id if record else None) and (
+        record
+    ):
+        results.HANDLERS.get(entry.purpose, results.nothing)(uow, entry, request, record)

@@ -1,5 +1,6 @@
 """A signal or queued action that cannot be processed is set aside with a system fact; the ones after it still run."""
 
+from app.pipeline import tick
 from cognitive_core import inbox as core_inbox
 from concern import outbox
 from tests.integration.story_helpers import say
@@ -66,3 +67,26 @@ def test_a_queued_action_that_breaks_is_set_aside_and_the_queue_moves_on(ctx, cl
     assert events and set(events) == {"outbox_entry_failed"}
     assert len(telegram.texts_to("tg_zs")) == 1
     assert outbox.drain(ctx) == 0
+
+
+def test_a_result_handler_that_breaks_keeps_the_sends_outcome_and_sets_the_entry_aside(ctx, client, team, monkeypatch):
+    from concern import results
+
+    _, telegram = team
+
+    def handler_bug(*args):
+        raise RuntimeError("result handler bug")
+
+    monkeypatch.setitem(results.HANDLERS, "question", handler_bug)
+    say(ctx, channel="feishu", user="ou_boss", text="问一下张三：提测什么时候能给？")
+    assert len(telegram.texts_to("tg_zs")) == 1  # sent once, never again
+    [sent] = [a for a in client.get("/v1/actions").json()["items"] if a["target_person_id"] == "p_zhangsan"]
+    assert sent["result"] == "success"  # the outcome is recorded although applying it failed
+    results_facts = client.get("/v1/facts", params={"fact_type": "action_result"}).json()["items"]
+    assert sent["action_id"] in {f["content"]["action_id"] for f in results_facts}
+    [failure] = client.get("/v1/facts", params={"fact_type": "system"}).json()["items"]
+    assert (
+        failure["content"]["event"] == "outbox_entry_failed" and failure["content"]["message"] == "result handler bug"
+    )
+    tick(ctx)
+    assert len(telegram.texts_to("tg_zs")) == 1
