@@ -11,6 +11,7 @@ from fact import service as facts
 from fact.models import Fact
 from kernel.context import AppContext, UnitOfWork
 from kernel.wakeups import wake
+from perception.group_commit import GroupCommit
 from perception.models import ExternalSignal, InboxEntry
 from person.models import ChannelBinding, Person
 
@@ -35,28 +36,46 @@ def _enqueue(uow: UnitOfWork, fact: Fact) -> None:
 
 
 def record_message(ctx: AppContext, *, message: InboundMessage) -> tuple[Fact, bool]:
-    """Write the `message_received` fact (once per platform event) and queue it for the core."""
-    key = f"{message.channel}:event:{message.event_id}"
+    """Write the `message_received` fact (once per platform event) and queue it for the core.
+
+    Concurrent calls share a transaction (group commit); each returns once its own message is committed.
+    """
+    key = _message_key(message)
     if ctx.redis is not None and _seen_recently(ctx, key):
         with ctx.reader() as uow:
             existing = facts.get_by_dedup_key(uow, dedup_key=key)
         if existing is not None:
             return existing, False
-    with ctx.uow(actor="perception") as uow:
-        person_id = resolve_sender(uow, channel=message.channel, external_user_id=message.external_user_id)
-        content: dict[str, Any] = {**message.model_dump(mode="json"), "person_id": person_id}
-        fact, created = facts.append(
-            uow,
-            fact_type="message_received",
-            source="perception",
-            content=content,
-            person_refs=[person_id] if person_id else [],
-            dedup_key=key,
-        )
-        if created:
-            _enqueue(uow, fact)
+    fact, created = _messages(ctx).submit(message)
     if created:
         wake(ctx)  # any replica may take it now, not only this one
+    return fact, created
+
+
+def _message_key(message: InboundMessage) -> str:
+    return f"{message.channel}:event:{message.event_id}"
+
+
+def _messages(ctx: AppContext) -> GroupCommit[InboundMessage, tuple[Fact, bool]]:
+    group = ctx.shared.get("perception.messages")
+    if group is None:
+        group = ctx.shared.setdefault("perception.messages", GroupCommit(ctx, _record_in, actor="perception"))
+    return group
+
+
+def _record_in(uow: UnitOfWork, message: InboundMessage) -> tuple[Fact, bool]:
+    person_id = resolve_sender(uow, channel=message.channel, external_user_id=message.external_user_id)
+    content: dict[str, Any] = {**message.model_dump(mode="json"), "person_id": person_id}
+    fact, created = facts.append(
+        uow,
+        fact_type="message_received",
+        source="perception",
+        content=content,
+        person_refs=[person_id] if person_id else [],
+        dedup_key=_message_key(message),
+    )
+    if created:
+        _enqueue(uow, fact)
     return fact, created
 
 

@@ -102,7 +102,7 @@ class PeopleCache(Generic[T]):
 def cache_of(ctx: AppContext, name: str, shape: Callable[[DirectoryEntry], T]) -> PeopleCache[T]:
     """This process's cache `name` over ctx's database (created on first use)."""
     with _registry_lock:
-        return ctx.caches.setdefault(name, PeopleCache(shape))
+        return ctx.shared.setdefault(name, PeopleCache(shape))
 
 
 _registry_lock = threading.Lock()
