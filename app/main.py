@@ -7,7 +7,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from app import migrate, plugins
+from app import console, migrate, plugins
 from app.api import errors, guards
 from app.api.health import router as health_router
 from app.api.routes.actions import router as actions_router
@@ -68,6 +68,7 @@ def create_app(
     app.add_middleware(guards.InputGuardMiddleware)  # inside the body limit: it buffers at most max_body_bytes
     app.add_middleware(errors.BodyLimitMiddleware, max_bytes=ctx.settings.max_body_bytes)
     app.add_middleware(MetricsMiddleware, metrics=app.state.metrics)
+    console.install(app, ctx)  # the browser console under /console (its own error pages and security headers)
     for router in (
         health_router,
         facts_router,
