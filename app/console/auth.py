@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from itsdangerous import BadSignature, URLSafeTimedSerializer
+from itsdangerous import BadSignature, TimestampSigner, URLSafeTimedSerializer
 
 from app.api.deps import Caller
 
@@ -39,10 +39,20 @@ class Session:
         return self.caller.role == "admin"
 
 
+def _signer_on(clock: Any) -> type[TimestampSigner]:
+    """A signer that dates and ages cookies by the service's clock (injected, frozen in tests)."""
+
+    class ClockSigner(TimestampSigner):
+        def get_timestamp(self) -> int:
+            return int(clock.now().timestamp())
+
+    return ClockSigner
+
+
 class Sessions:
     """Issue and read signed session cookies against the tokens configured in settings."""
 
-    def __init__(self, settings: Any) -> None:
+    def __init__(self, settings: Any, *, clock: Any) -> None:
         self.settings = settings
         configured = settings.console_secret.get_secret_value() if settings.console_secret else ""
         if not configured:
@@ -51,7 +61,7 @@ class Sessions:
                 "so they end at restart and do not work across replicas"
             )
         self._key = (configured or secrets.token_urlsafe(32)).encode()
-        self._signer = URLSafeTimedSerializer(self._key, salt=SALT)
+        self._signer = URLSafeTimedSerializer(self._key, salt=SALT, signer=_signer_on(clock))
 
     @property
     def max_age(self) -> int:
