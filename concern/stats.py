@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import func, select
 
@@ -70,17 +71,18 @@ def answer_times(uow: UnitOfWork, *, since: datetime) -> list[timedelta]:
 
 def backlog(uow: UnitOfWork, *, now: datetime) -> Backlog:
     """The action outbox: open entries ready now or later, and the ones set aside as failed."""
-    stmt = select(OutboxEntry.state, OutboxEntry.available_at <= now, func.count(), func.min(OutboxEntry.available_at))
-    rows = uow.session.execute(
-        stmt.where(OutboxEntry.state.in_(("open", "failed"))).group_by(
-            OutboxEntry.state, OutboxEntry.available_at <= now
-        )
-    ).all()
-    ready = sum(n for state, due, n, _ in rows if state == "open" and due)
-    later = sum(n for state, due, n, _ in rows if state == "open" and not due)
-    failed = sum(n for state, _, n, _ in rows if state == "failed")
-    oldest = min((at for state, due, _, at in rows if state == "open" and due and at), default=None)
-    return Backlog(ready=ready, later=later, failed=failed, oldest_ready_at=oldest)
+
+    def count(*where: Any) -> int:
+        return uow.session.scalar(select(func.count()).select_from(OutboxEntry).where(*where)) or 0
+
+    is_open, due = OutboxEntry.state == "open", OutboxEntry.available_at <= now
+    oldest = uow.session.scalar(select(func.min(OutboxEntry.available_at)).where(is_open, due))
+    return Backlog(
+        ready=count(is_open, due),
+        later=count(is_open, OutboxEntry.available_at > now),
+        failed=count(OutboxEntry.state == "failed"),
+        oldest_ready_at=oldest,
+    )
 
 
 def opened(uow: UnitOfWork, *, since: datetime) -> int:
