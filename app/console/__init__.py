@@ -9,6 +9,7 @@ from fastapi.responses import Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from app.api import errors
 from app.console.auth import COOKIE
 from app.console.headers import ConsoleHeaders
 from app.console.pages import actions, concerns, facts, overview, person, persons, session
@@ -23,7 +24,7 @@ def _console_path(request: Request) -> bool:
     return request.url.path == PREFIX or request.url.path.startswith(PREFIX + "/")
 
 
-def _error_page(request: Request, *, status: int, message: str) -> Response:
+def _error_page(request: Request, *, status: int, message: str, headers: dict[str, str] | None = None) -> Response:
     shared: Console = request.app.state.console
     session = shared.sessions.read(request.cookies.get(COOKIE))
     if session is None:
@@ -31,7 +32,9 @@ def _error_page(request: Request, *, status: int, message: str) -> Response:
     request.state.console_session = session
     t = translator(request)
     title = t("forbidden") if status == 403 else t("not_found") if status == 404 else str(status)
-    return shared.page(request, "error.html", status=status, title=title, message=message)
+    page = shared.page(request, "error.html", status=status, title=title, message=message)
+    page.headers.update(headers or {})
+    return page
 
 
 def install(app: FastAPI, ctx: AppContext) -> None:
@@ -63,5 +66,6 @@ def install(app: FastAPI, ctx: AppContext) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> Response:
         if _console_path(request) and exc.status_code in (404, 405):
-            return _error_page(request, status=exc.status_code, message=str(exc.detail))
+            headers = errors.http_headers(request, exc)
+            return _error_page(request, status=exc.status_code, message=str(exc.detail), headers=headers)
         return await api_http(request, exc)
