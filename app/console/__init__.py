@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -56,12 +57,21 @@ def install(app: FastAPI, ctx: AppContext) -> None:
     # The API's handlers answer JSON; under /console the same errors are pages.
     api_domain: Any = app.exception_handlers[DeputyError]
     api_http: Any = app.exception_handlers[StarletteHTTPException]
+    api_invalid: Any = app.exception_handlers[RequestValidationError]
 
     @app.exception_handler(DeputyError)
     async def _domain(request: Request, exc: DeputyError) -> Response:
         if _console_path(request):
             return _error_page(request, status=exc.status, message=exc.message)
         return await api_domain(request, exc)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError) -> Response:
+        if _console_path(request):
+            details = errors.validation_details(list(exc.errors()))
+            message = "; ".join(f"{d['field']}: {d['message']}" for d in details)
+            return _error_page(request, status=422, message=message)
+        return await api_invalid(request, exc)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> Response:

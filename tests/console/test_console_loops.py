@@ -184,3 +184,8 @@ def test_the_console_speaks_the_browsers_language_and_the_toggle_wins(viewer, as
     page = viewer.get("/console/concerns", headers={"Accept-Language": accept}).text
     assert ("Open loops" if other == "en" else "待办事项") in page
     assert '<html lang="' + ("en" if other == "en" else "zh-CN") + '"' in page
+
+
+def test_a_bad_filter_is_an_error_page_not_json(viewer):
+    response = viewer.get("/console/concerns?priority=P9")
+    assert response.status_code == 422 and "<html" in response.text and "priority" in response.text

@@ -6,6 +6,7 @@ fact (before, after, actor = the token's name) as the API.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -107,19 +108,39 @@ def _refusal(exc: Exception, fields: tuple[str, ...]) -> tuple[int, dict[str, st
     return exc.status, forms.domain_error(exc, fields=fields).errors
 
 
+def _save(
+    request: Request,
+    shared: Shared,
+    session: Any,
+    person_id: str,
+    form: dict[str, str],
+    *,
+    section: str,
+    change: Callable[[Any], None],
+    fields: tuple[str, ...],
+) -> Response:
+    """Apply one form in one unit of work; refused, the page comes back with the errors beside the fields."""
+    try:
+        with shared.ctx.uow(actor=session.caller.name) as uow:
+            before = _snapshot(uow, person_id)
+            change(uow)
+            outcome = "saved" if _snapshot(uow, person_id) != before else "no_change"
+    except (forms.FormErrors, DeputyError) as exc:
+        status, errors = _refusal(exc, fields)
+        values = {f"{section}_values": form}
+        return _page(request, shared, person_id, status=status, errors={section: errors}, **values)
+    return RedirectResponse(f"/console/persons/{person_id}?saved={outcome}#{section}", status_code=303)
+
+
 @router.post("/persons/{person_id}/policy", response_class=HTMLResponse)
 def save_policy(person_id: str, request: Request, shared: Shared, session: Changing, form: Form) -> Response:
     """Save the policy form, validated as `PATCH …/interaction_policy`; a bad value comes back beside its field."""
-    try:
-        patch = forms.policy_patch(form, tz=_tz_of(shared, person_id))
-        with shared.ctx.uow(actor=session.caller.name) as uow:
-            before = _snapshot(uow, person_id)
-            service.patch_policy(uow, person_id=person_id, patch=patch)
-            outcome = "saved" if _snapshot(uow, person_id) != before else "no_change"
-    except (forms.FormErrors, DeputyError) as exc:
-        status, errors = _refusal(exc, forms.POLICY_FIELDS)
-        return _page(request, shared, person_id, status=status, policy_values=form, errors={"policy": errors})
-    return RedirectResponse(f"/console/persons/{person_id}?saved={outcome}#policy", status_code=303)
+
+    def change(uow: Any) -> None:
+        tz = ZoneInfo(service.get_or_404(uow, person_id=person_id).timezone)
+        service.patch_policy(uow, person_id=person_id, patch=forms.policy_patch(form, tz=tz))
+
+    return _save(request, shared, session, person_id, form, section="policy", change=change, fields=forms.POLICY_FIELDS)
 
 
 @router.post("/persons/{person_id}/policy/check", response_class=HTMLResponse)
@@ -136,16 +157,12 @@ def check_policy(person_id: str, request: Request, shared: Shared, _: Changing, 
 @router.post("/persons/{person_id}/profile", response_class=HTMLResponse)
 def save_profile(person_id: str, request: Request, shared: Shared, session: Changing, form: Form) -> Response:
     """Save the profile form, validated as `PATCH /v1/persons/{id}`."""
-    try:
-        patch = forms.profile_update(form)
-        with shared.ctx.uow(actor=session.caller.name) as uow:
-            before = _snapshot(uow, person_id)
-            service.update(uow, person_id=person_id, patch=patch)
-            outcome = "saved" if _snapshot(uow, person_id) != before else "no_change"
-    except (forms.FormErrors, DeputyError) as exc:
-        status, errors = _refusal(exc, forms.PROFILE_FIELDS)
-        return _page(request, shared, person_id, status=status, profile_values=form, errors={"profile": errors})
-    return RedirectResponse(f"/console/persons/{person_id}?saved={outcome}#profile", status_code=303)
+
+    def change(uow: Any) -> None:
+        service.update(uow, person_id=person_id, patch=forms.profile_update(form))
+
+    fields = forms.PROFILE_FIELDS
+    return _save(request, shared, session, person_id, form, section="profile", change=change, fields=fields)
 
 
 @router.post("/persons/{person_id}/bind_codes", response_class=HTMLResponse)
