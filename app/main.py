@@ -7,8 +7,8 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from app import migrate, plugins
-from app.api import errors, guards
+from app import console, migrate, plugins
+from app.api import errors, guards, openapi
 from app.api.health import router as health_router
 from app.api.routes.actions import router as actions_router
 from app.api.routes.bind_codes import router as bind_codes_router
@@ -65,9 +65,11 @@ def create_app(
     ctx.signal_listeners.append(processor.wake)
     app.state.metrics = Metrics()
     errors.install(app)
+    openapi.install(app)
     app.add_middleware(guards.InputGuardMiddleware)  # inside the body limit: it buffers at most max_body_bytes
     app.add_middleware(errors.BodyLimitMiddleware, max_bytes=ctx.settings.max_body_bytes)
     app.add_middleware(MetricsMiddleware, metrics=app.state.metrics)
+    console.install(app, ctx)  # the browser console under /console (its own error pages and security headers)
     for router in (
         health_router,
         facts_router,

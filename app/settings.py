@@ -122,6 +122,13 @@ class Settings(BaseSettings):
     # A pending action older than this cannot still be in flight (channel timeouts are far shorter).
     action_pending_timeout: Duration = timedelta(seconds=120)
 
+    # The admin console (/console): signed session cookies; unset, a random secret per process (see README "Console").
+    console_secret: SecretStr | None = None
+    console_secure_cookies: bool = False  # mark the session cookie Secure (serve the console over HTTPS)
+    console_session_ttl: Duration = timedelta(hours=12)
+    console_login_attempts: int = Field(5, ge=1)  # failed logins per client and window before 429
+    console_login_window: Duration = timedelta(minutes=15)
+
     @field_validator("timezone")
     @classmethod
     def _known_timezone(cls, value: str) -> str:

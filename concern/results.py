@@ -217,6 +217,12 @@ def _asked(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest, record: 
     )
 
 
+def _nudged(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest, record: ActionRecord) -> None:
+    """A nudge that went out is a contact like any (the wait restarts); one held back or failed changes nothing."""
+    if _reached(record):
+        _asked(uow, entry, request, record)
+
+
 def _escalated(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest, record: ActionRecord) -> None:
     concern = service.get(uow, concern_id=entry.concern_id, lock=True)
     if concern is None or concern.state not in ACTIVE_STATES or _defer(uow, concern, entry.purpose, request, record):
@@ -339,6 +345,7 @@ def _policy_changed(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest,
 HANDLERS = {
     "question": _asked,
     "follow_up": _asked,
+    "nudge": _nudged,
     "escalation": _escalated,
     "backflow": _held_on_concern,
     flows.OUTCOME: _held_on_concern,

@@ -266,6 +266,8 @@ def list_(
     originator_id: str | None = None,
     target_person_id: str | None = None,
     person_id: str | None = None,
+    kind: str | None = None,
+    priority: str | None = None,
     limit: int = 50,
     cursor: str | None = None,
 ) -> tuple[list[Concern], str | None]:
@@ -273,6 +275,10 @@ def list_(
     stmt = select(Concern)
     if state:
         stmt = stmt.where(Concern.state == state)
+    if kind:
+        stmt = stmt.where(Concern.kind == kind)
+    if priority:
+        stmt = stmt.where(Concern.priority == priority)
     if originator_id:
         stmt = stmt.where(Concern.originator_id == originator_id)
     if target_person_id:

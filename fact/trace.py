@@ -24,8 +24,14 @@ def trace(uow: UnitOfWork, *, action_id: str, decision_ref: str) -> list[dict[st
     chain: list[dict[str, Any]] = [
         {"kind": "action_result", "id": action_id, "fact": f} for f in _action_facts(uow, action_id, decision_ref)
     ]
+    return chain + causes(uow, refs=[decision_ref])
+
+
+def causes(uow: UnitOfWork, *, refs: list[str]) -> list[dict[str, Any]]:
+    """The decisions, concerns and facts that `refs` (dec_/con_/fact_ ids) name and what caused them, nearest first."""
+    chain: list[dict[str, Any]] = []
     seen: set[str] = set()
-    todo = [decision_ref]
+    todo = list(refs)
     while todo and len(seen) < MAX_STEPS:
         ref = todo.pop(0)
         if not ref or ref in seen:

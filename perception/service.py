@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from channels.inbound import InboundMessage
 from fact import service as facts
@@ -109,3 +109,15 @@ def _seen_recently(ctx: AppContext, key: str) -> bool:
         return not ctx.redis.set(f"deputy:dedup:{key}", "1", nx=True, ex=86400)
     except Exception:  # Redis is an optimisation; on error fall back to the database
         return False
+
+
+def inbox_backlog(uow: UnitOfWork) -> dict[str, Any]:
+    """Signals waiting for the core (`pending`, with the oldest's arrival) and those set aside (`failed`)."""
+    stmt = (
+        select(InboxEntry.state, func.count(), func.min(InboxEntry.received_at))
+        .where(InboxEntry.state.in_(("pending", "failed")))
+        .group_by(InboxEntry.state)
+    )
+    counts = {state: (n, oldest) for state, n, oldest in uow.session.execute(stmt)}
+    pending, oldest = counts.get("pending", (0, None))
+    return {"pending": pending, "oldest_pending_at": oldest, "failed": counts.get("failed", (0, None))[0]}

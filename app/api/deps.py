@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Depends, Request, Security
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from app.pipeline import Processor
 from app.settings import parse_duration
@@ -40,7 +41,15 @@ def get_processor(request: Request) -> Processor:
 Pipeline = Annotated[Processor, Depends(get_processor)]
 
 
-def authenticate(request: Request, ctx: Ctx) -> Caller:
+# Declares the scheme in the OpenAPI document ("Authorize" in /docs); the header is checked below, answering
+# the error envelope rather than FastAPI's own 403.
+BEARER = HTTPBearer(
+    scheme_name="bearer", auto_error=False, description="An admin or viewer token (DEPUTY_ADMIN_TOKENS, _VIEWER_TOKENS)"
+)
+Documented = Annotated[HTTPAuthorizationCredentials | None, Depends(BEARER)]
+
+
+def authenticate(request: Request, ctx: Ctx, _: Documented) -> Caller:
     """Resolve the bearer token to a caller; 401 when missing or unknown."""
     header = request.headers.get("authorization", "")
     scheme, _, presented = header.partition(" ")
@@ -62,7 +71,8 @@ def require_viewer(caller: Annotated[Caller, Depends(authenticate)]) -> Caller:
     return caller
 
 
-def require_admin(caller: Annotated[Caller, Depends(authenticate)]) -> Caller:
+# The "admin" role shows in the OpenAPI security requirement of every admin-only operation.
+def require_admin(caller: Annotated[Caller, Security(authenticate, scopes=["admin"])]) -> Caller:
     """Only admin tokens may write."""
     if caller.role != "admin":
         raise Forbidden("this token may only read")

@@ -12,6 +12,7 @@ from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from app.api import openapi
 from kernel.errors import DeputyError
 from kernel.pagination import InvalidCursor
 
@@ -41,6 +42,15 @@ def _field(loc: tuple[Any, ...]) -> str:
 def validation_details(errors: list[dict[str, Any]]) -> list[dict[str, str]]:
     """[{"field": "interaction_policy.quiet_hours.0.start", "message": "..."}]."""
     return [{"field": _field(tuple(e.get("loc", ()))), "message": str(e.get("msg", "invalid"))} for e in errors]
+
+
+def http_headers(request: Request, exc: StarletteHTTPException) -> dict[str, str] | None:
+    """The exception's headers; on a 405, `Allow` names every method of the path (Starlette names one route's)."""
+    headers = dict(getattr(exc, "headers", None) or {})
+    allowed = openapi.allowed_methods(request.app, request.scope) if exc.status_code == 405 else []
+    if allowed:
+        headers["Allow"] = ", ".join(allowed)
+    return headers or None
 
 
 def install(app: FastAPI) -> None:
@@ -74,10 +84,10 @@ def install(app: FastAPI) -> None:
         )
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = _STATUS_CODES.get(exc.status_code, "error")
         body = {"error": {"code": code, "message": str(exc.detail)}}
-        return JSONResponse(body, status_code=exc.status_code, headers=getattr(exc, "headers", None))
+        return JSONResponse(body, status_code=exc.status_code, headers=http_headers(request, exc))
 
     @app.exception_handler(Exception)
     async def _unexpected(_: Request, exc: Exception) -> JSONResponse:

@@ -12,7 +12,7 @@ from sqlalchemy import select
 from action import service as actions
 from action.models import ActionRow
 from app.api.deps import Admin, Ctx, Pipeline, Viewer
-from concern import flows, outbox, service
+from concern import admin, flows, outbox, service
 from fact import decisions
 from fact.decisions import DecisionKind
 from kernel.errors import Invalid
@@ -139,18 +139,7 @@ def cancel_concern(
 ) -> dict[str, Any]:
     """Cancel: no further contact."""
     with ctx.uow(actor=caller.name) as uow:
-        concern = service.get_or_404(uow, concern_id=concern_id)
-        decision_id = decisions.record(
-            uow,
-            kind=DecisionKind.cancel_concern,
-            rule="admin_api:cancel",
-            source="admin_api",
-            inputs=[concern_id],
-            person_refs=[concern.originator_id, concern.target_person_id],
-        )
-        out = _out(
-            uow, flows.cancel(uow, concern_id=concern_id, by=caller.name, is_admin=True, decision_id=decision_id)
-        )
+        out = _out(uow, admin.cancel(uow, concern_id=concern_id, rule="admin_api:cancel"))
     background.add_task(processor.wake)  # the originator (and an escalation's recipient) hear about it now
     return out
 

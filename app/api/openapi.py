@@ -1,0 +1,96 @@
+"""The OpenAPI document as the API behaves: the bearer scheme, and the `{"error": …}` envelope on every error response.
+
+FastAPI documents a `{"detail": …}` 422 that the API never sends and no other error; here every operation gets
+the statuses it can answer, each with the one envelope schema (SPEC §8), so `/docs` can authorise and read errors.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+from pydantic import BaseModel, Field
+from starlette.routing import Match, Mount
+
+WRITES = {"post", "put", "patch", "delete"}
+METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
+DESCRIPTIONS = {
+    400: "Malformed JSON, JSON nested too deep, or an invalid cursor",
+    401: "Missing or unknown bearer token",
+    403: "The token may only read",
+    404: "No such resource",
+    409: "Conflicts with the current state (an existing id, a bound chat, a closed loop)",
+    413: "The request body is larger than DEPUTY_MAX_BODY_BYTES",
+    422: "A field failed validation; `field` names it",
+}
+FAKE_FASTAPI_SCHEMAS = ("HTTPValidationError", "ValidationError")
+
+
+class ErrorDetail(BaseModel):
+    """What went wrong: a stable code, a message, the field at fault and, for validation, every problem."""
+
+    code: str = Field(examples=["validation_error"])
+    message: str = Field(examples=["interaction_policy.quiet_hours.0.start: '25:00' is not a time of day HH:MM"])
+    field: str | None = Field(None, examples=["interaction_policy.quiet_hours.0.start"])
+    details: Any = None
+
+
+class ErrorBody(BaseModel):
+    """The error envelope every 4xx answer carries."""
+
+    error: ErrorDetail
+
+
+def statuses(path: str, method: str, operation: dict[str, Any]) -> list[int]:
+    """The error statuses an operation can answer, read from the operation itself."""
+    found = [400, 422]
+    requirements = operation.get("security", [])
+    if requirements:
+        found.append(401)
+    if any("admin" in roles for requirement in requirements for roles in requirement.values()):
+        found.append(403)
+    names_something, body = "{" in path, "requestBody" in operation
+    if names_something or body:  # a path id, or ids in the body (a person, a loop) that may not exist
+        found.append(404)
+    if method in WRITES and (names_something or body):
+        found.append(409)
+    if body:
+        found.append(413)
+    return sorted(found)
+
+
+def _schema(app: FastAPI) -> dict[str, Any]:
+    schema = get_openapi(title=app.title, version=app.version, routes=app.routes, description=app.description)
+    components = schema.setdefault("components", {}).setdefault("schemas", {})
+    for model in (ErrorDetail, ErrorBody):
+        components[model.__name__] = model.model_json_schema(ref_template="#/components/schemas/{model}")
+        components[model.__name__].pop("$defs", None)
+    envelope = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}
+    for path, item in schema.get("paths", {}).items():
+        for method, operation in item.items():
+            if method not in {"get", *WRITES}:
+                continue
+            responses = operation.setdefault("responses", {})
+            for status in statuses(path, method, operation):
+                responses[str(status)] = {"description": DESCRIPTIONS[status], "content": envelope}
+    for name in FAKE_FASTAPI_SCHEMAS:
+        components.pop(name, None)
+    return schema
+
+
+def install(app: FastAPI) -> None:
+    """Serve the corrected document at /openapi.json (built once)."""
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = _schema(app)
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
+def allowed_methods(app: Any, scope: dict[str, Any]) -> list[str]:
+    """Every method some route serves at this path (the `Allow` header of a 405), not just the first route's."""
+    routes = [r for r in app.router.routes if not isinstance(r, Mount)]  # a mount takes any method
+    return [m for m in METHODS if any(r.matches({**scope, "method": m})[0] == Match.FULL for r in routes)]

@@ -1,0 +1,134 @@
+"""Console sessions: a signed cookie naming the token's holder, a CSRF token bound to it, and a login rate limit.
+
+The cookie holds the token's name, its role, a keyed fingerprint of the token (removing or changing a token
+ends its sessions) and the session's CSRF token; itsdangerous signs and dates it with DEPUTY_CONSOLE_SECRET.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import logging
+import secrets
+import threading
+from collections import OrderedDict, deque
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from itsdangerous import BadSignature, TimestampSigner, URLSafeTimedSerializer
+
+from app.api.deps import Caller
+
+log = logging.getLogger("deputy.console")
+COOKIE = "deputy_console"
+SALT = "deputy-console-session"
+MAX_CLIENTS = 10_000  # the limiter forgets the oldest clients beyond this (bounded memory)
+
+
+@dataclass(frozen=True)
+class Session:
+    """A logged-in console user: who (the actor in facts), their role, and the CSRF token of the session."""
+
+    caller: Caller
+    csrf: str
+
+    @property
+    def admin(self) -> bool:
+        """Admins may change things; viewers only look."""
+        return self.caller.role == "admin"
+
+
+def _signer_on(clock: Any) -> type[TimestampSigner]:
+    """A signer that dates and ages cookies by the service's clock (injected, frozen in tests)."""
+
+    class ClockSigner(TimestampSigner):
+        def get_timestamp(self) -> int:
+            return int(clock.now().timestamp())
+
+    return ClockSigner
+
+
+class Sessions:
+    """Issue and read signed session cookies against the tokens configured in settings."""
+
+    def __init__(self, settings: Any, *, clock: Any) -> None:
+        self.settings = settings
+        configured = settings.console_secret.get_secret_value() if settings.console_secret else ""
+        if not configured:
+            log.warning(
+                "DEPUTY_CONSOLE_SECRET is not set: console sessions use a random secret of this process, "
+                "so they end at restart and do not work across replicas"
+            )
+        self._key = (configured or secrets.token_urlsafe(32)).encode()
+        self._signer = URLSafeTimedSerializer(self._key, salt=SALT, signer=_signer_on(clock))
+
+    @property
+    def max_age(self) -> int:
+        """The session's lifetime in seconds (cookie Max-Age and signature age)."""
+        return int(self.settings.console_session_ttl.total_seconds())
+
+    def _fingerprint(self, token: str) -> str:
+        return hmac.new(self._key, token.encode(), hashlib.sha256).hexdigest()[:32]
+
+    def login(self, presented: str) -> tuple[Session, str] | None:
+        """The session and its cookie value for a configured token, or None (compared in constant time)."""
+        found: tuple[str, str, str] | None = None
+        for role, name, secret in self.settings.token_roles():
+            if hmac.compare_digest(presented.encode(), secret.encode()) and found is None:
+                found = (role, name, secret)
+        if found is None:
+            return None
+        role, name, secret = found
+        session = Session(Caller(name=name, role=role), csrf=secrets.token_urlsafe(24))
+        value = self._signer.dumps({"n": name, "r": role, "k": self._fingerprint(secret), "c": session.csrf})
+        return session, value
+
+    def read(self, value: str | None) -> Session | None:
+        """The session a cookie carries while it is signed, younger than the TTL and its token still configured."""
+        if not value:
+            return None
+        try:
+            data = self._signer.loads(value, max_age=self.max_age)
+        except BadSignature:  # also SignatureExpired
+            return None
+        if not isinstance(data, dict):
+            return None
+        for role, name, secret in self.settings.token_roles():
+            if (role, name) == (data.get("r"), data.get("n")) and hmac.compare_digest(
+                str(data.get("k", "")), self._fingerprint(secret)
+            ):
+                return Session(Caller(name=name, role=role), csrf=str(data.get("c", "")))
+        return None
+
+    @staticmethod
+    def csrf_ok(session: Session, presented: str | None) -> bool:
+        """True when `presented` is this session's CSRF token."""
+        return bool(presented) and bool(session.csrf) and hmac.compare_digest(presented.encode(), session.csrf.encode())
+
+
+class LoginLimiter:
+    """At most `attempts` failed logins per client in a sliding `window` (this process's count)."""
+
+    def __init__(self, *, attempts: int, window: timedelta) -> None:
+        self.attempts, self.window = attempts, window
+        self._failures: OrderedDict[str, deque[datetime]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def retry_after(self, client: str, *, now: datetime) -> timedelta | None:
+        """How long `client` must wait before trying again, or None when it may try now."""
+        with self._lock:
+            times = self._failures.get(client)
+            while times and times[0] <= now - self.window:
+                times.popleft()
+            if not times or len(times) < self.attempts:
+                return None
+            return times[0] + self.window - now
+
+    def failed(self, client: str, *, now: datetime) -> None:
+        """Count one failed login of `client`."""
+        with self._lock:
+            self._failures.setdefault(client, deque()).append(now)
+            self._failures.move_to_end(client)
+            while len(self._failures) > MAX_CLIENTS:
+                self._failures.popitem(last=False)

@@ -1,0 +1,90 @@
+"""Read models of the loops for operators (the console's overview): open loops, held and stuck deliveries, backlog.
+
+Reads only; every query is bounded by an index or by the active-loop limits (DEPUTY_MAX_ACTIVE_CONCERNS).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import func, select
+
+from concern.models import ACTIVE_STATES, Concern, OutboxEntry
+from kernel.context import UnitOfWork
+
+
+@dataclass(frozen=True)
+class Backlog:
+    """Queued actions: ready now, waiting for a later moment (pacing slot, held tell), set aside as failed."""
+
+    ready: int
+    later: int
+    failed: int
+    oldest_ready_at: datetime | None
+
+
+def count_open(uow: UnitOfWork) -> Counter[tuple[str, str]]:
+    """Active loops by (state, kind)."""
+    stmt = (
+        select(Concern.state, Concern.kind, func.count())
+        .where(Concern.state.in_(ACTIVE_STATES))
+        .group_by(Concern.state, Concern.kind)
+    )
+    return Counter({(state, kind): n for state, kind, n in uow.session.execute(stmt)})
+
+
+def with_timer(uow: UnitOfWork, *, limit: int = 500) -> list[Concern]:
+    """Loops with a timer (a step to take or a held delivery), the most overdue first."""
+    stmt = (
+        select(Concern).where(Concern.next_follow_up_at.is_not(None)).order_by(Concern.next_follow_up_at).limit(limit)
+    )
+    return list(uow.session.scalars(stmt))
+
+
+def held(uow: UnitOfWork, *, limit: int = 500) -> list[tuple[Concern, dict]]:
+    """Deliveries a layer held back on their loop, each with its `blocked_by` and `not_before`, earliest first."""
+    found = [(c, d) for c in with_timer(uow, limit=limit) for d in c.pending_deliveries]
+    return sorted(found, key=lambda item: item[1]["not_before"])
+
+
+def overdue(uow: UnitOfWork, *, now: datetime, grace: timedelta) -> list[Concern]:
+    """Loops whose timer passed more than `grace` ago: no processor is taking them (stuck)."""
+    stmt = (
+        select(Concern)
+        .where(Concern.next_follow_up_at.is_not(None), Concern.next_follow_up_at < now - grace)
+        .order_by(Concern.next_follow_up_at)
+        .limit(100)
+    )
+    return list(uow.session.scalars(stmt))
+
+
+def answer_times(uow: UnitOfWork, *, since: datetime) -> list[timedelta]:
+    """How long each loop answered since `since` waited for its answer."""
+    stmt = select(Concern.created_at, Concern.resolved_at).where(
+        Concern.state == "resolved", Concern.resolved_at.is_not(None), Concern.resolved_at >= since
+    )
+    return [resolved - created for created, resolved in uow.session.execute(stmt)]
+
+
+def backlog(uow: UnitOfWork, *, now: datetime) -> Backlog:
+    """The action outbox: open entries ready now or later, and the ones set aside as failed."""
+
+    def count(*where: Any) -> int:
+        return uow.session.scalar(select(func.count()).select_from(OutboxEntry).where(*where)) or 0
+
+    is_open, due = OutboxEntry.state == "open", OutboxEntry.available_at <= now
+    oldest = uow.session.scalar(select(func.min(OutboxEntry.available_at)).where(is_open, due))
+    return Backlog(
+        ready=count(is_open, due),
+        later=count(is_open, OutboxEntry.available_at > now),
+        failed=count(OutboxEntry.state == "failed"),
+        oldest_ready_at=oldest,
+    )
+
+
+def opened(uow: UnitOfWork, *, since: datetime) -> int:
+    """How many loops were opened since `since`."""
+    return uow.session.scalar(select(func.count()).select_from(Concern).where(Concern.created_at >= since)) or 0
