@@ -49,6 +49,8 @@ def integrity_check(path: Path) -> str:
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     try:
         rows = [row[0] for row in conn.execute("PRAGMA integrity_check")]
+    except sqlite3.DatabaseError as exc:  # damaged beyond what the check itself can read
+        return str(exc)
     finally:
         conn.close()
     return "ok" if rows == ["ok"] else "; ".join(rows[:5])
