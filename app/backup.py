@@ -93,6 +93,8 @@ def backup(
 
         src.backup(dst, pages=max(pages_per_step, 1), progress=progress, sleep=0)
         src.execute("COMMIT")
+        # One self-contained file (no -wal / -shm beside it); the service turns WAL on again when it opens it.
+        dst.execute("PRAGMA journal_mode=DELETE")
     except sqlite3.Error as exc:
         dst.close()
         partial.unlink(missing_ok=True)

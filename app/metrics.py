@@ -20,7 +20,9 @@ from perception import metrics as perception_metrics
 
 log = logging.getLogger("deputy.metrics")
 GAUGE_TTL_SECONDS = 5.0  # a scrape every few seconds from several Prometheus servers costs one set of queries
-DEFAULT_KIND = "ask"  # the kind every concern had before `kind` distinguished risk escalations
+# The `kind` label is the concerns.kind column as stored (today `ask`, or `risk` for a risk escalation): kinds
+# a later release adds appear as they are. `ask`, the column's default, is always reported, 0 included.
+DEFAULT_KIND = "ask"
 
 
 class Metrics:

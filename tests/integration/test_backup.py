@@ -90,6 +90,7 @@ def test_the_command_prints_progress_and_the_integrity_verdict(ctx, client, tmp_
     assert result.exit_code == 0, result.output
     assert "(100%)" in result.stderr and "integrity_check ok" in result.stdout
     assert integrity_check(target) == "ok"
+    assert [p.name for p in tmp_path.iterdir() if "nightly" in p.name] == ["nightly.db"], "one self-contained file"
 
     again = runner.invoke(cli, ["backup", str(target)])
     assert again.exit_code == 1 and "exists" in again.stderr and "--force" in again.stderr
