@@ -9,11 +9,14 @@ one's record (finished), its reservation in flight (someone else is sending), or
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
+
+from prometheus_client import Histogram
 
 from action import ledger, routing, rules
 from action.models import (
@@ -32,11 +35,18 @@ from channels.errors import ChannelError, Paced, Transient
 from fact import service as facts
 from kernel.context import AppContext, UnitOfWork
 from kernel.ids import allocate
+from kernel.metrics import PROCESS_REGISTRY
 from person import service as persons
 from person.models import InteractionPolicy
 from person.rules import local_day_bounds
 
 log = logging.getLogger("deputy.action")
+CHANNEL_SEND = Histogram(
+    "deputy_channel_send_seconds",
+    "One send through a channel: seconds, by channel and result (success, paced, or the error kind)",
+    ["channel", "result"],
+    registry=PROCESS_REGISTRY,
+)
 Guard = Callable[[UnitOfWork], str | None]
 # The concern layer's word on the loop an action belongs to, asked inside the reserving transaction.
 ConcernStateOf = Callable[[UnitOfWork], "rules.ConcernState | None"]
@@ -291,12 +301,15 @@ def send(ctx: AppContext, request: ActionRequest, reserved: Reservation) -> Sent
             text=request.text,
             locale=reserved.locale,
         )
+        started = time.perf_counter()
         try:
             receipt = channel.send(message)
         except Paced as exc:  # nothing reached the platform: send this same action at the slot, on this channel
+            CHANNEL_SEND.labels(channel_name, "paced").observe(time.perf_counter() - started)
             detail = {"attempts": attempts, "route": [list(r) for r in reserved.route[index:]]}
             return Sent(detail, channel_name, unreachable, paced_for=max(exc.retry_after or 1.0, 0.05))
         except ChannelError as exc:
+            CHANNEL_SEND.labels(channel_name, exc.kind).observe(time.perf_counter() - started)
             attempts.append({"channel": channel_name, **exc.to_attempt()})
             if exc.kind == "unreachable" and exc.permanent:
                 unreachable.append(channel_name)
@@ -304,9 +317,11 @@ def send(ctx: AppContext, request: ActionRequest, reserved: Reservation) -> Sent
                 break
             continue
         except Exception as exc:  # an adapter bug must not leave the action pending
+            CHANNEL_SEND.labels(channel_name, "error").observe(time.perf_counter() - started)
             log.exception("channel %s raised outside the taxonomy", channel_name)
             attempts.append({"channel": channel_name, **Transient(f"adapter error: {type(exc).__name__}").to_attempt()})
             continue
+        CHANNEL_SEND.labels(channel_name, "success").observe(time.perf_counter() - started)
         attempts.append(
             {"channel": channel_name, "result": "success", "message_id": receipt.message_id, **receipt.detail}
         )

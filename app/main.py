@@ -63,7 +63,7 @@ def create_app(
         w for w in ctx.signal_listeners if not isinstance(getattr(w, "__self__", None), Processor)
     ]
     ctx.signal_listeners.append(processor.wake)
-    app.state.metrics = Metrics()
+    app.state.metrics = Metrics(ctx)  # with the database gauges, read at scrape time
     errors.install(app)
     openapi.install(app)
     app.add_middleware(guards.InputGuardMiddleware)  # inside the body limit: it buffers at most max_body_bytes

@@ -77,6 +77,10 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="DEPUTY_", env_file=".env", extra="ignore")
 
     database_url: str = "sqlite:///./var/deputy.db"
+    # The schema owner's URL for `deputy migrate` (unset: database_url); the service itself never uses it.
+    migration_database_url: str | None = None
+    # How long `deputy serve` / `deputy migrate` retry a database that does not answer yet, with backoff.
+    database_startup_timeout: Duration = timedelta(seconds=60)
     redis_url: str | None = None
     host: str = "127.0.0.1"
     port: int = Field(8000, ge=1, le=65535)

@@ -14,7 +14,7 @@ from action import service as actions
 from action.ledger import contact_times
 from action.models import ActionRequest
 from action.rules import ConcernState
-from concern import messages, service
+from concern import messages, metrics, service
 from concern.models import ACTIVE_STATES, Concern
 from concern.rules import next_step
 from fact import decisions
@@ -257,6 +257,7 @@ def resolve(uow: UnitOfWork, *, concern_id: str, answer: str, answered_by: str, 
         step_at=None,
         pending_deliveries=[],
     )
+    metrics.observe_answer(uow, concern)
     originator, answerer, target = (
         _person(uow, concern.originator_id),
         _person(uow, answered_by),

@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
+from sqlalchemy import event
 from sqlmodel import Session
 
 from kernel.clock import Clock, SystemClock
@@ -39,6 +40,21 @@ class UnitOfWork:
     def postgres(self) -> bool:
         """True on PostgreSQL (row locks, SKIP LOCKED, advisory locks); SQLite has one writer at a time instead."""
         return self.session.get_bind().dialect.name == "postgresql"
+
+    def after_commit(self, callback: Callable[[], None]) -> None:
+        """Run `callback` once this transaction has committed, never if it rolls back (metrics of what happened)."""
+        callbacks = self.session.info.setdefault("after_commit", [])
+        if not callbacks:
+            event.listen(self.session, "after_commit", _run_after_commit)
+        callbacks.append(callback)
+
+
+def _run_after_commit(session: Session) -> None:
+    if session.in_nested_transaction():  # a savepoint's release fires the event too: wait for the outer commit
+        return
+    callbacks, session.info["after_commit"] = session.info.get("after_commit", []), []
+    for callback in callbacks:
+        callback()
 
 
 @dataclass

@@ -95,23 +95,68 @@ def _csv_row(raw: dict[str, str]) -> dict[str, Any]:
     return person
 
 
+class ImportFileError(ValueError):
+    """The file as a whole cannot be read as persons (nothing is imported); the message is one line."""
+
+
+def _text(path: Path) -> str:
+    """The file's text; a spreadsheet saved in a legacy encoding (GBK, Windows-1252) gets told how to fix it."""
+    try:
+        return path.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ImportFileError(
+            f"{path.name} is not UTF-8 (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}): save as UTF-8 "
+            "(Excel: Save As → CSV UTF-8) and import again"
+        ) from exc
+
+
+def _yaml_rows(path: Path, text: str) -> list[Any]:
+    try:
+        data = yaml.load(text, Loader=_YamlLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ImportFileError(f"{path.name} is not valid YAML{where}: {problem}") from exc
+    if isinstance(data, dict):
+        if "persons" not in data:
+            keys = ", ".join(map(str, list(data)[:5]))
+            raise ImportFileError(f"{path.name} is a YAML mapping without `persons:` (it has {keys}); expected a "
+                                  "list of persons or {persons: [...]}")  # fmt: skip
+        data = data["persons"]
+    if data is None:
+        data = []
+    if not isinstance(data, list):
+        raise ImportFileError(f"{path.name}: persons must be a YAML list of persons or {{persons: [...]}}")
+    return [r if isinstance(r, dict) else {"_invalid": r} for r in data]
+
+
+def _csv_rows(path: Path, text: str) -> list[dict[str, Any]]:
+    reader = csv.DictReader(io.StringIO(text))
+    if not reader.fieldnames:
+        raise ImportFileError(f"{path.name} is empty: expected a header row with {', '.join(CSV_COLUMNS)}")
+    unknown = [c for c in reader.fieldnames if c and c.strip() not in CSV_COLUMNS]
+    if unknown:  # a misspelt column would otherwise be dropped silently
+        raise ImportFileError(f"unknown CSV column(s) {', '.join(unknown)}; expected {', '.join(CSV_COLUMNS)}")
+    return [_csv_row(r) for r in reader]
+
+
 def read_rows(path: Path) -> list[dict[str, Any]]:
-    """Raw person dicts from a `.yaml`/`.yml` (a list, or {persons: [...]}) or `.csv` file."""
-    text = path.read_text(encoding="utf-8-sig")
-    if path.suffix.lower() in (".yaml", ".yml"):
-        data = yaml.load(text, Loader=_YamlLoader) or []
-        if isinstance(data, dict):
-            data = data.get("persons", [])
-        if not isinstance(data, list):
-            raise ValueError("YAML must be a list of persons or {persons: [...]}")
-        return [r if isinstance(r, dict) else {"_invalid": r} for r in data]
-    if path.suffix.lower() == ".csv":
-        reader = csv.DictReader(io.StringIO(text))
-        unknown = [c for c in reader.fieldnames or () if c and c.strip() not in CSV_COLUMNS]
-        if unknown:  # a misspelt column would otherwise be dropped silently
-            raise ValueError(f"unknown CSV column(s) {', '.join(unknown)}; expected {', '.join(CSV_COLUMNS)}")
-        return [_csv_row(r) for r in reader]
-    raise ValueError(f"unsupported file type {path.suffix!r}: use .yaml, .yml or .csv")
+    """Raw person dicts from a `.yaml`/`.yml` (a list, or {persons: [...]}) or `.csv` file; ImportFileError when
+    the file as a whole is unreadable, malformed, of the wrong shape or holds no person."""
+    suffix = path.suffix.lower()
+    if suffix not in (".yaml", ".yml", ".csv"):
+        raise ValueError(f"unsupported file type {path.suffix!r}: use .yaml, .yml or .csv")
+    text = _text(path)
+    rows = _csv_rows(path, text) if suffix == ".csv" else _yaml_rows(path, text)
+    if not rows:
+        raise ImportFileError(f"{path.name} holds no person")
+    return rows
+
+
+def _problems(exc: ValidationError) -> str:
+    """Every problem of a row, not just the first: `timezone: …; interaction_policy.quiet_hours.0.start: …`."""
+    return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'row'}: {e['msg']}" for e in exc.errors())
 
 
 def _managers_first(rows: list[dict[str, Any]]) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -154,9 +199,7 @@ def import_file(
             pid, outcome = upsert_one(ctx, raw, actor=actor)
             result = RowResult(row=index + 1, person_id=pid, outcome=outcome)
         except ValidationError as exc:
-            first = exc.errors()[0]
-            field = ".".join(str(p) for p in first["loc"]) or "row"
-            result = RowResult(row=index + 1, person_id=person_id, outcome="error", message=f"{field}: {first['msg']}")
+            result = RowResult(row=index + 1, person_id=person_id, outcome="error", message=_problems(exc))
         except (DeputyError, ValueError) as exc:
             result = RowResult(row=index + 1, person_id=person_id, outcome="error", message=str(exc))
         results.append(result)

@@ -97,7 +97,7 @@ def test_facts_table_shows_time_type_source_and_persons(live_ctx: AppContext, mo
         fact, _ = facts.append(
             uow, fact_type="decision", source="cognitive_core", person_refs=["p_x", "p_y"], content={"text": "提测"}
         )
-        local_time = fact.timestamp.astimezone(uow.tz).isoformat(timespec="seconds")
+        local_time = fact.timestamp.astimezone(uow.tz).strftime("%Y-%m-%d %H:%M:%S")
     result = _invoke("facts", "--since", "1h")
     row = next(line for line in result.output.splitlines() if fact.fact_id in line)
     for cell in (local_time, "decision", "cognitive_core", "p_x,p_y", '{"text":"提测"}'):

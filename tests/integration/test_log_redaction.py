@@ -127,6 +127,7 @@ def test_deputy_serve_keeps_secrets_out_of_access_error_and_client_logs(fake: Fa
         "DEPUTY_ADMIN_TOKENS": f"ops:{ADMIN_TOKEN}",
         "DEPUTY_SCHEDULER_ENABLED": "false",
         "DEPUTY_LOG_LEVEL": "INFO",
+        "FORCE_COLOR": "1",  # as a terminal would ask for colours: the logs stay plain JSON all the same
     }
     server = subprocess.Popen(
         [sys.executable, "-m", "app.cli", "serve"],
@@ -149,6 +150,7 @@ def test_deputy_serve_keeps_secrets_out_of_access_error_and_client_logs(fake: Fa
         server.terminate()
         stdout, stderr = server.communicate(timeout=30)
     assert_no_secret(stdout + stderr)
+    assert "\x1b" not in stderr, "no ANSI colour codes in the logs"
     lines = json_lines(stderr)
     access = [line["msg"] for line in lines if line["logger"] == "uvicorn.access"]
     assert any('"GET /v1/facts?note=<redacted> HTTP/1.1" 200' in msg for msg in access), access
@@ -156,3 +158,26 @@ def test_deputy_serve_keeps_secrets_out_of_access_error_and_client_logs(fake: Fa
     assert any(line["logger"] == "uvicorn.error" and "Uvicorn running" in line["msg"] for line in lines)
     polls = [line["msg"] for line in lines if line["logger"] == "httpx"]
     assert any(f"POST {fake.base_url}/bot<redacted>/getUpdates" in msg for msg in polls), polls
+
+
+@pytest.mark.parametrize("command", [["migrate"], ["facts"], ["backup", "copy.db"]])
+def test_every_command_logs_json_lines_without_colour_codes(tmp_path: Path, command: list[str]):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DEPUTY_")} | {
+        "DEPUTY_DATABASE_URL": f"sqlite:///{tmp_path / 'deputy.db'}",
+        "DEPUTY_LOG_LEVEL": "INFO",
+        "FORCE_COLOR": "1",
+        "TTY_COMPATIBLE": "1",
+    }
+    if command[0] != "migrate":
+        subprocess.run(
+            [sys.executable, "-m", "app.cli", "migrate"], cwd=tmp_path, env=env, check=True, capture_output=True
+        )
+    done = subprocess.run(
+        [sys.executable, "-m", "app.cli", *command], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    logs = [line for line in done.stderr.splitlines() if line.startswith("{")]
+    assert "\x1b" not in "".join(logs)
+    assert all(set(json.loads(line)) >= {"ts", "level", "logger", "msg"} for line in logs)
+    if command == ["migrate"]:
+        assert any(json.loads(line)["logger"] == "alembic.runtime.migration" for line in logs)

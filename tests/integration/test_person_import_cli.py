@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from app.cli import cli
 from person import service
-from tests.integration.person_files import YAML_TEXT, csv_file, person_changed_count, write
+from tests.integration.person_files import CSV_HEADER, YAML_TEXT, csv_file, person_changed_count, write
 
 runner = CliRunner()
 
@@ -27,10 +27,8 @@ def run_import(path: Path):
 
 
 def table_rows(output: str) -> list[list[str]]:
-    """The cells of each line of a rich table."""
-    return [
-        [c.strip() for c in line.strip().strip("│").split("│")] for line in output.splitlines() if line.count("│") >= 2
-    ]
+    """The cells of each line of a table as printed to a pipe (tab-separated)."""
+    return [line.split("\t") for line in output.splitlines() if line.count("\t") >= 2]
 
 
 def person_ids(ctx) -> list[str]:
@@ -91,3 +89,37 @@ def test_a_file_of_the_wrong_kind_is_a_usage_error_and_writes_nothing(ctx, tmp_p
 def test_a_missing_file_is_a_usage_error(tmp_path):
     result = runner.invoke(cli, ["persons", "import", str(tmp_path / "nope.csv")])
     assert result.exit_code == 2
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "says"),
+    [
+        (
+            "team.yaml",
+            "persons:\n  - {person_id: p_a, display_name: A\n  - {person_id: p_b}\n",
+            "not valid YAML at line",
+        ),
+        ("team.yaml", "people:\n  - {person_id: p_a, display_name: A}\n", "without `persons:`"),
+        ("team.yaml", "", "holds no person"),
+        ("team.csv", "", "is empty: expected a header row"),
+        ("team.csv", CSV_HEADER, "holds no person"),
+        ("team.csv", (CSV_HEADER + "p_wang,王工,,,,,,,,,,,\n").encode("gbk"), "save as UTF-8"),
+    ],
+)
+def test_a_file_that_is_not_a_list_of_persons_is_one_error_line_and_exit_1(ctx, tmp_path, name, content, says):
+    path = tmp_path / name
+    path.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
+    result = runner.invoke(cli, ["persons", "import", str(path)])
+    assert result.exit_code == 1, result.output
+    [line] = [line for line in result.stderr.splitlines() if not line.startswith("{")]  # JSON lines are logs
+    assert line.startswith("error: ") and says in line and "Traceback" not in result.output
+    assert person_ids(ctx) == [] and person_changed_count(ctx) == 0
+
+
+def test_every_problem_of_a_row_is_reported_not_only_the_first(ctx, tmp_path):
+    result = run_import(csv_file(tmp_path, ["p_many,Many,,boss,,Mars/Olympus,fr,,,,,,101\n"]))
+    assert result.exit_code == 1, result.output
+    [[row, person_id, message]] = [cells for cells in table_rows(result.stdout) if cells[0] == "1"]
+    assert person_id == "p_many"
+    for field in ("role", "timezone", "locale", "max_proactive_contacts_per_day"):
+        assert field in message, message

@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import select
 
 from action.models import ActionRow
+from concern import metrics as concern_metrics
 from concern.models import ACTIVE_STATES, Concern, OutboxEntry
 from fact.models import Fact
 from perception.models import InboxEntry
@@ -41,6 +42,7 @@ class State:
     outbox: list[OutboxEntry]
     inbox_failed: int
     persons: dict[str, Person]
+    stuck: list[Concern]  # the definition deputy_stuck_concerns alerts on (concern.metrics.stuck_clause)
 
 
 class Invariants:
@@ -103,6 +105,7 @@ class Invariants:
                 outbox=list(s.scalars(select(OutboxEntry))),
                 inbox_failed=len(list(s.scalars(select(InboxEntry).where(InboxEntry.state == "failed")))),
                 persons={p.person_id: p for p in s.scalars(select(Person))},
+                stuck=concern_metrics.stuck(uow),
             )
 
     def _new_facts(self) -> None:
@@ -135,15 +138,8 @@ class Invariants:
 
     def _active_has_timer(self, state: State, final: bool) -> None:
         """Every active concern has a timer, a held delivery, or a queued action in flight."""
-        queued = {e.concern_id for e in state.outbox if e.state == "open"}
-        for c in state.concerns:
-            if (
-                c.state in ACTIVE_STATES
-                and c.next_follow_up_at is None
-                and not c.pending_deliveries
-                and c.concern_id not in queued
-            ):
-                self.violations.append(f"{c.concern_id} is {c.state} with no timer and no held delivery (stuck)")
+        for c in state.stuck:
+            self.violations.append(f"{c.concern_id} is {c.state} with no timer and no held delivery (stuck)")
 
     def _one_terminal_message(self, state: State, final: bool) -> None:
         """A loop that ended tells its originator exactly once how it ended."""

@@ -45,7 +45,8 @@ class ConcernIn(BaseModel):
             raise Invalid(f"deadline must be within {MAX_DEADLINE_AHEAD.days} days from now", field="deadline")
 
 
-def _out(uow: Any, concern: Any) -> dict[str, Any]:
+def concern_out(uow: Any, concern: Any) -> dict[str, Any]:
+    """A concern as the API (and `deputy concerns --json`) shows it: times in the deployment timezone."""
     data = service.snapshot(concern)
     for key in ("deadline", "next_follow_up_at", "created_at", "updated_at", "resolved_at", "escalated_at"):
         value = getattr(concern, key)
@@ -96,7 +97,7 @@ def raise_concern(
             select(ActionRow).where(ActionRow.concern_id == concern_id).order_by(ActionRow.pk).limit(1)
         ).first()
         return {
-            **_out(uow, concern),
+            **concern_out(uow, concern),
             "action": actions.to_record(first, tz=uow.tz).model_dump(mode="json") if first else None,
         }
 
@@ -123,14 +124,14 @@ def list_concerns(
             limit=limit,
             cursor=cursor,
         )
-        return Page(items=[_out(uow, c) for c in rows], next_cursor=nxt)
+        return Page(items=[concern_out(uow, c) for c in rows], next_cursor=nxt)
 
 
 @router.get("/v1/concerns/{concern_id}")
 def get_concern(concern_id: str, ctx: Ctx, _: Viewer) -> dict[str, Any]:
     """One concern."""
     with ctx.reader() as uow:
-        return _out(uow, service.get_or_404(uow, concern_id=concern_id))
+        return concern_out(uow, service.get_or_404(uow, concern_id=concern_id))
 
 
 @router.post("/v1/concerns/{concern_id}/cancel")
@@ -139,7 +140,7 @@ def cancel_concern(
 ) -> dict[str, Any]:
     """Cancel: no further contact."""
     with ctx.uow(actor=caller.name) as uow:
-        out = _out(uow, admin.cancel(uow, concern_id=concern_id, rule="admin_api:cancel"))
+        out = concern_out(uow, admin.cancel(uow, concern_id=concern_id, rule="admin_api:cancel"))
     background.add_task(processor.wake)  # the originator (and an escalation's recipient) hear about it now
     return out
 
