@@ -123,6 +123,7 @@ class Processor:
                 log.exception("pipeline pass failed")
 
     def _listen(self) -> None:
+        failing = False
         while not self._stop.is_set():
             try:
                 pubsub = self.ctx.redis.pubsub(ignore_subscribe_messages=True)
@@ -130,7 +131,12 @@ class Processor:
                 while not self._stop.is_set():
                     if pubsub.get_message(timeout=1.0) is not None:
                         self._wake.set()
+                    if failing:
+                        failing = False
+                        log.info("pipeline wake-up listener subscribed again")
                 pubsub.close()
             except Exception as exc:  # Redis away: passes still come from the interval
-                log.warning("pipeline wake-up listener: %s", type(exc).__name__)
+                if not failing:  # once per outage, not every retry
+                    log.warning("pipeline wake-up listener: %s; retrying every 5s", type(exc).__name__)
+                failing = True
                 self._stop.wait(5)

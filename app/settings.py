@@ -82,6 +82,10 @@ class Settings(BaseSettings):
     # How long `deputy serve` / `deputy migrate` retry a database that does not answer yet, with backoff.
     database_startup_timeout: Duration = timedelta(seconds=60)
     redis_url: str | None = None
+    # Every Redis call (connect or answer) waits at most this long and is never retried; after a few failures in
+    # a row Redis is skipped for `redis_retry_after`, then tried again (the database stays the truth).
+    redis_timeout_ms: int = Field(200, ge=1, le=5000)
+    redis_retry_after: Duration = timedelta(seconds=30)
     host: str = "127.0.0.1"
     port: int = Field(8000, ge=1, le=65535)
     timezone: str = "Asia/Shanghai"
@@ -125,6 +129,8 @@ class Settings(BaseSettings):
     scheduler_enabled: bool = True  # the in-process timer loop; off for replicas that only serve HTTP
     # A pending action older than this cannot still be in flight (channel timeouts are far shorter).
     action_pending_timeout: Duration = timedelta(seconds=120)
+    # How long /healthz and /readyz wait for the database to answer before reporting it unreachable.
+    probe_timeout: Duration = timedelta(seconds=1)
 
     # The admin console (/console): signed session cookies; unset, a random secret per process (see README "Console").
     console_secret: SecretStr | None = None
@@ -148,6 +154,13 @@ class Settings(BaseSettings):
         for priority in ("P0", "P1", "P2", "P3"):
             if not value.get(priority):
                 raise ValueError(f"follow_up_schedule needs a non-empty list for {priority}")
+        return value
+
+    @field_validator("redis_retry_after", "probe_timeout")
+    @classmethod
+    def _positive(cls, value: timedelta) -> timedelta:
+        if value.total_seconds() <= 0:
+            raise ValueError("must be at least 1s")
         return value
 
     @field_validator("notification_cooldowns")

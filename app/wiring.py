@@ -10,6 +10,7 @@ from channels.base import ChannelRegistry
 from kernel.clock import Clock, SystemClock
 from kernel.context import AppContext
 from kernel.db import Database
+from kernel.redis_guard import guarded_client
 
 
 def default_channels(settings: Settings | None = None, *, redis: Any = None) -> ChannelRegistry:
@@ -27,10 +28,13 @@ def build_context(
     """Create the context from settings (no connections are opened yet)."""
     redis: Any = None
     if settings.redis_url:
-        import redis as redis_lib
-
-        # The one Redis client of the process: de-duplication, pacing and wake-ups all use it.
-        redis = redis_lib.Redis.from_url(settings.redis_url, socket_timeout=2, socket_connect_timeout=2)
+        # The one Redis client of the process: de-duplication, pacing and wake-ups all use it, each call bounded
+        # by DEPUTY_REDIS_TIMEOUT_MS and skipped for a while once Redis keeps failing.
+        redis = guarded_client(
+            settings.redis_url,
+            timeout=settings.redis_timeout_ms / 1000,
+            cooldown=settings.redis_retry_after.total_seconds(),
+        )
     classifier = None
     if settings.llm_base_url:
         from cognitive_core.llm import OpenAICompatibleClassifier

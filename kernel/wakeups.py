@@ -16,4 +16,5 @@ def wake(ctx: Any) -> None:
     try:
         ctx.redis.publish(WAKE_CHANNEL, "1")
     except Exception as exc:  # a lost wake-up only delays work until the next interval
-        log.warning("scheduler wake-up not published: %s", type(exc).__name__)
+        # Debug only: the Redis client's breaker says once that Redis is away, not once per request.
+        log.debug("scheduler wake-up not published: %s", type(exc).__name__)

@@ -19,7 +19,6 @@ log = logging.getLogger("deputy.channels.feishu")
 
 RATE, WINDOW, MAX_WAIT = 5, 1.0, 0.5
 MAX_SLEEP = 1.0  # no single wait inside a send is longer than this
-REDIS_RETRY_AFTER = 30.0  # seconds of local-only pacing after a Redis error
 
 # KEYS[1] the receiver's window; ARGV now_ms, window_ms, limit, member, count.
 # Returns -1 (`count` slots taken) or ms until enough of the oldest sends leave the window.
@@ -136,18 +135,15 @@ class RedisPacer(_Waiting):
         self._redis, self._prefix = redis, prefix
         self._script = redis.register_script(_SLIDING_WINDOW)
         self._fallback = LocalPacer(rate=rate, window=window, max_wait=max_wait, clock=clock, sleep=sleep)
-        self._down_until = float("-inf")
 
     def try_take(self, receiver: str, now: float, count: int = 1) -> float | None:
-        if now < self._down_until:
-            return self._fallback.try_take(receiver, now, count)
         now_ms, window_ms = int(now * 1000), int(self.window * 1000)
         try:
             member = f"{now_ms}:{uuid.uuid4().hex}"
             args = [now_ms, window_ms, self.rate, member, count]
             wait_ms = int(self._script(keys=[self._prefix + receiver], args=args))
-        except Exception as exc:  # Redis is coordination, not truth: pace locally for a while, then try Redis again
-            log.warning("feishu pacing falls back to this process for %ss: %s", REDIS_RETRY_AFTER, exc)
-            self._down_until = now + REDIS_RETRY_AFTER
+        except Exception as exc:  # Redis is coordination, not truth: pace in this process meanwhile
+            # Debug only: the service's Redis client skips a failing Redis for a while (its breaker) and says so once.
+            log.debug("feishu pacing falls back to this process: %s", type(exc).__name__)
             return self._fallback.try_take(receiver, now, count)
         return None if wait_ms < 0 else wait_ms / 1000

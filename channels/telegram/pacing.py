@@ -94,8 +94,9 @@ class RedisSlots:
         args = [max(1, math.ceil(interval * 1000)), count, math.ceil(max_wait * 1000)]
         try:
             taken, wait_ms, start, finish = self._take(keys=[key], args=args)
-        except Exception:  # Redis is coordination, not truth: keep sending at the local pace
-            log.warning("redis pacing unavailable; pacing in-process", exc_info=True)
+        except Exception as exc:  # Redis is coordination, not truth: keep sending at the local pace
+            # Debug only: the Redis client's breaker says once that Redis is away, not once per send.
+            log.debug("redis pacing unavailable (%s); pacing in-process", type(exc).__name__)
             return self._local.take(key, interval, count=count, max_wait=max_wait)
         return Grant(bool(taken), wait_ms / 1000, key, start, finish, local=False)
 
@@ -106,8 +107,8 @@ class RedisSlots:
             return
         try:
             self._release(keys=[grant.key], args=[grant.finish, grant.start])
-        except Exception:  # the reservation simply runs out
-            log.warning("redis pacing unavailable; a reservation was not given back", exc_info=True)
+        except Exception as exc:  # the reservation simply runs out
+            log.debug("redis pacing unavailable (%s); a reservation was not given back", type(exc).__name__)
 
 
 class Turns:

@@ -1,0 +1,80 @@
+"""The process's Redis client behind short timeouts and a circuit breaker, so a Redis that hangs costs little.
+
+Every Redis use in Deputy is an optimisation or coordination whose truth is the database (de-duplication
+fast path, send pacing, wake-ups), and each caller already falls back when a call fails. What a hung Redis
+must not do is make every request wait: each call has a short socket timeout and is never retried, and
+after a few failures in a row the breaker skips Redis altogether for a while (`kernel.breaker`).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from kernel.breaker import CircuitBreaker
+
+log = logging.getLogger("deputy.redis")
+THRESHOLD = 3  # consecutive failures that open the breaker
+
+
+def connect(url: str, *, timeout: float) -> Any:
+    """A redis-py client whose every command waits at most `timeout` s (connect or read) and is never retried."""
+    import redis
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
+    # redis-py retries a timed-out command with backoff by default: seconds per call on a silent socket.
+    return redis.Redis.from_url(
+        url, socket_timeout=timeout, socket_connect_timeout=timeout, retry=Retry(NoBackoff(), 0)
+    )
+
+
+def redis_breaker(*, cooldown: float, threshold: int = THRESHOLD, **kwargs: Any) -> CircuitBreaker:
+    """A breaker that counts Redis's connection errors and timeouts (not its error answers) as failures."""
+    import redis
+
+    failures = (redis.ConnectionError, redis.TimeoutError, OSError)
+    return CircuitBreaker("redis", failures=failures, threshold=threshold, cooldown=cooldown, log=log, **kwargs)
+
+
+class GuardedScript:
+    """A registered Lua script whose calls go through the breaker (a NOSCRIPT reload included)."""
+
+    def __init__(self, script: Any, breaker: CircuitBreaker) -> None:
+        self._script, self._breaker = script, breaker
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._breaker.call(self._script, *args, **kwargs)
+
+
+class GuardedRedis:
+    """Delegates to a redis-py client; every command goes through the breaker.
+
+    `pubsub()` is handed out unguarded: a subscription is a long-lived background read with its own
+    timeout (the processor's wake-up listener), never on a request path.
+    """
+
+    _UNGUARDED = frozenset({"pubsub", "close", "connection_pool", "get_connection_kwargs"})
+
+    def __init__(self, client: Any, breaker: CircuitBreaker) -> None:
+        self.client, self.breaker = client, breaker
+
+    def register_script(self, script: str) -> GuardedScript:
+        """The script registered on the client, called through the breaker."""
+        return GuardedScript(self.client.register_script(script), self.breaker)
+
+    def __getattr__(self, name: str) -> Any:
+        attribute = getattr(self.client, name)
+        if name in self._UNGUARDED or not callable(attribute):
+            return attribute
+
+        def guarded(*args: Any, **kwargs: Any) -> Any:
+            return self.breaker.call(attribute, *args, **kwargs)
+
+        guarded.__name__ = name
+        return guarded
+
+
+def guarded_client(url: str, *, timeout: float, cooldown: float) -> GuardedRedis:
+    """The one Redis client of a process: short timeouts, no retries, a breaker."""
+    return GuardedRedis(connect(url, timeout=timeout), redis_breaker(cooldown=cooldown))
