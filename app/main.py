@@ -9,6 +9,7 @@ from fastapi import FastAPI
 
 from app import console, migrate, plugins
 from app.api import errors, guards, openapi
+from app.api.health import DatabaseProbe
 from app.api.health import router as health_router
 from app.api.routes.actions import router as actions_router
 from app.api.routes.bind_codes import router as bind_codes_router
@@ -46,8 +47,10 @@ def create_app(
         # a crash are processed now, none lost, none processed twice; then the processor takes over.
         processor.run_now()
         processor.start()
-        transports = plugins.start_inbound(ctx, inbound=PerceptionInbound(ctx))
+        transports = app.state.transports = plugins.start_inbound(ctx, inbound=PerceptionInbound(ctx))
+        app.state.phase = "serving"  # /readyz answers 200 from here on
         yield
+        app.state.phase = "stopping"
         for transport in transports:
             transport.stop()
         processor.stop()
@@ -56,6 +59,9 @@ def create_app(
 
     app = FastAPI(title="Deputy", version="0.1.0", lifespan=lifespan)
     app.state.ctx = ctx
+    app.state.phase = "starting"
+    app.state.transports = []
+    app.state.db_probe = DatabaseProbe()
     processor = Processor(ctx, threaded=ctx.settings.scheduler_enabled)
     app.state.processor = processor
     # One processor per process: a recorded signal wakes this app's (an earlier app's over the same context is gone).
