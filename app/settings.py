@@ -108,6 +108,9 @@ class Settings(BaseSettings):
     telegram_webhook_secret: SecretStr | None = None
     telegram_api_base: str = "https://api.telegram.org"
     telegram_mode: Literal["webhook", "polling", "off"] = "webhook"
+    # One replica polls getUpdates at a time: it holds a database lease (a PostgreSQL advisory lock on its own
+    # connection; a file lock beside a SQLite database); another replica takes over within about this long.
+    telegram_poll_lease: Duration = timedelta(seconds=15)
     # The bot's @username (without @), to tell group messages addressed to it; unset: asked once with getMe.
     telegram_bot_username: str | None = None
     # Channels replaced by a logging stand-in (e.g. "feishu,telegram") to try Deputy without platform accounts.
@@ -156,7 +159,7 @@ class Settings(BaseSettings):
                 raise ValueError(f"follow_up_schedule needs a non-empty list for {priority}")
         return value
 
-    @field_validator("redis_retry_after", "probe_timeout")
+    @field_validator("telegram_poll_lease", "redis_retry_after", "probe_timeout")
     @classmethod
     def _positive(cls, value: timedelta) -> timedelta:
         if value.total_seconds() <= 0:

@@ -5,9 +5,14 @@ where the last durable update left off (an update recorded just before a crash i
 de-duplicated on update_id). Pending updates are never dropped; one Deputy cannot read (a NUL in its text, a
 date out of range) is skipped with a warning and a `system` fact, so it never blocks the ones after it.
 Updates are fetched as raw JSON for that reason: python-telegram-bot's parsed Updates fail the whole batch
-on one unreadable update. getUpdates answers 409 Conflict while
-another process polls with the same token or while a webhook is set (deleteWebhook before polling);
-the poller then backs off, bounded and exponentially, and logs an error each time.
+on one unreadable update.
+
+Only one replica polls at a time: getUpdates answers 409 Conflict to a poll when another starts. Every
+replica's poller runs, but polls only while it holds the bot's lease (`kernel.lease`: a PostgreSQL advisory
+lock on its own connection, a file lock beside a SQLite database); the others try to take it every third of
+DEPUTY_TELEGRAM_POLL_LEASE, so one of them takes over once the holder dies. A 409 that still comes (a webhook
+is set — deleteWebhook before polling — or a process outside this deployment polls) backs off, bounded and
+exponentially, with an error in the log each time.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from channels.models import read_state, write_state
 from channels.telegram.errors import retry_after_seconds
 from channels.telegram.inbound import BotIdentity, InvalidUpdate, to_inbound
 from kernel.context import AppContext
+from kernel.lease import Lease, for_database
 
 log = logging.getLogger("deputy.channels.telegram.polling")
 
@@ -49,6 +55,7 @@ class TelegramPoller:
         backoff: float = 1.0,
         max_backoff: float = 60.0,
         request_timeout: float = 10.0,
+        lease: Lease | None = None,
     ) -> None:
         self.ctx, self._token, self.api_base = ctx, token, api_base.rstrip("/")
         bot_id = token.partition(":")[0]
@@ -57,6 +64,12 @@ class TelegramPoller:
         self.backoff, self.max_backoff = backoff, max_backoff
         self.inbound = inbound
         self._identity = BotIdentity(id=bot_id, username=getattr(ctx.settings, "telegram_bot_username", None))
+        if lease is None:
+            seconds = getattr(ctx.settings, "telegram_poll_lease", None)
+            seconds = seconds.total_seconds() if seconds is not None else 15.0
+            lease = for_database(ctx.db.url, f"telegram:{bot_id}:poller", lease=seconds)
+        self.lease = lease
+        self.leading = False  # whether this replica holds the lease and polls
         self._stopping = threading.Event()
         self._ready = threading.Event()
         self._thread: threading.Thread | None = None
@@ -186,6 +199,50 @@ class TelegramPoller:
             )
         return delay
 
+    def _take_lease(self) -> bool:
+        try:
+            taken = self.lease.acquire()
+        except Exception as exc:  # the database is away: no one can be sure to be alone, so no one polls
+            log.warning("telegram poller: the lease could not be asked for (%s)", type(exc).__name__)
+            return False
+        if taken:
+            log.info("telegram poller: this replica holds the lease and polls getUpdates")
+        self.leading = taken
+        return taken
+
+    def _give_up_lease(self) -> None:
+        self.leading = False
+        try:
+            self.lease.release()
+        except Exception:  # the lock goes with its connection anyway
+            log.warning("telegram poller: the lease was not released cleanly", exc_info=True)
+
+    async def _watch_lease(self) -> None:
+        """Ends (and interrupts the poll in hand) once the lease is lost: a poll must not outlive it."""
+        while True:
+            await asyncio.sleep(self.lease.lease / 3)
+            if not await asyncio.to_thread(self.lease.held):
+                log.warning("telegram poller: the lease was lost; this replica stops polling")
+                self._wake.set()
+                return
+
+    async def _lead(self, bot: Bot) -> None:
+        """Poll while this replica holds the lease, backing off after failures."""
+        failures = 0
+        watch = asyncio.ensure_future(self._watch_lease())
+        try:
+            while not self._stopping.is_set() and not watch.done():
+                try:
+                    await self._poll_once(bot)
+                    failures = 0
+                except Exception as exc:  # the poller must outlive any one failure
+                    delay = self._delay(exc, failures)
+                    failures += 1
+                    await self._until_stopped(asyncio.sleep(delay))
+        finally:
+            watch.cancel()
+            await asyncio.gather(watch, return_exceptions=True)
+
     async def _main(self) -> None:
         self._loop, self._wake = asyncio.get_running_loop(), asyncio.Event()
         # do_api_request warns that getUpdates has its own method; the raw JSON is what _poll_once wants.
@@ -204,19 +261,22 @@ class TelegramPoller:
             get_updates_request=requests[1],
         )
         self._ready.set()
-        failures = 0
         try:
             while not self._stopping.is_set():
+                self._wake.clear()  # a lost lease interrupted the last term; a stop is seen through _stopping
+                if self._stopping.is_set():
+                    break
+                if not await asyncio.to_thread(self._take_lease):
+                    await self._until_stopped(asyncio.sleep(self.lease.lease / 3))
+                    continue
                 try:
-                    await self._poll_once(bot)
-                    failures = 0
-                except Exception as exc:  # the poller must outlive any one failure
-                    delay = self._delay(exc, failures)
-                    failures += 1
-                    await self._until_stopped(asyncio.sleep(delay))
+                    await self._lead(bot)
+                finally:
+                    await asyncio.to_thread(self._give_up_lease)
         finally:
             for request in requests:
                 await request.shutdown()
+            await asyncio.to_thread(self.lease.close)
 
 
 def start_polling(ctx: AppContext, *, inbound: Inbound) -> TelegramPoller | None:

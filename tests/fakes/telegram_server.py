@@ -1,7 +1,9 @@
 """A local fake of the Telegram Bot API (sendMessage, getMe, getUpdates) on 127.0.0.1, scriptable per method.
 
 Defaults behave like Telegram: sendMessage refuses text over 4096 UTF-16 units and HTML it cannot
-parse, getUpdates confirms every update below `offset` and long-polls up to `timeout` seconds.
+parse, getUpdates confirms every update below `offset` and long-polls up to `timeout` seconds (at most
+2 s here), and a getUpdates that arrives while another is waiting ends the waiting one with 409 Conflict
+"terminated by other getUpdates request" (counted in `conflicts`; a poll whose client hung up is dropped).
 `script(method, Reply(...))` queues answers (errors, garbage, slow replies) used before the defaults.
 """
 
@@ -10,6 +12,8 @@ from __future__ import annotations
 import itertools
 import json
 import re
+import select
+import socket
 import threading
 import time
 from collections import defaultdict, deque
@@ -104,6 +108,8 @@ class FakeTelegram:
         self._cond = threading.Condition()
         self._server: ThreadingHTTPServer | None = None
         self.closed = False
+        self.conflicts = 0  # 409s answered to a live poll because another poll came in
+        self._polls: list[_Poll] = []  # getUpdates calls waiting for updates
 
     @property
     def base_url(self) -> str:
@@ -192,7 +198,7 @@ class FakeTelegram:
         elif scripted is not None:
             reply = scripted
         else:
-            reply = self._default(method, params)
+            reply = self._default(method, params, handler)
         if reply.delay:
             time.sleep(reply.delay)
         payload = reply.body if isinstance(reply.body, bytes) else json.dumps(reply.body).encode()
@@ -214,13 +220,13 @@ class FakeTelegram:
             return json.loads(raw or b"{}")
         return {k: v[0] for k, v in parse_qs(raw.decode(), keep_blank_values=True).items()}
 
-    def _default(self, method: str, params: dict[str, Any]) -> Reply:
+    def _default(self, method: str, params: dict[str, Any], handler: BaseHTTPRequestHandler) -> Reply:
         if method == "getMe":
             return Reply(200, {"ok": True, "result": BOT})
         if method == "sendMessage":
             return self._send_message(params)
         if method == "getUpdates":
-            return self._get_updates(params)
+            return self._get_updates(params, handler)
         return error(404, "Not Found: method not found")
 
     def _send_message(self, params: dict[str, Any]) -> Reply:
@@ -242,15 +248,44 @@ class FakeTelegram:
         }
         return Reply(200, {"ok": True, "result": message})
 
-    def _get_updates(self, params: dict[str, Any]) -> Reply:
+    def _get_updates(self, params: dict[str, Any], handler: BaseHTTPRequestHandler) -> Reply:
         offset = int(params["offset"]) if params.get("offset") not in (None, "") else None
         limit = int(params.get("limit") or 100)
         deadline = time.monotonic() + min(float(params.get("timeout") or 0), 2.0)
+        poll = _Poll(handler.connection)
         with self._cond:
+            for other in self._polls:  # like Telegram: the newer poll wins, the waiting one is terminated
+                if other.alive():
+                    other.terminated = True
+                    self.conflicts += 1
+            self._polls = [poll]
+            self._cond.notify_all()
             if offset is not None:  # Telegram forgets every update below the offset: they are confirmed
                 self._updates = [u for u in self._updates if u["update_id"] >= offset]
-            while not self._updates and not self.closed and time.monotonic() < deadline:
-                self._cond.wait(deadline - time.monotonic())
+            while not self._updates and not self.closed and not poll.terminated and time.monotonic() < deadline:
+                self._cond.wait(min(0.05, deadline - time.monotonic()))
+                if not poll.alive():  # the client hung up (its process died): nobody to answer
+                    poll.terminated = True
+            if poll in self._polls:
+                self._polls.remove(poll)
+            if poll.terminated:
+                return CONFLICT  # to a hung-up client this reply goes nowhere
             batch = self._updates[:limit]
             self.get_updates_answers.append((offset, [u["update_id"] for u in batch]))
         return Reply(200, {"ok": True, "result": batch})
+
+
+class _Poll:
+    """One waiting getUpdates call and the socket of the client that made it."""
+
+    def __init__(self, connection: socket.socket) -> None:
+        self.connection = connection
+        self.terminated = False
+
+    def alive(self) -> bool:
+        """False once the client closed its connection (readable with nothing to read: EOF)."""
+        try:
+            readable, _, _ = select.select([self.connection], [], [], 0)
+            return not readable or self.connection.recv(1, socket.MSG_PEEK) != b""
+        except (OSError, ValueError):
+            return False

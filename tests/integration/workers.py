@@ -85,3 +85,21 @@ def tick_at(database_url: str, now_iso: str, barrier) -> dict:
     result = tick(ctx)
     ctx.close()
     return result
+
+
+def polling_replica(settings: dict, name: str, status) -> None:
+    """A whole replica (the app and its lifespan) in Telegram polling mode; reports whether it polls until killed."""
+    import time
+
+    from fastapi.testclient import TestClient
+
+    from app.main import create_app
+    from channels.telegram.polling import TelegramPoller
+
+    ctx = build_context(Settings(_env_file=None, **settings))
+    app = create_app(ctx=ctx, run_migrations=False)
+    with TestClient(app):
+        poller = next(t for t in app.state.transports if isinstance(t, TelegramPoller))
+        while True:
+            status[name] = poller.leading
+            time.sleep(0.05)
