@@ -33,6 +33,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/actions.py
 	$(BIN)/python bench/scheduler.py
 	$(BIN)/python bench/webhook.py
+	$(BIN)/python bench/redis_hang.py
 
 # `make simulate SEEDS=1000 DB=both` runs many more seeds than CI; `SEED=17` replays one (STEPS, ONLY= to narrow);
 # each failure is shrunk for up to SHRINK seconds to the fewest steps that still fail the same way (0: no shrinking).
