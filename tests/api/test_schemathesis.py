@@ -52,21 +52,23 @@ def check_response(case, response) -> None:
 def test_no_generated_request_causes_a_server_error(ctx):
     app = create_app(ctx=ctx, run_migrations=False)
     schema = schemathesis.openapi.from_asgi("/openapi.json", app)
-    with TestClient(app, headers=AUTH) as seeding:
+    with TestClient(app, headers=AUTH) as seeding:  # fuzz the app serving: after its start-up, before shutdown
         assert seeding.post("/v1/persons", json=SEEDED).status_code == 201
-    operations = [result.ok() for result in schema.get_all_operations()]
-    assert any(op.path == "/v1/persons" and op.method.upper() == "POST" for op in operations)
-    for operation in operations:
-        pinned = {"person_id": "p_seed"} if "{person_id}" in operation.path else None
-        strategies = [
-            operation.as_strategy(mode, headers=AUTH) for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE)
-        ]
-        if pinned:
-            strategies += [operation.as_strategy(mode, headers=AUTH, path_parameters=pinned) for mode in GenerationMode]
+        operations = [result.ok() for result in schema.get_all_operations()]
+        assert any(op.path == "/v1/persons" and op.method.upper() == "POST" for op in operations)
+        for operation in operations:
+            pinned = {"person_id": "p_seed"} if "{person_id}" in operation.path else None
+            strategies = [
+                operation.as_strategy(mode, headers=AUTH) for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE)
+            ]
+            if pinned:
+                strategies += [
+                    operation.as_strategy(mode, headers=AUTH, path_parameters=pinned) for mode in GenerationMode
+                ]
 
-        @FUZZ_SETTINGS
-        @given(case=st.one_of(strategies))
-        def fuzz(case):
-            check_response(case, case.call(headers=AUTH))
+            @FUZZ_SETTINGS
+            @given(case=st.one_of(strategies))
+            def fuzz(case):
+                check_response(case, case.call(headers=AUTH))
 
-        fuzz()
+            fuzz()
