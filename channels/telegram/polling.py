@@ -70,6 +70,7 @@ class TelegramPoller:
             lease = for_database(ctx.db.url, f"telegram:{bot_id}:poller", lease=seconds)
         self.lease = lease
         self.leading = False  # whether this replica holds the lease and polls
+        self._lease_failing = False
         self._stopping = threading.Event()
         self._ready = threading.Event()
         self._thread: threading.Thread | None = None
@@ -203,8 +204,11 @@ class TelegramPoller:
         try:
             taken = self.lease.acquire()
         except Exception as exc:  # the database is away: no one can be sure to be alone, so no one polls
-            log.warning("telegram poller: the lease could not be asked for (%s)", type(exc).__name__)
+            if not self._lease_failing:  # once per outage, not at every try
+                log.warning("telegram poller: the lease could not be asked for (%s)", type(exc).__name__)
+            self._lease_failing = True
             return False
+        self._lease_failing = False
         if taken:
             log.info("telegram poller: this replica holds the lease and polls getUpdates")
         self.leading = taken
