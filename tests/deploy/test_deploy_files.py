@@ -18,9 +18,6 @@ from app.settings import Settings
 ROOT = Path(__file__).resolve().parents[2]
 K8S = ROOT / "deploy" / "k8s"
 SETTINGS = {f"DEPUTY_{name.upper()}" for name in Settings.model_fields}
-# GET /readyz comes with issue 15 part 2, built in parallel: until that branch is merged the app answers it 404.
-# The integrator removes this allowance once both are in (tests/deploy/test_deploy_files.py).
-AWAITED_ROUTES = {"/readyz"}
 _URL_PATH = re.compile(r"http://127\.0\.0\.1:8000(/[A-Za-z0-9_/]*)")
 SQLITE_ONLY = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 
@@ -61,13 +58,12 @@ def test_every_probe_path_is_served_by_the_app(client):
     paths = probe_paths()
     assert {"/healthz", "/readyz"} <= paths
     missing = {path for path in paths if client.get(path, headers={"Authorization": ""}).status_code == 404}
-    assert missing <= AWAITED_ROUTES, f"probed but not served: {sorted(missing - AWAITED_ROUTES)}"
+    assert not missing, f"probed but not served: {sorted(missing)}"
 
 
 @SQLITE_ONLY
-@pytest.mark.xfail(reason="GET /readyz arrives with issue 15 part 2 (parallel branch); drop AWAITED_ROUTES then")
-def test_readiness_is_served_once_the_parallel_branch_is_merged(client):
-    assert client.get("/readyz").status_code in (200, 503)
+def test_readiness_is_served(client):
+    assert client.get("/readyz").status_code == 200
 
 
 def test_kubernetes_probes_liveness_on_healthz_and_readiness_on_readyz():
