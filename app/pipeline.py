@@ -26,18 +26,24 @@ SETTLE = 0.005  # seconds without a new wake-up before a pass starts
 MAX_SETTLE = 0.1  # a steady stream still gets a pass this often
 
 
+SIGNALS_PER_PASS = 200
+ACTIONS_PER_PASS = 200
+
+
 def tick(ctx: AppContext, *, limit: int = 100) -> dict[str, int]:
     """One pass; safe to run from several replicas at once (inbox rows, due timers and entries are claimed)."""
-    processed = process_pending(ctx)
+    processed = process_pending(ctx, limit=SIGNALS_PER_PASS)
     fired = flows.fire_due(ctx, limit=limit)
     # Interrupted actions are finalised before draining, so their entries' results are applied in this pass.
     recovered = len(recover_interrupted(ctx, older_than=ctx.settings.action_pending_timeout))
-    drained = outbox.drain(ctx)
+    drained = outbox.drain(ctx, limit=ACTIONS_PER_PASS)
     return {
         "signals_processed": processed,
         "timers_fired": fired,
         "actions_drained": drained,
         "actions_recovered": recovered,
+        # A pass that stopped at a limit left work behind: the processor runs again at once, not at the interval.
+        "more": int(processed >= SIGNALS_PER_PASS or fired >= limit or drained >= ACTIONS_PER_PASS),
     }
 
 
@@ -115,7 +121,9 @@ class Processor:
             if self._stop.is_set():
                 break
             try:
-                self.run_now()
+                if self.run_now()["more"]:
+                    self._wake.set()
+                    continue
                 soon = next_wake(self.ctx)
                 if soon is not None and soon < interval:  # a deferred send's slot comes before the next interval
                     threading.Timer(soon + 0.01, self._wake.set).start()

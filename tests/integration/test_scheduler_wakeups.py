@@ -49,3 +49,39 @@ def test_a_signal_recorded_elsewhere_is_processed_by_a_sleeping_replica(ctx, clo
         thread.stop()
         sleeper.close()
         recorder.close()
+
+
+def test_a_pass_that_stops_at_its_limit_is_followed_by_another_at_once(ctx, clock, team, monkeypatch):
+    from app import pipeline
+
+    monkeypatch.setattr(pipeline, "SIGNALS_PER_PASS", 3)  # a burst larger than one pass takes
+    worker = build_context(make_settings(ctx.settings.database_url, scheduler_interval="1h"), clock=clock)
+    for n in range(8):  # recorded without waking anyone: eight signals wait in the inbox
+        message = InboundMessage(
+            channel="feishu",
+            event_id=f"burst-{n}-{time.time_ns()}",
+            message_id=f"m{n}",
+            chat_id="c",
+            chat_type="p2p",
+            external_user_id="ou_stranger",
+            text="hello?",
+            occurred_at=clock.now(),
+        )
+        service.record_message(worker, message=message)
+    processor = Processor(worker, threaded=True)
+    processor.start()
+    try:
+        processor.wake()  # one wake-up; the interval is an hour away
+        _wait_for(lambda: _pending(worker) == 0, "every signal of the burst to be processed")
+    finally:
+        processor.stop()
+        worker.close()
+
+
+def _pending(ctx) -> int:
+    from sqlalchemy import func, select
+
+    from perception.models import InboxEntry
+
+    with ctx.reader() as uow:
+        return uow.session.scalar(select(func.count()).select_from(InboxEntry).where(InboxEntry.state == "pending"))
