@@ -35,7 +35,7 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from bench import search_corpus
-from bench.search_sql import content_scan, direct_sql, explain
+from bench.search_sql import content_scan, direct_page, explain
 
 END = datetime(2026, 3, 18, 2, 0, tzinfo=UTC)
 TZ = ZoneInfo("Asia/Shanghai")
@@ -187,9 +187,8 @@ def _measure(url: str, client: httpx.Client, repeat: int, show_plans: bool) -> l
         return len(response.json()["items"])
 
     def sql(params: dict[str, Any]) -> int:
-        statement, binds = direct_sql(engine.dialect.name, params)
         with engine.connect() as conn:
-            return min(len(conn.execute(statement, binds).all()), 50)
+            return direct_page(conn, params)
 
     for label, spec in CASES:
         requests = _pages(client, spec)
@@ -199,6 +198,19 @@ def _measure(url: str, client: httpx.Client, repeat: int, show_plans: bool) -> l
         results.append((label, rows, api_ms, sql_ms))
         if show_plans:
             Console().print(f"[bold]{label}[/bold] {requests[0]}\n{explain(url, requests[0])}\n")
+    fact_id = client.get("/v1/facts", params={"limit": 1}).json()["items"][0]["fact_id"]
+
+    def one(_: dict[str, Any]) -> int:
+        assert client.get(f"/v1/facts/{fact_id}").status_code == 200
+        return 1
+
+    def one_sql(_: dict[str, Any]) -> int:
+        with engine.connect() as conn:
+            return len(conn.execute(text("SELECT * FROM facts WHERE fact_id = :id"), {"id": fact_id}).all())
+
+    results.append(
+        ("one fact by id (the HTTP floor)", 1, _timed(one, [{}], repeat)[0], _timed(one_sql, [{}], repeat)[0])
+    )
     statement, binds = content_scan(engine.dialect.name, "回滚方案")
 
     def scan(_: dict[str, Any]) -> int:

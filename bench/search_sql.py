@@ -9,19 +9,55 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import BigInteger, bindparam, event, text
+from sqlalchemy import BigInteger, Connection, bindparam, event, text
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.sql.elements import TextClause
 
 from fact import rules
+from fact.search import RECENT
 from kernel.db import UTCDateTime
 from kernel.pagination import decode_cursor, like_pattern
 
 PAGE = 51  # a page of 50 and the row that says there is another
 
 
+def direct_page(conn: Connection, params: dict[str, Any]) -> int:
+    """Fetch the full fact rows of the page `params` asks `GET /v1/facts` for; returns how many (at most 50)."""
+    dialect = conn.dialect.name
+    if dialect == "postgresql" and params.get("q") and not params.get("person_id"):
+        return _postgres_search_page(conn, params)
+    statement, binds = direct_sql(dialect, params)
+    return min(len(conn.execute(statement, binds).all()), PAGE - 1)
+
+
+def _postgres_search_page(conn: Connection, params: dict[str, Any]) -> int:
+    """The two reads of fact.search.page_postgres: the newest texts by LIKE, then the gram index below them."""
+    term = rules.normalise(params["q"])
+    binds: dict[str, Any] = {"like": like_pattern(term), "keys": rules.gram_keys(term, 2 if len(term) == 2 else 3)}
+    below = "WHERE fact_pk < :cursor" if params.get("cursor") else ""
+    if below:
+        binds["cursor"] = decode_cursor(params["cursor"])
+    checks = "AND f.fact_type = :fact_type" if params.get("fact_type") else ""
+    if checks:
+        binds["fact_type"] = params["fact_type"]
+    recent = f"SELECT fact_pk, body FROM fact_search {below} ORDER BY fact_pk DESC LIMIT {RECENT}"
+    near = text(
+        f"SELECT f.* FROM ({recent}) r JOIN facts f ON f.pk = r.fact_pk WHERE r.body LIKE :like ESCAPE '\\' {checks} "
+        f"ORDER BY r.fact_pk DESC LIMIT {PAGE}"
+    )
+    rows = len(conn.execute(near, {k: v for k, v in binds.items() if k != "keys"}).all())
+    if rows < PAGE:
+        far = text(
+            f"SELECT f.* FROM fact_search s JOIN facts f ON f.pk = s.fact_pk WHERE s.body LIKE :like ESCAPE '\\' "
+            f"AND deputy_fact_grams(s.body) @> CAST(:keys AS bigint[]) {checks} "
+            f"AND s.fact_pk < (SELECT min(fact_pk) FROM ({recent}) x) ORDER BY s.fact_pk DESC LIMIT {PAGE - rows}"
+        ).bindparams(bindparam("keys", type_=ARRAY(BigInteger)))
+        rows += len(conn.execute(far, binds).all())
+    return min(rows, PAGE - 1)
+
+
 def direct_sql(dialect: str, params: dict[str, Any]) -> tuple[TextClause, dict[str, Any]]:
-    """A statement returning the full fact rows of the page `params` asks `GET /v1/facts` for."""
+    """A statement returning the full fact rows of the page `params` asks for (PostgreSQL `q`: one index only)."""
     checks, binds = [], {}
     if fact_type := params.get("fact_type"):
         checks.append("f.fact_type = :fact_type")

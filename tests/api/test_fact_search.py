@@ -198,3 +198,12 @@ def test_a_fact_is_searchable_as_soon_as_its_transaction_commits_and_not_if_it_r
         kept, _ = facts.append(uow, fact_type="message_received", source="perception", content={"text": "留下的提测"})
     assert _walk(client, q="留下")[0] == kept.fact_id
     assert _walk(client, q="提测")[0] == kept.fact_id
+
+
+@pytest.mark.parametrize("q", ['"', 'say "ok"', "NEAR(", "a* OR b", "-x", "^abc", "\\", "🙂🙂", "ｆｕｌｌ", "   "])
+def test_search_syntax_in_q_is_taken_literally(ctx, client, q):
+    with ctx.uow() as uow:
+        text = 'they say "ok" NEAR( a* OR b -x ^abc \\ 🙂🙂 ＦＵＬＬ   stop'
+        fact, _ = facts.append(uow, fact_type="message_received", source="perception", content={"text": text})
+        facts.append(uow, fact_type="message_received", source="perception", content={"text": "nothing here"})
+    assert _walk(client, q=q) == [fact.fact_id]
