@@ -98,11 +98,12 @@ def _prepare(url: str, total: int) -> dict[str, str]:
     notes["bulk fill at 0006"] = f"{total:,} facts in {time.perf_counter() - started:.0f} s"
     started, out = time.perf_counter(), io.StringIO()
     with contextlib.redirect_stdout(out):
-        migrate.upgrade(url)
+        migrate.upgrade(url, "0007")
     lines = [line for line in out.getvalue().splitlines() if line.startswith("0007")]
     notes["migration 0007"] = (
         f"{time.perf_counter() - started:.0f} s; last progress line: {lines[-1] if lines else '-'}"
     )
+    migrate.upgrade(url)
     clock = FrozenClock(END)
     ctx = build_context(Settings(_env_file=None, database_url=url, scheduler_enabled=False), clock=clock)
     rng, costs = search_corpus.random.Random(7), []
