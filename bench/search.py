@@ -250,6 +250,9 @@ def main() -> None:
         for what, figure in notes.items():
             console.print(f"  {what}: {figure}")
         console.print(
+            f"  load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (a shared machine)"
+        )
+        console.print(
             "  cold cache: not measured (it needs dropping the OS page cache and restarting the shared server)"
         )
 
