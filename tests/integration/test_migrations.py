@@ -23,8 +23,9 @@ from sqlmodel import SQLModel
 
 from app import migrate
 from app.wiring import build_context
+from fact import service as facts
 from kernel.db import UTCDateTime
-from tests.conftest import postgres_admin_url
+from tests.conftest import make_settings, postgres_admin_url
 
 FOUNDATION_TABLES = {"id_counters", "facts", "fact_person_refs", "persons", "channel_bindings"}
 LAYERS = (
@@ -206,7 +207,7 @@ def test_fact_log_guards_come_with_0005_and_go_with_its_downgrade(empty_database
 
 def _old_facts(engine: Engine, count: int) -> list[str]:
     """Facts written at 0006, before the search index existed: the real rows, appended as the old code did."""
-    facts = sa.table(
+    table = sa.table(
         "facts",
         *(sa.column(name) for name in ("fact_id", "fact_type", "source", "dedup_key", "causation_id")),
         sa.column("person_refs", sa.JSON),
@@ -228,16 +229,13 @@ def _old_facts(engine: Engine, count: int) -> list[str]:
         for n, row in enumerate(rows)
     ]
     with engine.begin() as conn:
-        conn.execute(sa.insert(facts), values)
+        conn.execute(sa.insert(table), values)
     return [v["fact_id"] for v in values]
 
 
 def test_0007_indexes_the_facts_recorded_before_it_with_progress(
     empty_database_url: str, engine: Engine, capsys: pytest.CaptureFixture[str]
 ):
-    from fact import service as facts
-    from tests.conftest import make_settings
-
     config = migrate.alembic_config(empty_database_url)
     command.upgrade(config, "0006")
     ids = _old_facts(engine, 5100)
