@@ -1,8 +1,10 @@
 """What of a fact people read, and how search cuts that text into grams (pure: no I/O).
 
-`GET /v1/facts?q=` matches the human text of a fact, never its JSON keys or machine values (ids, states,
-timestamps): a message's text, a question, an answer, a reason, a preview. `FIELDS` names those fields per
-fact type, in one place; the search index (`fact.search`) stores what `searchable_text` returns.
+`GET /v1/facts?q=` matches the human text of a fact: a message's text, a question, an answer, a reason, a
+preview (`FIELDS`), and the ids of the records it is about (`REFERENCES`: loops, actions, decisions, facts,
+which operators paste and which the console's loop timeline looks up). Never JSON keys, nor other machine
+values (states, rules, channels, person ids, timestamps). Both are named per fact type, in one place; the
+search index (`fact.search`) stores what `searchable_text` returns.
 """
 
 from __future__ import annotations
@@ -21,6 +23,12 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "person_changed": ("after.display_name", "after.aliases.*", "reason"),
     "system": ("message", "reason"),
 }
+REFERENCES: dict[str, tuple[str, ...]] = {
+    "decision": ("decision_id", "inputs.*", "requested.*.concern_id"),
+    "concern_changed": ("concern_id",),
+    "action_result": ("action_id", "decision_ref"),
+    "system": ("fact_id", "action_id", "request_key"),
+}
 MAX_CHARS = 10_000  # searchable characters per fact: the index stays bounded whatever a signal carries
 _SEPARATOR = "\n"
 _BITS = 21  # every code point fits in 21 bits, so a bigram or trigram packs into one signed 64-bit key
@@ -28,15 +36,18 @@ _BITS = 21  # every code point fits in 21 bits, so a bigram or trigram packs int
 
 def human_text(fact_type: str, content: dict[str, Any]) -> str:
     """The fields of `content` people read, one per line, in `FIELDS` order."""
-    parts: list[str] = []
-    for path in FIELDS.get(fact_type, ()):
-        parts.extend(text for text in _walk(content, path.split(".")) if text)
-    return _SEPARATOR.join(parts)
+    return _SEPARATOR.join(_texts(content, FIELDS.get(fact_type, ())))
+
+
+def references(fact_type: str, content: dict[str, Any]) -> str:
+    """The ids of the records the fact is about, one per line, in `REFERENCES` order."""
+    return _SEPARATOR.join(_texts(content, REFERENCES.get(fact_type, ())))
 
 
 def searchable_text(fact_type: str, content: dict[str, Any]) -> str:
-    """What the index stores for a fact: its human text, case-folded, at most `MAX_CHARS` characters."""
-    return normalise(human_text(fact_type, content))[:MAX_CHARS]
+    """What the index stores for a fact: its human text and references, case-folded, at most `MAX_CHARS`."""
+    text = _SEPARATOR.join(part for part in (human_text(fact_type, content), references(fact_type, content)) if part)
+    return normalise(text)[:MAX_CHARS]
 
 
 def normalise(text: str) -> str:
@@ -55,6 +66,10 @@ def gram_key(gram: str) -> int:
 def gram_keys(text: str, size: int) -> list[int]:
     """The distinct keys of every `size`-character run of `text`, in order of first appearance."""
     return list(dict.fromkeys(gram_key(text[i : i + size]) for i in range(len(text) - size + 1)))
+
+
+def _texts(content: dict[str, Any], paths: tuple[str, ...]) -> list[str]:
+    return [text for path in paths for text in _walk(content, path.split(".")) if text]
 
 
 def _walk(node: Any, path: list[str]) -> Iterator[str]:

@@ -1,4 +1,4 @@
-"""`GET /v1/facts?q=`: the search index finds exactly what a scan of the facts' human text finds."""
+"""`GET /v1/facts?q=`: the search index finds exactly what a scan of the facts' human text and record ids finds."""
 
 from __future__ import annotations
 
@@ -111,9 +111,11 @@ CORPUS: list[tuple[str, list[str], dict[str, Any]]] = [
 # Two- and three-character Chinese, longer phrases, English in other cases, punctuation, one character.
 FOUND = ["提测", "下午", "王五", "提测什", "明天下午", "什么时候能给", "review", "Code REVIEW", "wang wu", "build 4711"]
 FOUND += ["quiet time", "50%", "unit tests", "3", "提", "问一下张三：", "构建失败:", "老王"]
-# Only ever keys or machine values (ids, states, rules, event names): never human text.
+# Record ids the facts are about: what an operator pastes (and the console's loop timeline looks up).
+IDS = ["con_20260318_001", "act_20260318_001", "dec_20260318_001", "fact_20260318_001", "20260318_001"]
+# Only ever keys or other machine values (person ids, states, rules, channels, event names): never searched.
 ONLY_KEYS = ["channel", "content_preview", "chat_type", "display_name", "waiting_reply", "raise_concern", "p_boss"]
-ONLY_KEYS += ["feishu", "act_20260318_001", "signal_processing_failed", "requested", "build_failed"]
+ONLY_KEYS += ["feishu", "signal_processing_failed", "requested", "build_failed", "ou_zs", "evt_1"]
 ABSENT = ["量子", "量子纠缠", "xylophone", "提测了吗", "%%"]
 
 
@@ -131,7 +133,8 @@ def corpus(ctx: AppContext, clock) -> list[tuple[str, str, list[str], str]]:
         clock.advance(timedelta(minutes=10))
         with ctx.uow() as uow:
             fact, _ = facts.append(uow, fact_type=fact_type, source="system", content=content, person_refs=refs)
-        appended.append((fact.fact_id, fact_type, refs, rules.human_text(fact_type, content)))
+        text = rules.human_text(fact_type, content) + "\n" + rules.references(fact_type, content)
+        appended.append((fact.fact_id, fact_type, refs, text))
     return appended
 
 
@@ -154,7 +157,7 @@ def _walk(client, **params) -> list[str]:
             return seen
 
 
-@pytest.mark.parametrize("q", FOUND + ONLY_KEYS + ABSENT)
+@pytest.mark.parametrize("q", FOUND + IDS + ONLY_KEYS + ABSENT)
 def test_search_returns_what_a_scan_of_the_human_text_returns(client, corpus, q):
     assert _walk(client, q=q) == _scan(corpus, q)
 
@@ -165,8 +168,17 @@ def test_search_finds_the_terms_people_wrote(client, corpus, q):
     assert _walk(client, q=q) == _scan(corpus, q)
 
 
+def test_a_record_id_finds_the_facts_about_that_record(client, corpus):
+    ids = {name: fid for name, (fid, *_) in zip(("ask", "decision", "raised", "action"), corpus, strict=False)}
+    resolved = corpus[5][0]
+    assert _walk(client, q="con_20260318_001") == [resolved, ids["raised"]]
+    # Substrings, as for text: fact_20260318_001 (the decision's input) holds act_20260318_001 too.
+    assert _walk(client, q="ACT_20260318_001") == [ids["action"], ids["decision"]]
+    assert _walk(client, q="dec_20260318_001") == [ids["decision"]]
+
+
 @pytest.mark.parametrize("q", ONLY_KEYS)
-def test_a_term_found_only_in_json_keys_or_machine_values_matches_nothing(client, corpus, q):
+def test_a_term_found_only_in_json_keys_or_other_machine_values_matches_nothing(client, corpus, q):
     everything = client.get("/v1/facts", params={"limit": 500}).json()["items"]
     assert any(q.casefold() in str(item["content"]).casefold() for item in everything), "the term is in the JSON"
     assert _walk(client, q=q) == []

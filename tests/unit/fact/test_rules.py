@@ -67,3 +67,17 @@ def test_gram_keys_are_distinct_per_gram_and_fit_a_signed_64_bit_integer():
     assert rules.gram_key(top * 3) < 2**63
     assert rules.gram_keys("提测提测", 2) == [rules.gram_key("提测"), rules.gram_key("测提")]
     assert rules.gram_keys("ab", 3) == []
+
+
+def test_record_ids_are_searchable_but_person_ids_states_and_rules_are_not():
+    decision = {
+        "decision_id": "dec_1",
+        "rule": "ask",
+        "inputs": ["fact_9", "con_2"],
+        "requested": [{"concern_id": "con_2"}],
+    }
+    assert rules.references("decision", decision) == "dec_1\nfact_9\ncon_2\ncon_2"
+    changed = {"concern_id": "con_2", "change": "raised", "after": {"state": "waiting_reply"}, "question": "Q?"}
+    assert rules.searchable_text("concern_changed", changed) == "q?\ncon_2"
+    person = {"person_id": "p_x", "after": {"display_name": "X", "role": "member"}}
+    assert rules.searchable_text("person_changed", person) == "x"
