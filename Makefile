@@ -29,11 +29,14 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
+# `make bench SEARCH_FACTS=100000` for a quicker fact-search run (the figures in docs/PERFORMANCE.md are at 1 M).
+SEARCH_FACTS ?= 1000000
 bench: $(STAMP)
 	$(BIN)/python bench/actions.py
 	$(BIN)/python bench/scheduler.py
 	$(BIN)/python bench/webhook.py
 	$(BIN)/python bench/redis_hang.py
+	$(BIN)/python bench/search.py --facts $(SEARCH_FACTS)
 
 # `make simulate SEEDS=1000 DB=both` runs many more seeds than CI; `SEED=17` replays one (STEPS, ONLY= to narrow);
 # each failure is shrunk for up to SHRINK seconds to the fewest steps that still fail the same way (0: no shrinking).

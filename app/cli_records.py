@@ -49,7 +49,7 @@ def facts(
     ] = None,
     person: Annotated[str | None, typer.Option(help="person id")] = None,
     fact_type: Annotated[FactType | None, typer.Option("--type", help="fact type")] = None,
-    q: Annotated[str | None, typer.Option(help="text to find in the content")] = None,
+    q: Annotated[str | None, typer.Option(help="text people wrote or read, or a record id (not JSON keys)")] = None,
     limit: Limit = 50,
     as_json: Json = False,
 ) -> None:

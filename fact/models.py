@@ -7,7 +7,7 @@ from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
-from sqlalchemy import JSON, BigInteger, Column, ForeignKey, Index, Integer, String
+from sqlalchemy import JSON, BigInteger, Column, ForeignKey, Index, Integer, String, Text, func, text
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlmodel import Field, SQLModel
 
@@ -64,6 +64,24 @@ class FactPersonRef(SQLModel, table=True):
 
     fact_pk: int = Field(sa_column=Column(_PK, ForeignKey("facts.pk"), primary_key=True))
     person_id: str = Field(sa_column=Column(String(64), primary_key=True))
+
+
+class FactSearch(SQLModel, table=True):
+    """Index row: the searchable text of fact `fact_pk` (fact.rules.searchable_text); none when it has no text.
+
+    A side table, so indexing the log never updates a fact. SQLite indexes `body` with FTS5 tables beside it,
+    PostgreSQL with a GIN index over its grams (migration 0007; see fact.search).
+    """
+
+    __tablename__ = "fact_search"
+    __table_args__ = (
+        Index("ix_fact_search_grams", func.deputy_fact_grams(text("body")), postgresql_using="gin").ddl_if(
+            dialect="postgresql"
+        ),
+    )
+
+    fact_pk: int = Field(sa_column=Column(_PK, ForeignKey("facts.pk"), primary_key=True, autoincrement=False))
+    body: str = Field(sa_column=Column(Text, nullable=False))
 
 
 class FactOut(BaseModel):

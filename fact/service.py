@@ -7,13 +7,16 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import String, cast, insert, select
+from sqlalchemy import insert, select, true
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import aliased
+from sqlalchemy.sql import Select
 
+from fact import search
 from fact.models import Fact, FactOut, FactPersonRef, FactSource, FactType
 from kernel.context import UnitOfWork
 from kernel.ids import allocate
-from kernel.pagination import like_pattern, page_by_key
+from kernel.pagination import page_by_key
 
 MAX_LIMIT = 500
 _INSERT_FACT = insert(Fact.__table__).returning(Fact.__table__.c.pk)
@@ -92,6 +95,7 @@ def _insert(
     pk = uow.session.execute(_INSERT_FACT, values).scalar_one()
     if refs:
         uow.session.execute(_INSERT_REF, [{"fact_pk": pk, "person_id": p} for p in refs])
+    search.index(uow.session.connection(), [(pk, fact_type, content)])
     return Fact(pk=pk, **values)
 
 
@@ -108,24 +112,44 @@ def get_by_dedup_key(uow: UnitOfWork, *, dedup_key: str) -> Fact | None:
 def list_(
     uow: UnitOfWork, *, filters: FactFilter, limit: int = 50, cursor: str | None = None
 ) -> tuple[list[Fact], str | None]:
-    """Facts matching `filters`, newest first, and the cursor of the next page (or None)."""
+    """Facts matching `filters`, newest first, and the cursor of the next page (or None).
+
+    One index drives the walk, newest first, until the page is full, and the other filters check each row it
+    yields: the person's `(person_id, fact_pk)` index for `person_id` (so the cost is the person's facts, never
+    everyone's traffic), else the search index for `q`, else the facts themselves.
+    """
     limit = max(1, min(limit, MAX_LIMIT))
-    stmt = select(Fact)
-    if filters.person_id:
-        stmt = stmt.join(FactPersonRef, FactPersonRef.fact_pk == Fact.pk).where(
-            FactPersonRef.person_id == filters.person_id
-        )
+    checks = []
     if filters.fact_type:
-        stmt = stmt.where(Fact.fact_type == filters.fact_type)
+        checks.append(Fact.fact_type == filters.fact_type)
     if filters.since:
-        stmt = stmt.where(Fact.timestamp >= filters.since)
+        checks.append(Fact.timestamp >= filters.since)
     if filters.until:
-        stmt = stmt.where(Fact.timestamp < filters.until)
+        checks.append(Fact.timestamp < filters.until)
     if filters.causation_id:
-        stmt = stmt.where(Fact.causation_id == filters.causation_id)
-    if filters.q:
-        stmt = stmt.where(cast(Fact.content, String).ilike(like_pattern(filters.q), escape="\\"))
-    return page_by_key(uow.session, stmt, Fact.pk, limit=limit, cursor=cursor)
+        checks.append(Fact.causation_id == filters.causation_id)
+    if filters.person_id:
+        if filters.q:
+            checks.append(search.contains(filters.q))
+        stmt, key = _by_person(filters.person_id, checks, postgres=uow.postgres), FactPersonRef.fact_pk
+    elif filters.q and uow.postgres:
+        return search.page_postgres(uow.session, select(Fact).where(*checks), filters.q, limit=limit, cursor=cursor)
+    else:
+        stmt, key = select(Fact).where(*checks), Fact.pk
+        if filters.q:
+            stmt, key = search.narrow(stmt, filters.q, postgres=False)
+    return page_by_key(uow.session, stmt, key, limit=limit, cursor=cursor, attr="pk")
+
+
+def _by_person(person_id: str, checks: list[Any], *, postgres: bool) -> Select:
+    """The person's facts, to be walked in `(person_id, fact_pk)` index order, each row checked against `checks`."""
+    mine = FactPersonRef.person_id == person_id
+    if not postgres:  # SQLite's planner walks the index for the ORDER BY and looks each fact up by pk
+        return select(Fact).join(FactPersonRef, FactPersonRef.fact_pk == Fact.pk).where(mine, *checks)
+    # PostgreSQL cannot see that pk order is time order: for a time window it would hash-join the whole window.
+    # A LATERAL subquery with OFFSET 0 is not flattened, so it runs per index entry, and the LIMIT stops the walk.
+    fact = select(Fact).where(Fact.pk == FactPersonRef.fact_pk, *checks).offset(0).lateral("fact")
+    return select(aliased(Fact, fact)).select_from(FactPersonRef).join(fact, true()).where(mine)
 
 
 def to_out(fact: Fact, *, uow: UnitOfWork) -> FactOut:

@@ -50,17 +50,30 @@ def like_pattern(text: str, *, field: str = "q") -> str:
     return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 
-def page_by_key(session: Any, stmt: Any, key: Any, *, limit: int, cursor: str | None) -> tuple[list[Any], str | None]:
-    """Newest first by an increasing integer key (insertion order); stable while rows are added."""
-    if cursor:
-        position = decode_cursor(cursor)
-        # A key is a positive BIGINT: anything else (bools, floats, out-of-range ints) was not issued here.
-        if not isinstance(position, int) or isinstance(position, bool) or not 0 < position <= _MAX_PK:
-            raise InvalidCursor("cursor is not valid")
+def key_position(cursor: str | None) -> int | None:
+    """The key a `page_by_key` cursor continues below (None without a cursor); raises InvalidCursor."""
+    if not cursor:
+        return None
+    position = decode_cursor(cursor)
+    # A key is a positive BIGINT: anything else (bools, floats, out-of-range ints) was not issued here.
+    if not isinstance(position, int) or isinstance(position, bool) or not 0 < position <= _MAX_PK:
+        raise InvalidCursor("cursor is not valid")
+    return position
+
+
+def page_by_key(
+    session: Any, stmt: Any, key: Any, *, limit: int, cursor: str | None, attr: str | None = None
+) -> tuple[list[Any], str | None]:
+    """Newest first by an increasing integer key (insertion order); stable while rows are added.
+
+    `key` may be a joined index's column equal to the rows' own key (so the database walks that index in order);
+    `attr` then names the rows' attribute holding the same value.
+    """
+    if (position := key_position(cursor)) is not None:
         stmt = stmt.where(key < position)
     rows = list(session.scalars(stmt.order_by(key.desc()).limit(limit + 1)))
     page = rows[:limit]
-    return page, encode_cursor(getattr(page[-1], key.key)) if len(rows) > limit else None
+    return page, encode_cursor(getattr(page[-1], attr or key.key)) if len(rows) > limit else None
 
 
 def page_by_time(

@@ -133,10 +133,14 @@ def test_unknown_fact_type_filter_is_a_validation_error(client, seeded):
 
 
 def test_text_search_finds_chinese_and_treats_wildcards_literally(ctx, client, clock):
-    percent = _append(ctx, clock, content={"text": "进度 50%"})
-    _append(ctx, clock, content={"text": "进度 500"})
-    underscore = _append(ctx, clock, content={"note": "build_7 提测通过"})
-    _append(ctx, clock, content={"note": "buildX7"})
+    # `q` reads human text only (fact.rules.FIELDS): these are messages, not system facts with made-up keys.
+    def said(text: str) -> str:
+        return _append(ctx, clock, fact_type="message_received", source="perception", content={"text": text})
+
+    percent = said("进度 50%")
+    said("进度 500")
+    underscore = said("build_7 提测通过")
+    said("buildX7")
     assert _ids(client.get("/v1/facts", params={"q": "50%"})) == [percent]
     assert _ids(client.get("/v1/facts", params={"q": "build_7"})) == [underscore]
     assert _ids(client.get("/v1/facts", params={"q": "提测通过"})) == [underscore]

@@ -26,7 +26,13 @@ def list_facts(
     ] = None,
     until: Annotated[str | None, Query(max_length=64)] = None,
     causation_id: Annotated[str | None, Query(max_length=64)] = None,
-    q: Annotated[str | None, Query(max_length=200, description="substring of the content")] = None,
+    q: Annotated[
+        str | None,
+        Query(
+            max_length=200,
+            description="text people wrote or read, or a con_/act_/dec_/fact_ id; any case (not JSON keys)",
+        ),
+    ] = None,
     limit: Annotated[int, Query(ge=1, le=service.MAX_LIMIT)] = 50,
     cursor: Annotated[str | None, Query(max_length=200)] = None,
 ) -> Page:

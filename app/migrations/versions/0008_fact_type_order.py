@@ -11,7 +11,7 @@ Create Date: 2026-11-30
 from alembic import op
 
 revision = "0008"
-down_revision = "0006"  # re-chained after 0007 (fact search) when both land
+down_revision = "0007"
 branch_labels = None
 depends_on = None
 
