@@ -3,7 +3,8 @@
 One `Processor` per process runs these passes. Everything that has work for it only wakes it: a webhook or
 signal endpoint after recording, the scheduler interval, a Redis wake-up from another replica, a send's pacing
 slot, the tick endpoint. With `DEPUTY_SCHEDULER_ENABLED=false` there is no thread: a wake-up runs the pass
-in the waker's thread (the webhook's background task), which is also what the tests rely on.
+in the waker's thread (the webhook's background task), unless a pass is running, which then goes round once
+more; the tests rely on this mode.
 """
 
 from __future__ import annotations
@@ -68,20 +69,39 @@ class Processor:
         self._pass = threading.Lock()
         self._stop = threading.Event()
         self._wake = threading.Event()
+        self._again = threading.Event()  # without a thread: a wake-up arrived while a pass was running
         self._thread = threading.Thread(target=self._run, name="deputy-processor", daemon=True)
         self._listener = threading.Thread(target=self._listen, name="deputy-processor-wake", daemon=True)
 
     def wake(self, _: Any = None) -> None:
-        """There is work: the thread takes it at once; without a thread, run the pass here and now."""
+        """There is work: the thread takes it at once; without a thread, run the pass here, unless one is running.
+
+        Wake-ups coalesce in both modes: a waker that finds a pass running only marks that there is more, and
+        the running pass goes round once more, so a burst of webhooks never queues a pass per request.
+        """
         if self.threaded:
             self._wake.set()
-        else:
-            self.run_now()
+            return
+        self._again.set()
+        while self._again.is_set():
+            if not self._pass.acquire(blocking=False):
+                return  # the pass running now sees the mark when it ends, and runs again
+            try:
+                self._again.clear()
+                more = tick(self.ctx)["more"]
+            finally:
+                self._pass.release()
+            if more:
+                self._again.set()
 
     def run_now(self) -> dict[str, int]:
         """Run one pass in the caller's thread (after any pass already running here)."""
         with self._pass:
-            return tick(self.ctx)
+            self._again.clear()
+            result = tick(self.ctx)
+        if self._again.is_set() and not self.threaded:  # woken meanwhile: that work is ours to do
+            self.wake()
+        return result
 
     def start(self) -> None:
         """Start the thread (and the Redis wake-up listener when Redis is configured)."""

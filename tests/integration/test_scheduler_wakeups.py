@@ -85,3 +85,33 @@ def _pending(ctx) -> int:
 
     with ctx.reader() as uow:
         return uow.session.scalar(select(func.count()).select_from(InboxEntry).where(InboxEntry.state == "pending"))
+
+
+def test_without_a_thread_wake_ups_during_a_pass_coalesce_into_one_more_pass(ctx, monkeypatch):
+    import threading
+
+    from app import pipeline
+
+    entered, release, passes = threading.Event(), threading.Event(), []
+
+    def held_tick(ctx_):
+        passes.append(1)
+        if len(passes) == 1:
+            entered.set()
+            assert release.wait(30)
+        return {"more": 0}
+
+    monkeypatch.setattr(pipeline, "tick", held_tick)
+    processor = Processor(ctx, threaded=False)
+    first = threading.Thread(target=processor.wake, daemon=True)
+    first.start()
+    assert entered.wait(30)
+    wakers = [threading.Thread(target=processor.wake, daemon=True) for _ in range(5)]
+    for waker in wakers:
+        waker.start()
+    for waker in wakers:
+        waker.join(30)
+        assert not waker.is_alive()  # a waker never waits for the running pass
+    release.set()
+    first.join(30)
+    assert len(passes) == 2  # five wake-ups during the pass: one more pass, not five
