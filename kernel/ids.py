@@ -13,6 +13,7 @@ import re
 import threading
 from collections import OrderedDict
 from datetime import datetime
+from weakref import WeakKeyDictionary
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import text
@@ -72,14 +73,20 @@ class _Blocks:
             return following
 
 
+# Per database URL, so every engine of this process over one database shares its blocks; found per engine
+# without rendering the URL on every allocation.
 _blocks: dict[str, _Blocks] = {}
+_by_engine: WeakKeyDictionary[Engine, _Blocks] = WeakKeyDictionary()
 _blocks_lock = threading.Lock()
 
 
 def _blocks_for(engine: Engine) -> _Blocks:
-    key = engine.url.render_as_string(hide_password=False)
     with _blocks_lock:
-        return _blocks.setdefault(key, _Blocks())
+        blocks = _by_engine.get(engine)
+        if blocks is None:
+            key = engine.url.render_as_string(hide_password=False)
+            blocks = _by_engine[engine] = _blocks.setdefault(key, _Blocks())
+        return blocks
 
 
 def format_id(prefix: str, day: str, seq: int) -> str:

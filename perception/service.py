@@ -66,13 +66,20 @@ def _messages(ctx: AppContext) -> GroupCommit[InboundMessage, tuple[Fact, bool]]
 def _record_in(uow: UnitOfWork, message: InboundMessage) -> tuple[Fact, bool]:
     person_id = resolve_sender(uow, channel=message.channel, external_user_id=message.external_user_id)
     content: dict[str, Any] = {**message.model_dump(mode="json"), "person_id": person_id}
+    return _append_queued(uow, "message_received", content, person_id=person_id, dedup_key=_message_key(message))
+
+
+def _append_queued(
+    uow: UnitOfWork, fact_type: str, content: dict[str, Any], *, person_id: str | None, dedup_key: str
+) -> tuple[Fact, bool]:
+    """The signal's fact (once per dedup key) and, when it is new, its inbox row: in the caller's transaction."""
     fact, created = facts.append(
         uow,
-        fact_type="message_received",
+        fact_type=fact_type,
         source="perception",
         content=content,
         person_refs=[person_id] if person_id else [],
-        dedup_key=_message_key(message),
+        dedup_key=dedup_key,
     )
     if created:
         _enqueue(uow, fact)
@@ -87,17 +94,7 @@ def record_signal(ctx: AppContext, *, signal: ExternalSignal, actor: str) -> tup
         if person_id is None and signal.channel and signal.external_user_id:
             person_id = resolve_sender(uow, channel=signal.channel, external_user_id=signal.external_user_id)
         content = {**signal.model_dump(mode="json"), "person_id": person_id}
-        fact, created = facts.append(
-            uow,
-            fact_type="external_signal",
-            source="perception",
-            content=content,
-            person_refs=[person_id] if person_id else [],
-            dedup_key=key,
-            timestamp=None,
-        )
-        if created:
-            _enqueue(uow, fact)
+        fact, created = _append_queued(uow, "external_signal", content, person_id=person_id, dedup_key=key)
     if created:
         wake(ctx)  # any replica may take it now, not only this one
     return fact, created

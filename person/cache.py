@@ -101,8 +101,8 @@ class PeopleCache(Generic[T]):
 
 def cache_of(ctx: AppContext, name: str, shape: Callable[[DirectoryEntry], T]) -> PeopleCache[T]:
     """This process's cache `name` over ctx's database (created on first use)."""
-    with _registry_lock:
+    with _create_lock:
         return ctx.shared.setdefault(name, PeopleCache(shape))
 
 
-_registry_lock = threading.Lock()
+_create_lock = threading.Lock()

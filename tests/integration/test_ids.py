@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import select
 
 from kernel.db import Database
-from kernel.ids import BLOCK, IdCounter, _blocks, allocate
+from kernel.ids import BLOCK, IdCounter, _blocks, _by_engine, allocate
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 NOW = datetime(2026, 3, 18, 2, 0, tzinfo=UTC)  # 10:00 in Shanghai, day 20260318
@@ -120,6 +120,7 @@ def test_postgres_id_counter_row_is_not_locked_by_an_open_transaction(database_u
             assert allocate(session, "fact", now=NOW, tz=SHANGHAI) == "fact_20260318_001"
             # Another process (its own blocks) allocates while this transaction is still open: no wait on a row lock.
             _blocks.clear()
+            _by_engine.clear()
             other: list[str] = []
             worker = threading.Thread(target=lambda: other.append(_one(second, "fact", NOW)), daemon=True)
             worker.start()
