@@ -7,15 +7,63 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from channels.errors import InvalidRequest
+
+
+@dataclass(frozen=True)
+class Button:
+    """One tap-able choice under a message: the label people read and an opaque token (≤ 40 ASCII characters).
+
+    The token is what comes back when it is pressed (Telegram `callback_data`, a Feishu card button's `value`);
+    it names a server-side record, so nothing a person could forge is trusted.
+    """
+
+    label: str
+    token: str
+    style: str = "default"  # default | primary | danger (Feishu colours it; Telegram ignores it)
+
+
+@dataclass(frozen=True)
+class MediaRef:
+    """Media someone sent, as the platform names it, so it can be passed on without downloading it."""
+
+    channel: str
+    kind: str  # photo | document | voice | audio | video | sticker | image | file | post
+    file_id: str  # Telegram file_id; Feishu image_key / file_key
+    message_id: str  # the message that carried it (Telegram copyMessage / Feishu forward need it)
+    chat_id: str
+    caption: str = ""
+    file_name: str | None = None
+    mime_type: str | None = None
+    size: int | None = None
+
 
 @dataclass(frozen=True)
 class OutboundMessage:
-    """One message to one person on one channel; `idempotency_key` is the action id."""
+    """One message to one person on one channel; `idempotency_key` is the action id.
+
+    `buttons` are shown under the text (an inline keyboard, an interactive card); `media` is passed on with the
+    text as its caption (the same platform: copied or forwarded; the adapter refuses media of another platform).
+    """
 
     idempotency_key: str
     external_user_id: str
     chat_id: str | None
     text: str
+    locale: str = "zh"
+    buttons: tuple[Button, ...] = ()
+    media: MediaRef | None = None
+
+
+@dataclass(frozen=True)
+class MessageEdit:
+    """Replace the text (and buttons: none removes them) of a message the bot sent earlier."""
+
+    idempotency_key: str
+    chat_id: str
+    message_id: str
+    text: str
+    buttons: tuple[Button, ...] = ()
     locale: str = "zh"
 
 
@@ -44,6 +92,14 @@ class Channel(ABC):
     @abstractmethod
     def send(self, message: OutboundMessage) -> SendReceipt:
         """Deliver `message` or raise a ChannelError; never retries or sleeps on its own."""
+
+    def edit(self, edit: MessageEdit) -> SendReceipt:
+        """Change a sent message in place; adapters that cannot edit refuse (InvalidRequest)."""
+        raise InvalidRequest(f"{self.name} cannot edit messages", code="edit_unsupported", permanent=True)
+
+    def answer_press(self, *, press_id: str, text: str) -> None:  # noqa: B027  (most platforms answer in-band)
+        """Answer a button press with a short toast (Telegram answerCallbackQuery); a no-op where the platform
+        takes the toast in the callback's HTTP answer (Feishu)."""
 
     @abstractmethod
     def health(self) -> ChannelHealth:

@@ -24,6 +24,18 @@ class Mention(BaseModel):
     is_bot: bool = False
 
 
+class InboundMedia(BaseModel):
+    """Media a message carried: what kind, the platform's key for it, and what is known about it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["photo", "document", "voice", "audio", "video", "sticker", "image", "file", "post"]
+    file_id: StorableText  # Telegram file_id; Feishu image_key / file_key ("" for a post)
+    file_name: StorableText | None = None
+    mime_type: StorableText | None = None
+    size: int | None = None
+
+
 class InboundMessage(BaseModel):
     """One chat message from any platform, normalised (the same shape whatever the transport).
 
@@ -43,6 +55,22 @@ class InboundMessage(BaseModel):
     reply_to_message_id: StorableText | None = None
     mentions: list[Mention] = PField(default_factory=list)
     mentions_bot: bool = False
+    media: InboundMedia | None = None  # with it, `text` is the caption (or a post's text)
+    occurred_at: SaneInstant
+
+
+class InboundPress(BaseModel):
+    """A button press on a message the bot sent (Telegram callback_query, Feishu card.action.trigger)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    channel: ChannelName
+    event_id: StorableText  # Telegram callback_query.id / Feishu header.event_id: the de-duplication key
+    press_id: StorableText  # what the adapter answers the press with (Telegram callback_query.id)
+    token: StorableText  # the button's opaque token (callback_data / card value)
+    external_user_id: StorableText
+    chat_id: StorableText | None = None
+    message_id: StorableText | None = None  # the message the button is on
     occurred_at: SaneInstant
 
 
@@ -54,6 +82,10 @@ class Inbound(Protocol):
 
     def skipped(self, *, channel: str, event_id: str, reason: str) -> None:
         """Note durably that an event Deputy cannot read was passed over."""
+
+    def press(self, press: InboundPress) -> str:
+        """Record the press durably (once per platform event) and return the toast to answer it with at once
+        (the cheap checks: addressee, closed; otherwise a neutral "received") in the presser's language."""
 
     def wake(self) -> None:
         """New messages wait: wake the pipeline."""
