@@ -86,6 +86,42 @@ class ActionRow(SQLModel, table=True):
     solicited: bool = Field(default=False, sa_column=Column(Boolean, nullable=False, server_default=false()))
 
 
+class ButtonRow(SQLModel, table=True):
+    """The record behind one button: what pressing it means, who may press it, and the message it sits on."""
+
+    __tablename__ = "buttons"
+
+    token: str = Field(sa_column=Column(String(40), primary_key=True))
+    # The buttons of one message share it (the request that sent them): one press per message.
+    request_key: str = Field(sa_column=Column(String(120), nullable=False, index=True))
+    verb: str = Field(sa_column=Column(String(24), nullable=False))
+    concern_id: str | None = Field(default=None, sa_column=Column(String(32), index=True))
+    addressee_id: str = Field(sa_column=Column(String(64), nullable=False))
+    args: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    created_at: datetime = Field(sa_column=Column(UTCDateTime, nullable=False))
+    channel: str | None = Field(default=None, sa_column=Column(String(16)))
+    chat_id: str | None = Field(default=None, sa_column=Column(String(128)))
+    message_id: str | None = Field(default=None, sa_column=Column(String(128)))
+    pressed_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime))
+    press_fact_id: str | None = Field(default=None, sa_column=Column(String(32)))
+
+
+class ButtonSpec(BaseModel):
+    """A button as a request carries it: the label the addressee reads and its token."""
+
+    label: str = PField(min_length=1, max_length=40)
+    token: str = PField(pattern=r"^[A-Za-z0-9_-]{8,40}$")
+    style: str = "default"
+
+
+class Destination(BaseModel):
+    """An explicit place to send to instead of the person's bindings: a group chat, or a message to edit."""
+
+    channel: str
+    chat_id: str
+    message_id: str | None = None  # set: edit this message instead of sending a new one
+
+
 class ActionRequest(BaseModel):
     """What a decision asks the action layer to do."""
 
@@ -103,6 +139,13 @@ class ActionRequest(BaseModel):
     operation: dict[str, Any] | None = None  # query / internal_update payload
     record_fact: bool = True  # False only for the SPEC §4.4 exceptions
     request_key: str | None = PField(None, max_length=120)
+    buttons: list[ButtonSpec] = PField(default_factory=list, max_length=6)
+    # Media someone sent, passed on with `text` as its caption (channels.base.MediaRef's fields).
+    media: dict[str, Any] | None = None
+    # Where to send instead of the target's bindings (a group; a message to edit; an unknown sender's chat).
+    destination: Destination | None = None
+    # A follow-up a person asked for ("Nudge now", "Remind them"): L2's interval does not apply; L1 and L3 do.
+    explicit: bool = False
 
     @model_validator(mode="after")
     def _consistent(self) -> ActionRequest:
@@ -110,7 +153,7 @@ class ActionRequest(BaseModel):
             raise ValueError("decision_ref must name the decision (dec_…) or concern (con_…) that caused the action")
         if self.reactive and self.action_type != ActionType.notify:
             raise ValueError("only notify actions can be reactive")
-        if self.action_type in PERSON_FACING and not self.target_person_id:
+        if self.action_type in PERSON_FACING and not self.target_person_id and not self._to_a_chat():
             raise ValueError(f"{self.action_type.value} needs a target_person_id")
         if self.action_type in PERSON_FACING and not self.text.strip():
             raise ValueError(f"{self.action_type.value} needs a text")
@@ -124,7 +167,13 @@ class ActionRequest(BaseModel):
             self.solicited = True
         if self.solicited and self.action_type not in (ActionType.backflow, ActionType.notify):
             raise ValueError("only backflows and notices can be solicited")
+        if self.destination is not None and self.destination.message_id and not self.reactive:
+            raise ValueError("an edit answers a press: it is a reactive notify")
         return self
+
+    def _to_a_chat(self) -> bool:
+        """A reactive reply to a chat, not to a person (an unknown sender's /help)."""
+        return self.reactive and self.destination is not None
 
 
 class ActionRecord(BaseModel):

@@ -14,15 +14,15 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 from concern import metrics as concern_metrics
+from concern.models import KINDS
 from concern.rules import TRANSITIONS
 from kernel.context import AppContext
 from perception import metrics as perception_metrics
 
 log = logging.getLogger("deputy.metrics")
 GAUGE_TTL_SECONDS = 5.0  # a scrape every few seconds from several Prometheus servers costs one set of queries
-# The `kind` label is the concerns.kind column as stored (today `ask`, or `risk` for a risk escalation): kinds
-# a later release adds appear as they are. `ask`, the column's default, is always reported, 0 included.
-DEFAULT_KIND = "ask"
+# The `kind` label is the concerns.kind column (question, commitment, reminder): every kind is always reported
+# for every state, 0 included, so a dashboard's series exist before the first loop of a kind does.
 
 
 class Metrics:
@@ -101,7 +101,7 @@ def _gauge(name: str, documentation: str, value: float) -> GaugeMetricFamily:
 def _concerns(by_state: dict[tuple[str, str], int]) -> GaugeMetricFamily:
     """Every state for every kind seen (0 when none), so a series never vanishes when its last loop moves on."""
     family = GaugeMetricFamily("deputy_concerns", "Concerns by state and kind", labels=["state", "kind"])
-    kinds = sorted({kind for _, kind in by_state} | {DEFAULT_KIND})
+    kinds = sorted({kind for _, kind in by_state} | set(KINDS))
     for state in TRANSITIONS:
         for kind in kinds:
             family.add_metric([state, kind], by_state.get((state, kind), 0))

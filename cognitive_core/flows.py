@@ -72,7 +72,7 @@ def apply(
             priority="P1",
             decision_id=decision_id,
             origin_channel=situation.signal.channel,
-            kind="risk",
+            approval=True,
             source_fact_id=fact_id,
         )
         if isinstance(outcome, str):

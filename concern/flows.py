@@ -66,9 +66,9 @@ def notice(
     return service.enqueue(uow, request=request, purpose=OUTCOME, concern=concern)
 
 
-def _asking(asker: Any, target: Any, question: str, kind: str) -> str:
+def _asking(asker: Any, target: Any, question: str, approval: bool) -> str:
     """The question as the target reads it."""
-    if kind == "risk":
+    if approval:
         return messages.risk_question(asker.display_name, question, target.locale)
     return messages.question(asker.display_name, question, target.locale)
 
@@ -83,7 +83,7 @@ def send_request(uow: UnitOfWork, concern: Concern, *, purpose: str, decision_re
             asker.display_name, concern.question, first or concern.created_at, uow.now, tz, target.locale
         )
     else:
-        text = _asking(asker, target, concern.question, concern.kind)
+        text = _asking(asker, target, concern.question, concern.approval)
     return ActionRequest(
         action_type="send_message",
         decision_ref=decision_ref,
@@ -165,7 +165,8 @@ def raise_(
     decision_id: str,
     deadline: datetime | None = None,
     origin_channel: str | None = None,
-    kind: str = "ask",
+    kind: str = "question",
+    approval: bool = False,
     source_fact_id: str | None = None,
     claimed_by: str | None = None,
 ) -> Concern | str:
@@ -180,7 +181,7 @@ def raise_(
         action_type="send_message",
         decision_ref=decision_id,
         target_person_id=target_person_id,
-        text=_asking(asker, target, question, kind),
+        text=_asking(asker, target, question, approval),
         priority=priority,
         origin_channel=origin_channel,
     )
@@ -199,6 +200,7 @@ def raise_(
         deadline=deadline,
         origin_channel=origin_channel,
         kind=kind,
+        approval=approval,
         source_fact_id=source_fact_id,
     )
     request = send_request(uow, concern, purpose="question", decision_ref=concern.concern_id, attempt="1")
@@ -263,7 +265,7 @@ def resolve(uow: UnitOfWork, *, concern_id: str, answer: str, answered_by: str, 
         _person(uow, answered_by),
         _person(uow, concern.target_person_id),
     )
-    if concern.kind == "risk":
+    if concern.approval:
         text = messages.decision_back(answerer.display_name, answer, originator.locale)
     else:
         text = messages.backflow(

@@ -5,19 +5,23 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Column, Index, Integer, String, Text
+from sqlalchemy import JSON, BigInteger, Boolean, Column, Index, Integer, String, Text, false
 from sqlmodel import Field, SQLModel
 
 from kernel.db import UTCDateTime
 
 ACTIVE_STATES = ("waiting_reply", "escalated")
+KINDS = ("question", "commitment", "reminder")
 
 
 class Concern(SQLModel, table=True):
     """A question asked on someone's behalf and the state of waiting for its answer."""
 
     __tablename__ = "concerns"
-    __table_args__ = (Index("ix_concerns_target_state", "target_person_id", "state"),)
+    __table_args__ = (
+        Index("ix_concerns_target_state", "target_person_id", "state"),
+        Index("ix_concerns_kind_state", "kind", "state"),
+    )
 
     concern_id: str = Field(sa_column=Column(String(32), primary_key=True))
     originator_id: str = Field(sa_column=Column(String(64), nullable=False, index=True))
@@ -32,7 +36,18 @@ class Concern(SQLModel, table=True):
     answer: str | None = Field(default=None, sa_column=Column(Text))
     answered_by: str | None = Field(default=None, sa_column=Column(String(64)))
     escalated_to: str | None = Field(default=None, sa_column=Column(String(64)))
-    kind: str = Field(default="ask", sa_column=Column(String(16), nullable=False))  # ask | risk
+    kind: str = Field(default="question", sa_column=Column(String(16), nullable=False))  # one of KINDS
+    # A question that asks for a decision (risk routing): its buttons are Approve / Decline.
+    approval: bool = Field(default=False, sa_column=Column(Boolean, nullable=False, server_default=false()))
+    # When a commitment or reminder is due.
+    due_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime))
+    # The question a commitment came from.
+    parent_id: str | None = Field(default=None, sa_column=Column(String(32)))
+    acknowledged_by: str | None = Field(default=None, sa_column=Column(String(64)))
+    acknowledged_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime))
+    # How far up the management chain the escalation went (1 = the target's manager), repeats at that level.
+    escalation_level: int = Field(default=0, sa_column=Column(Integer, nullable=False, server_default="0"))
+    escalation_repeats: int = Field(default=0, sa_column=Column(Integer, nullable=False, server_default="0"))
     source_fact_id: str | None = Field(default=None, sa_column=Column(String(32)))
     # "channel:message_id" of every bot message sent for this concern: a quoted reply names its concern.
     message_refs: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))

@@ -148,9 +148,7 @@ def _asked(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest, record: 
         )
         if first_try:
             template = (
-                "risk_passed_on"
-                if concern.kind == "risk"
-                else ("sent" if record.result == "success" else "sent_unconfirmed")
+                "risk_passed_on" if concern.approval else ("sent" if record.result == "success" else "sent_unconfirmed")
             )
             target = _name(uow, concern.target_person_id)
             _reply(

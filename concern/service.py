@@ -28,6 +28,11 @@ _TRACKED = (
     "answered_by",
     "escalated_to",
     "escalated_at",
+    "due_at",
+    "acknowledged_by",
+    "acknowledged_at",
+    "escalation_level",
+    "escalation_repeats",
     "pending_deliveries",
     "resolved_at",
 )
@@ -54,6 +59,12 @@ def snapshot(concern: Concern) -> dict[str, Any]:
         "answered_by": concern.answered_by,
         "escalated_to": concern.escalated_to,
         "kind": concern.kind,
+        "approval": concern.approval,
+        "due_at": _json(concern.due_at),
+        "parent_id": concern.parent_id,
+        "acknowledged_by": concern.acknowledged_by,
+        "acknowledged_at": _json(concern.acknowledged_at),
+        "escalation_level": concern.escalation_level,
         "escalated_at": _json(concern.escalated_at),
         "pending_deliveries": concern.pending_deliveries,
         "version": concern.version,
@@ -102,7 +113,10 @@ def create(
     causation_id: str,
     deadline: datetime | None = None,
     origin_channel: str | None = None,
-    kind: str = "ask",
+    kind: str = "question",
+    approval: bool = False,
+    due_at: datetime | None = None,
+    parent_id: str | None = None,
     source_fact_id: str | None = None,
 ) -> Concern:
     """A new waiting concern (its question is due now) and its `raised` fact."""
@@ -118,6 +132,9 @@ def create(
         follow_up_count=0,
         next_follow_up_at=None,
         kind=kind,
+        approval=approval,
+        due_at=due_at,
+        parent_id=parent_id,
         source_fact_id=source_fact_id,
         message_refs=[],
         pending_deliveries=[],
@@ -133,7 +150,7 @@ def create(
         change="raised",
         causation_id=causation_id,
         before=None,
-        extra={"question": question, "priority": priority, "kind": kind},
+        extra={"question": question, "priority": priority, "kind": kind, "approval": approval, "due_at": _json(due_at)},
     )
     return concern
 
@@ -201,8 +218,11 @@ def get_or_404(uow: UnitOfWork, *, concern_id: str) -> Concern:
 
 
 def active_counts(uow: UnitOfWork, *, target_person_id: str, excluding: str | None = None) -> tuple[int, int]:
-    """(active concerns overall, active concerns waiting on this person), leaving out `excluding`."""
-    base = select(func.count()).select_from(Concern).where(Concern.state.in_(ACTIVE_STATES))
+    """(active questions overall, active questions waiting on this person), leaving out `excluding`.
+
+    Only `question` concerns count (L2's 30 / 5): a reminder or a commitment never blocks an ask.
+    """
+    base = select(func.count()).select_from(Concern).where(Concern.state.in_(ACTIVE_STATES), Concern.kind == "question")
     if excluding is not None:
         base = base.where(Concern.concern_id != excluding)
     return uow.session.scalar(base) or 0, uow.session.scalar(

@@ -47,17 +47,19 @@ def test_concerns_are_counted_by_state_and_kind_with_every_state_present(ctx, cl
     say(ctx, channel="feishu", user="ou_boss", text="/ask @p_lisi 周报写了吗？")
     say(ctx, channel="telegram", user="tg_ls", text="写了")
     samples = scrape(client)
-    assert value(samples, "deputy_concerns", state="waiting_reply", kind="ask") == 1
-    assert value(samples, "deputy_concerns", state="resolved", kind="ask") == 1
+    assert value(samples, "deputy_concerns", state="waiting_reply", kind="question") == 1
+    assert value(samples, "deputy_concerns", state="resolved", kind="question") == 1
     # A state no loop is in is 0, not missing: an alert on it never sees the series vanish.
-    assert ("deputy_concerns", (("kind", "ask"), ("state", "expired"))) in samples
+    assert ("deputy_concerns", (("kind", "question"), ("state", "expired"))) in samples
     assert value(samples, "deputy_stuck_concerns") == 0
 
 
-def test_a_risk_escalation_is_counted_under_its_own_kind(ctx, client, team):
+def test_a_risk_escalation_is_a_question_and_every_kind_is_reported(ctx, client, team):
     say(ctx, channel="telegram", user="tg_zs", text="这个合同的付款条款能改吗？")
     samples = scrape(client)
-    assert value(samples, "deputy_concerns", state="waiting_reply", kind="risk") == 1
+    assert value(samples, "deputy_concerns", state="waiting_reply", kind="question") == 1
+    assert value(samples, "deputy_concerns", state="waiting_reply", kind="commitment") == 0
+    assert value(samples, "deputy_concerns", state="waiting_reply", kind="reminder") == 0
 
 
 def test_a_loop_without_timer_held_delivery_or_queued_send_counts_as_stuck(ctx, client, team):
@@ -102,10 +104,10 @@ def test_every_replica_reports_what_another_one_wrote(ctx, clock, client, team, 
     other = build_context(make_settings(database_url), clock=clock)
     try:
         with TestClient(create_app(ctx=other, run_migrations=False)) as replica:
-            before = value(scrape(replica), "deputy_concerns", state="waiting_reply", kind="ask")
+            before = value(scrape(replica), "deputy_concerns", state="waiting_reply", kind="question")
             say(ctx, channel="feishu", user="ou_boss", text=ASK)  # handled by the first replica's context
             fresh_gauges(replica)
-            assert value(scrape(replica), "deputy_concerns", state="waiting_reply", kind="ask") == before + 1
+            assert value(scrape(replica), "deputy_concerns", state="waiting_reply", kind="question") == before + 1
     finally:
         other.close()
 

@@ -99,7 +99,8 @@ def test_a_risky_message_goes_to_the_manager_and_the_decision_comes_back(ctx, cl
     say(ctx, channel="telegram", user="tg_zs", text="客户要求把合同付款周期改成90天，可以吗？")
     [concern] = _concerns(client)
     assert (
-        concern["kind"] == "risk"
+        concern["kind"] == "question"
+        and concern["approval"] is True
         and concern["target_person_id"] == "p_wangwu"
         and concern["originator_id"] == "p_zhangsan"
     )

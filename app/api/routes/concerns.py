@@ -23,6 +23,7 @@ from person.models import PERSON_ID_PATTERN
 
 router = APIRouter(tags=["concerns"])
 State = Literal["waiting_reply", "resolved", "escalated", "cancelled", "expired"]
+Kind = Literal["question", "commitment", "reminder"]
 MAX_DEADLINE_AHEAD = timedelta(days=366)  # "within a year", also across a 29 February
 
 
@@ -45,10 +46,22 @@ class ConcernIn(BaseModel):
             raise Invalid(f"deadline must be within {MAX_DEADLINE_AHEAD.days} days from now", field="deadline")
 
 
+TIMES = (
+    "deadline",
+    "due_at",
+    "next_follow_up_at",
+    "created_at",
+    "updated_at",
+    "resolved_at",
+    "escalated_at",
+    "acknowledged_at",
+)
+
+
 def concern_out(uow: Any, concern: Any) -> dict[str, Any]:
     """A concern as the API (and `deputy concerns --json`) shows it: times in the deployment timezone."""
     data = service.snapshot(concern)
-    for key in ("deadline", "next_follow_up_at", "created_at", "updated_at", "resolved_at", "escalated_at"):
+    for key in TIMES:
         value = getattr(concern, key)
         data[key] = local_isoformat(value, uow.tz) if isinstance(value, datetime) else None
     return data
@@ -107,6 +120,7 @@ def list_concerns(
     ctx: Ctx,
     _: Viewer,
     state: State | None = None,
+    kind: Kind | None = None,
     originator_id: Annotated[str | None, Query(max_length=64)] = None,
     target_person_id: Annotated[str | None, Query(max_length=64)] = None,
     person_id: Annotated[str | None, Query(max_length=64)] = None,
@@ -118,6 +132,7 @@ def list_concerns(
         rows, nxt = service.list_(
             uow,
             state=state,
+            kind=kind,
             originator_id=originator_id,
             target_person_id=target_person_id,
             person_id=person_id,
