@@ -61,14 +61,16 @@ def mint(
     return specs
 
 
-def attach(uow: UnitOfWork, *, tokens: list[str], channel: str, chat_id: str | None, message_id: str | None) -> None:
-    """Remember the message the buttons went out on (to edit it once one is pressed)."""
+def attach(
+    uow: UnitOfWork, *, tokens: list[str], channel: str, chat_id: str | None, message_id: str | None, text: str
+) -> None:
+    """Remember the message the buttons went out on and its text (to edit it once one is pressed)."""
     if not tokens:
         return
     uow.session.execute(
         update(ButtonRow)
         .where(ButtonRow.token.in_(tokens))
-        .values(channel=channel, chat_id=chat_id, message_id=message_id)
+        .values(channel=channel, chat_id=chat_id, message_id=message_id, text=text)
     )
 
 

@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo
 
 from prometheus_client import Histogram
 
-from action import ledger, routing, rules
+from action import buttons, ledger, routing, rules
 from action.models import (
     PERSON_FACING,
     ActionRecord,
@@ -30,8 +30,8 @@ from action.models import (
     counts,
     preview,
 )
-from channels.base import OutboundMessage
-from channels.errors import ChannelError, Paced, Transient
+from channels.base import Button, MediaRef, MessageEdit, OutboundMessage, SendReceipt
+from channels.errors import ChannelError, InvalidRequest, Paced, Transient
 from fact import service as facts
 from kernel.context import AppContext, UnitOfWork
 from kernel.ids import allocate
@@ -186,6 +186,7 @@ def reserve(
             preferred=policy.preferred_channel,
             origin=request.origin_channel,
             reply=request.reactive,
+            destination=request.destination,
         )
         first_channel = route[0].channel if route else (policy.preferred_channel or "internal")
         verdict = rules.evaluate(snapshot)
@@ -294,16 +295,9 @@ def send(ctx: AppContext, request: ActionRequest, reserved: Reservation) -> Sent
                 }
             )
             continue
-        message = OutboundMessage(
-            idempotency_key=reserved.action_id,
-            external_user_id=external_user_id,
-            chat_id=chat_id,
-            text=request.text,
-            locale=reserved.locale,
-        )
         started = time.perf_counter()
         try:
-            receipt = channel.send(message)
+            receipt = _deliver(channel, request, reserved, external_user_id, chat_id)
         except Paced as exc:  # nothing reached the platform: send this same action at the slot, on this channel
             CHANNEL_SEND.labels(channel_name, "paced").observe(time.perf_counter() - started)
             detail = {"attempts": attempts, "route": [list(r) for r in reserved.route[index:]]}
@@ -325,12 +319,60 @@ def send(ctx: AppContext, request: ActionRequest, reserved: Reservation) -> Sent
         attempts.append(
             {"channel": channel_name, "result": "success", "message_id": receipt.message_id, **receipt.detail}
         )
-        return Sent({"message_id": receipt.message_id, "attempts": attempts}, channel_name, unreachable)
+        detail = {"message_id": receipt.message_id, "chat_id": chat_id or external_user_id, "attempts": attempts}
+        return Sent(detail, channel_name, unreachable)
     return Sent(
         {"error": "all_channels_failed", "reason": "every channel attempt failed", "attempts": attempts},
         last_channel,
         unreachable,
     )
+
+
+def _deliver(
+    channel: Any, request: ActionRequest, reserved: Reservation, external_user_id: str, chat_id: str | None
+) -> SendReceipt:
+    """One try on one channel: an edit of a message the bot sent, or a new message (with its buttons and media).
+
+    An edit the platform cannot make (a plain-text Feishu message, a message too old to edit) becomes a new
+    message with the same text: the person still sees the outcome.
+    """
+    buttons = tuple(Button(label=b.label, token=b.token, style=b.style) for b in request.buttons)
+    target = request.destination
+    if target is not None and target.message_id:
+        try:
+            return channel.edit(
+                MessageEdit(
+                    idempotency_key=reserved.action_id,
+                    chat_id=target.chat_id,
+                    message_id=target.message_id,
+                    text=request.text,
+                    buttons=buttons,
+                    locale=reserved.locale,
+                )
+            )
+        except InvalidRequest as exc:
+            if not exc.permanent:
+                raise
+            log.info("edit refused on %s (%s): sending the outcome as a new message", channel.name, exc.code)
+    media = None
+    if request.media and request.media.get("channel") == channel.name:
+        media = MediaRef(**{k: v for k, v in request.media.items() if k != "note"})
+    return channel.send(
+        OutboundMessage(
+            idempotency_key=reserved.action_id,
+            external_user_id=external_user_id,
+            chat_id=chat_id,
+            text=request.text if media or not request.media else _with_media_note(request),
+            locale=reserved.locale,
+            buttons=buttons,
+            media=media,
+        )
+    )
+
+
+def _with_media_note(request: ActionRequest) -> str:
+    """Media from another platform cannot be passed on as itself (nor as a link that needs a token): say what it was."""
+    return f"{request.text}\n{request.media.get('note', '')}".strip() if request.media else request.text
 
 
 def defer(ctx: AppContext, *, action_id: str, sent: Sent, actor: str) -> Deferred:
@@ -342,10 +384,16 @@ def defer(ctx: AppContext, *, action_id: str, sent: Sent, actor: str) -> Deferre
 
 
 def finalize(
-    ctx: AppContext, *, action_id: str, sent: Sent, actor: str, on_finished: Finished | None = None
+    ctx: AppContext,
+    *,
+    action_id: str,
+    sent: Sent,
+    actor: str,
+    on_finished: Finished | None = None,
+    request: ActionRequest | None = None,
 ) -> ActionRecord:
     """Write the outcome and its action_result fact in one transaction (only if still pending); `on_finished`
-    runs in it too."""
+    runs in it too, and the request's buttons learn the message they are on."""
     result = Result.success if "message_id" in sent.detail else Result.failed
     with ctx.uow(actor=actor) as uow:
         row = ledger.finalize_action(
@@ -375,6 +423,15 @@ def finalize(
                 person_id=row.target_person_id,
                 channel=name,
                 reason=f"{name} reported the person permanently unreachable",
+            )
+        if request is not None and request.buttons and result == Result.success:
+            buttons.attach(
+                uow,
+                tokens=[b.token for b in request.buttons],
+                channel=sent.channel,
+                chat_id=sent.detail.get("chat_id"),
+                message_id=sent.detail.get("message_id"),
+                text=request.text,
             )
         record = to_record(row, tz=uow.tz)
         if on_finished is not None:

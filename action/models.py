@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, model_validator
 from pydantic import Field as PField
-from sqlalchemy import JSON, BigInteger, Boolean, Column, Index, Integer, String, false
+from sqlalchemy import JSON, BigInteger, Boolean, Column, Index, Integer, String, Text, false
 from sqlmodel import Field, SQLModel
 
 from kernel.db import UTCDateTime
@@ -102,6 +102,8 @@ class ButtonRow(SQLModel, table=True):
     channel: str | None = Field(default=None, sa_column=Column(String(16)))
     chat_id: str | None = Field(default=None, sa_column=Column(String(128)))
     message_id: str | None = Field(default=None, sa_column=Column(String(128)))
+    # The message's text as sent: a press edits it to this text plus the outcome.
+    text: str | None = Field(default=None, sa_column=Column(Text))
     pressed_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime))
     press_fact_id: str | None = Field(default=None, sa_column=Column(String(32)))
 

@@ -93,7 +93,9 @@ def _send(
     sent = execution.send(ctx, request, reserved)
     if sent.paced_for is not None:
         return execution.defer(ctx, action_id=reserved.action_id, sent=sent, actor=actor)
-    return execution.finalize(ctx, action_id=reserved.action_id, sent=sent, actor=actor, on_finished=on_finished)
+    return execution.finalize(
+        ctx, action_id=reserved.action_id, sent=sent, actor=actor, on_finished=on_finished, request=request
+    )
 
 
 def _execute_internal(ctx: AppContext, request: ActionRequest, actor: str) -> ActionRecord:

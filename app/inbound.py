@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from channels.inbound import InboundMessage
+from action import buttons
+from channels.inbound import InboundMessage, InboundPress
+from cognitive_core import presses
 from fact import service as facts
 from kernel.context import AppContext
 from kernel.limits import text_problem
-from perception.service import record_message
+from perception.service import record_message, record_press, resolve_sender
 
 
 class PerceptionInbound:
@@ -19,6 +21,15 @@ class PerceptionInbound:
         """The fact and its inbox row, durably; True when the event was new."""
         _, created = record_message(self.ctx, message=message)
         return created
+
+    def press(self, press: InboundPress) -> str:
+        """Record the press (once per platform event) and answer it at once with the cheap checks' toast."""
+        with self.ctx.reader() as uow:
+            presser_id = resolve_sender(uow, channel=press.channel, external_user_id=press.external_user_id)
+            button = buttons.get(uow, token=press.token)
+            about, toast = presses.about(button), presses.toast(uow, token=press.token, presser_id=presser_id)
+        record_press(self.ctx, press=press, about=about)
+        return toast
 
     def skipped(self, *, channel: str, event_id: str, reason: str) -> None:
         """A `system` fact (once per event) saying an unreadable event was passed over, and why."""

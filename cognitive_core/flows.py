@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 from action.models import ActionRequest
 from cognitive_core import rules, summaries
 from concern import flows as concerns
-from concern import messages, reasons, replies
+from concern import messages, press_flows, reasons, replies
 from concern import service as concern_service
 from fact.decisions import DecisionKind
 from kernel.context import UnitOfWork
@@ -205,6 +205,17 @@ def _direct(
             ack_person_id=situation.sender.person_id,
             ack_channel=situation.signal.channel,
         )
+    elif params["action"] == "reassign":
+        outcome = press_flows.reassign(
+            uow,
+            concern_id=params["concern_id"],
+            by=situation.sender.person_id,
+            to=params["target_person_id"],
+            decision_id=decision_id,
+            origin_channel=situation.signal.channel,
+        )
+        if isinstance(outcome, str):
+            _refused(uow, situation, decision_id, params["target_person_id"], outcome)
     elif params["action"] == "policy":
         tz = ZoneInfo(persons.get_or_404(uow, person_id=situation.sender.person_id).timezone)
         request = ActionRequest(

@@ -12,8 +12,9 @@ from dataclasses import replace
 from sqlalchemy import select
 
 from action.ledger import contact_times
-from cognitive_core import rules
+from cognitive_core import presses, rules
 from cognitive_core.flows import apply
+from concern import press_flows
 from concern import service as concern_service
 from fact import decisions
 from fact import service as facts
@@ -68,7 +69,12 @@ def situation_of(uow: UnitOfWork, content: dict, fact_id: str, people: tuple[rul
         mentions=tuple((m.get("external_user_id"), m.get("name", "")) for m in content.get("mentions", [])),
         reply_to=f"{content['channel']}:{reply_to}" if reply_to else None,
     )
-    return rules.Situation(signal=signal, sender=sender, people=people, waiting=tuple(waiting), now=uow.now)
+    awaiting = ()
+    if sender is not None and sender.role == "principal":
+        awaiting = tuple((c.concern_id, c.question) for c in press_flows.awaiting_name(uow, person_id=sender.person_id))
+    return rules.Situation(
+        signal=signal, sender=sender, people=people, waiting=tuple(waiting), now=uow.now, awaiting_name=awaiting
+    )
 
 
 def _with_rewrite(
@@ -198,6 +204,8 @@ def _process(
             apply(
                 uow, decision, decision_id=decision_id, situation=situation, fact_id=fact.fact_id, content=fact.content
             )
+    elif fact.fact_type == "button_pressed":
+        presses.process(uow, fact)
     else:
         decisions.record(
             uow,

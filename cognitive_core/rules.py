@@ -92,6 +92,8 @@ class Situation:
     people: tuple[PersonView, ...]
     waiting: tuple[WaitingConcern, ...] = ()
     now: datetime | None = None
+    # Loops whose originator (the sender) pressed "Ask someone else": (concern_id, question), newest last.
+    awaiting_name: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -257,6 +259,21 @@ def _from_someone_waited_on(situation: Situation, text: str, intent: Intent | No
     return Decision(DecisionKind.resolve_concern, rule, {"concern_id": concern.concern_id, "answer": text})
 
 
+def _names_who_to_ask(situation: Situation, text: str) -> Decision | None:
+    """After "Ask someone else", the originator's next plain message naming a known person is who to ask."""
+    if not situation.awaiting_name or len(text) > 40:
+        return None
+    concern_id, _ = situation.awaiting_name[-1]
+    target = find_person(text, situation.people, situation.signal.mentions)
+    if target is None or target.person_id == situation.sender.person_id:
+        return None
+    return Decision(
+        DecisionKind.direct_action,
+        "reassign",
+        {"action": "reassign", "concern_id": concern_id, "target_person_id": target.person_id},
+    )
+
+
 def decide(situation: Situation) -> list[Decision]:
     """Decisions for one inbound message (an empty list never happens: at least `ignore`)."""
     sig = situation.signal
@@ -270,6 +287,8 @@ def decide(situation: Situation) -> list[Decision]:
         return [Decision(DecisionKind.ignore, "unknown_sender")]
     if (slash := slash_command(text)) is not None:  # anything that starts as a command is a command
         return [_command(intent, situation) if intent is not None else _usage(slash)]
+    if intent is None and (named := _names_who_to_ask(situation, text)) is not None:
+        return [named]
     if (answer := _from_someone_waited_on(situation, text, intent)) is not None:
         return [answer]
     if intent is not None:

@@ -12,8 +12,9 @@ from zoneinfo import ZoneInfo
 
 from action import service as actions
 from action.ledger import contact_times
-from action.models import ActionRequest
+from action.models import ActionRequest, ButtonSpec
 from action.rules import ConcernState
+from concern import buttons as concern_buttons
 from concern import messages, metrics, service
 from concern.models import ACTIVE_STATES, Concern
 from concern.rules import next_step
@@ -40,6 +41,7 @@ def notice(
     template: str,
     reactive: bool = False,
     origin_channel: str | None = None,
+    buttons: list[ButtonSpec] | None = None,
     **values: str,
 ) -> bool:
     """Queue a loop-outcome notice (solicited: quiet hours and pause apply, the cap does not; L4 per concern).
@@ -62,6 +64,7 @@ def notice(
         origin_channel=origin_channel or concern.origin_channel,
         notification_type="reply" if reactive else "loop_outcome",
         request_key=f"{concern.concern_id}:{key}",
+        buttons=buttons or [],
     )
     return service.enqueue(uow, request=request, purpose=OUTCOME, concern=concern)
 
@@ -84,6 +87,8 @@ def send_request(uow: UnitOfWork, concern: Concern, *, purpose: str, decision_re
         )
     else:
         text = _asking(asker, target, concern.question, concern.approval)
+    key = f"{concern.concern_id}:{purpose}:{attempt}"
+    kind = "decision" if concern.approval else ("check_in" if concern.kind == "commitment" else "question")
     return ActionRequest(
         action_type="send_message",
         decision_ref=decision_ref,
@@ -93,7 +98,15 @@ def send_request(uow: UnitOfWork, concern: Concern, *, purpose: str, decision_re
         concern_id=concern.concern_id,
         follow_up=purpose == "follow_up",
         origin_channel=concern.origin_channel,
-        request_key=f"{concern.concern_id}:{purpose}:{attempt}",
+        request_key=key,
+        buttons=concern_buttons.for_message(
+            uow,
+            kind=kind,
+            request_key=key,
+            addressee_id=concern.target_person_id,
+            locale=target.locale,
+            concern_id=concern.concern_id,
+        ),
     )
 
 

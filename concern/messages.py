@@ -35,6 +35,10 @@ TEMPLATES: dict[str, dict[str, str]] = {
         "en": '[Escalation not delivered] Your question to {target} ("{text}") has no reply and I could not '
         "escalate it to {manager}: {reason}. You may want to reach them directly. It expires {expires}.",
     },
+    "not_me": {
+        "zh": "{target}说“{text}”不是他负责的，我已停止跟进。要取消，还是问别人？",
+        "en": '{target} says "{text}" is not theirs; I stopped following up. Cancel it, or ask someone else?',
+    },
     "expired": {
         "zh": "【已过期】你问{target}的“{text}”一直没有回复，我已停止跟进。",
         "en": '[Expired] Your question to {target} ("{text}") never got an answer; I have stopped following up.',

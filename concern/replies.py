@@ -95,6 +95,8 @@ REPLIES = {
         "en": "This needs {maker}'s decision; I passed it on and will tell you the answer.",
     },
     "bound": {"zh": "绑定成功，你好 {name}！", "en": "You're linked, {name}!"},
+    "decision_approved": {"zh": "同意", "en": "Approved"},
+    "decision_declined": {"zh": "不同意", "en": "Declined"},
     "bind_failed": {"zh": "绑定码无效或已过期。", "en": "That bind code is invalid or expired."},
 }
 

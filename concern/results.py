@@ -14,6 +14,7 @@ from zoneinfo import ZoneInfo
 
 from action.ledger import contact_times
 from action.models import ActionRecord, ActionRequest, possibly_delivered
+from concern import buttons as concern_buttons
 from concern import flows, messages, reasons, replies, service
 from concern.models import ACTIVE_STATES, Concern, OutboxEntry
 from kernel.context import UnitOfWork
@@ -48,22 +49,33 @@ def _reply(
     origin_channel: str | None,
     key: str,
     reactive: bool = True,
+    buttons: str | None = None,
+    concern_id: str | None = None,
     **values: str,
 ) -> None:
-    """Queue a reply to `to` in their language: reactive (to what they just wrote) or a later solicited notice."""
+    """Queue a reply to `to` in their language: reactive (to what they just wrote) or a later solicited notice.
+
+    `buttons` names the set (concern.buttons.SETS) the message carries, about `concern_id`.
+    """
     person = persons.get(uow, person_id=to)
     if person is None:
         return
+    specs = []
+    if buttons is not None:
+        specs = concern_buttons.for_message(
+            uow, kind=buttons, request_key=key, addressee_id=to, locale=person.locale, concern_id=concern_id
+        )
     request = ActionRequest(
         action_type="notify",
         decision_ref=causation,
         target_person_id=to,
-        text=replies.reply(template, person.locale, **values),
+        text=replies.reply(template, person.locale, **values, **({"concern_id": concern_id} if concern_id else {})),
         reactive=reactive,
         solicited=not reactive,
         origin_channel=origin_channel,
         notification_type="reply" if reactive else "loop_outcome",
         request_key=key,
+        buttons=specs,
     )
     service.enqueue(uow, request=request, purpose="reply")
 
@@ -158,6 +170,7 @@ def _asked(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest, record: 
                 causation=concern.concern_id,
                 origin_channel=concern.origin_channel,
                 key=f"{concern.concern_id}:ack",
+                buttons=None if concern.approval else "confirmation",
                 target=target,
                 maker=target,
                 text=concern.question,

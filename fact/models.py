@@ -17,6 +17,7 @@ from kernel.db import UTCDateTime
 class FactType(StrEnum):
     message_received = "message_received"
     external_signal = "external_signal"
+    button_pressed = "button_pressed"
     decision = "decision"
     concern_changed = "concern_changed"
     action_result = "action_result"

@@ -10,7 +10,7 @@ from fact import service
 from fact.models import Fact
 from kernel.context import UnitOfWork
 
-SIGNAL_TYPES = ("message_received", "external_signal")
+SIGNAL_TYPES = ("message_received", "external_signal", "button_pressed")
 MAX_STEPS = 50
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from channels.inbound import InboundMessage
+from channels.inbound import InboundMessage, InboundPress
 from fact import service as facts
 from fact.models import Fact
 from kernel.context import AppContext, UnitOfWork
@@ -83,6 +83,21 @@ def _append_queued(
     )
     if created:
         _enqueue(uow, fact)
+    return fact, created
+
+
+def record_press(ctx: AppContext, *, press: InboundPress, about: dict[str, Any]) -> tuple[Fact, bool]:
+    """Write the `button_pressed` fact (once per platform event) and queue it for the core.
+
+    `about` is what the button means (its verb and concern), looked up by the caller so the fact reads on its own.
+    """
+    key = f"{press.channel}:press:{press.event_id}"
+    with ctx.uow(actor=f"{press.channel}_inbound") as uow:
+        person_id = resolve_sender(uow, channel=press.channel, external_user_id=press.external_user_id)
+        content = {**press.model_dump(mode="json"), **about, "person_id": person_id}
+        fact, created = _append_queued(uow, "button_pressed", content, person_id=person_id, dedup_key=key)
+    if created:
+        wake(ctx)
     return fact, created
 
 

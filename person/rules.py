@@ -64,3 +64,19 @@ def quiet_until(policy: InteractionPolicy, tz: ZoneInfo, now: datetime) -> datet
         if not is_quiet(policy, tz, candidate):
             return candidate
     return None
+
+
+def next_local(clock: str, tz: ZoneInfo, now: datetime) -> datetime:
+    """The next instant after `now` when the local wall clock reads `clock` ("09:00"), in UTC."""
+    today = now.astimezone(tz).date()
+    for offset in range(3):
+        candidate = _at(today + timedelta(days=offset), _hhmm(clock), tz)
+        if candidate > now:
+            return candidate
+    raise AssertionError("a wall-clock time recurs within three days")  # pragma: no cover
+
+
+def next_morning(policy: InteractionPolicy, tz: ZoneInfo, now: datetime, *, clock: str = "09:00") -> datetime:
+    """ "Tomorrow": the next local `clock`, or the end of quiet time then if that is later."""
+    morning = next_local(clock, tz, now)
+    return quiet_until(policy, tz, morning) or morning

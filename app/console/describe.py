@@ -18,7 +18,7 @@ from kernel.context import UnitOfWork
 from person.models import Person
 
 ID = re.compile(r"\b(?:fact|dec|con|act)_\d{8}_\d{3,}\b|\bp_[a-z0-9_]{1,48}\b")
-SIGNALS = ("message_received", "external_signal")
+SIGNALS = ("message_received", "external_signal", "button_pressed")
 
 
 def href(ref: str) -> str:
@@ -81,6 +81,11 @@ def fact_line(fact: Any, t: Translator, *, who: dict[str, str], tz: ZoneInfo, no
     if fact.fact_type == "message_received":
         sender = who.get(c.get("person_id") or "", c.get("external_user_id", "?"))
         return f"{sender} ({t.channel(c.get('channel', ''))}): “{c.get('text', '')}”"
+    if fact.fact_type == "button_pressed":
+        presser = who.get(c.get("person_id") or "", c.get("external_user_id", "?"))
+        return (
+            f"{presser} ({t.channel(c.get('channel', ''))}): [{c.get('verb', '?')}] {c.get('concern_id') or ''}".strip()
+        )
     if fact.fact_type == "external_signal":
         return f"{c.get('source')}/{c.get('signal_type')} {json.dumps(c.get('content', {}), ensure_ascii=False)}"
     if fact.fact_type == "decision":

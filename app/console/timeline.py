@@ -19,7 +19,14 @@ from fact.models import Fact
 from kernel.context import UnitOfWork
 
 LIMIT = 500
-COLUMNS = {"message_received": 0, "external_signal": 0, "decision": 1, "concern_changed": 2, "action_result": 3}
+COLUMNS = {
+    "message_received": 0,
+    "external_signal": 0,
+    "button_pressed": 0,
+    "decision": 1,
+    "concern_changed": 2,
+    "action_result": 3,
+}
 PRESSES = ("callback", "button", "action_value")  # how a tapped button's signal names itself in its content
 
 

@@ -8,7 +8,7 @@
   `escalation_level` (how far up the management chain the loop went, 1 = the target's manager) and
   `escalation_repeats` (repeats at the current level).
 - `buttons`: the opaque token behind every button sent, what pressing it means, who may press it, and the
-  message it sits on (to edit it once pressed).
+  message it sits on and its text (to edit it once pressed: the outcome is added under the text).
 
 Revision ID: 0009
 Revises: 0008
@@ -50,6 +50,7 @@ def upgrade() -> None:
         sa.Column("channel", sa.String(16)),
         sa.Column("chat_id", sa.String(128)),
         sa.Column("message_id", sa.String(128)),
+        sa.Column("text", sa.Text),
         sa.Column("pressed_at", UTCDateTime),
         sa.Column("press_fact_id", sa.String(32)),
     )

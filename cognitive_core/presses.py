@@ -1,0 +1,155 @@
+"""Button presses: the toast while the platform waits, then the press as a signal through the same core and flows.
+
+Only the addressee may press; one press per message (the first wins, also across replicas); a press on a closed
+loop changes nothing. Every press gets a decision fact; an acting one is then shown under its message (edited).
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from action import buttons
+from action.models import ActionRequest, ButtonRow, Destination
+from cognitive_core import press_rules
+from cognitive_core.rules import Decision
+from concern import flows as concerns
+from concern import press_flows
+from concern import service as concern_service
+from concern.press_texts import press_text
+from fact import decisions
+from fact.decisions import DecisionKind
+from fact.models import Fact
+from kernel.context import UnitOfWork
+from kernel.errors import DeputyError
+from person import service as persons
+
+
+def view_of(uow: UnitOfWork, button: ButtonRow | None, presser_id: str | None) -> press_rules.PressView:
+    """The press as the rules see it, read in the caller's transaction."""
+    if button is None:
+        return press_rules.PressView(verb=None, presser_id=presser_id)
+    concern = concern_service.get(uow, concern_id=button.concern_id) if button.concern_id else None
+    return press_rules.PressView(
+        verb=button.verb,
+        args=dict(button.args),
+        addressee_id=button.addressee_id,
+        presser_id=presser_id,
+        concern_id=button.concern_id,
+        concern_state=concern.state if concern is not None else None,
+        pressed=any(b.pressed_at is not None for b in buttons.siblings(uow, button=button)),
+    )
+
+
+def about(button: ButtonRow | None) -> dict[str, Any]:
+    """What a press fact records of its button, so the log reads on its own."""
+    return {"verb": button.verb, "concern_id": button.concern_id} if button is not None else {"verb": None}
+
+
+def toast(uow: UnitOfWork, *, token: str, presser_id: str | None) -> str:
+    """The answer while the platform waits: the cheap checks' result, or a neutral "received"."""
+    view = view_of(uow, buttons.get(uow, token=token), presser_id)
+    why = press_rules.verdict(view)
+    presser = persons.get(uow, person_id=presser_id) if presser_id else None
+    return press_text("received" if why == "ok" else why, presser.locale if presser else "zh")
+
+
+def process(uow: UnitOfWork, fact: Fact) -> None:
+    """Decide and carry out one press (inside the inbox's transaction)."""
+    content = fact.content
+    presser_id = content.get("person_id")
+    button = buttons.get(uow, token=content.get("token", ""))
+    view = view_of(uow, button, presser_id)
+    if press_rules.verdict(view) == "ok" and not buttons.claim_press(uow, button=button, fact_id=fact.fact_id):
+        view = press_rules.PressView(**{**view.__dict__, "pressed": True})  # another press of it won the race
+    decision = press_rules.decide_press(view)
+    decision_id = decisions.record(
+        uow,
+        kind=decision.kind,
+        rule=decision.rule,
+        inputs=[fact.fact_id, *([view.concern_id] if view.concern_id else [])],
+        requested=[decision.params | {"kind": decision.kind.value}],
+        person_refs=fact.person_refs,
+        source="cognitive_core",
+    )
+    if decision.kind == DecisionKind.ignore or button is None:
+        return
+    presser = persons.get_or_404(uow, person_id=presser_id)
+    outcome = _carry_out(uow, decision, button, presser, decision_id)
+    _show(uow, button=button, presser=presser, outcome=outcome, fact=fact, decision_id=decision_id)
+
+
+def _carry_out(uow: UnitOfWork, decision: Decision, button: ButtonRow, presser: Any, decision_id: str) -> str:
+    """Apply the decision through the concern engine; the outcome as the presser reads it."""
+    verb, concern_id, locale = button.verb, button.concern_id, presser.locale
+    concern = concern_service.get(uow, concern_id=concern_id) if concern_id else None
+    names = _names(uow, concern)
+    if verb == "later":
+        changed = concerns.snooze(
+            uow,
+            concern_id=concern_id,
+            duration=timedelta(seconds=decision.params["duration_s"]),
+            decision_id=decision_id,
+        )
+        if changed is None:
+            return press_text("nothing", locale)
+        until = press_flows.when_for(uow, person_id=presser.person_id, instant=changed.step_at)
+        return press_text("later", locale, until=until)
+    if verb == "tomorrow":
+        moment = press_flows.defer_to_morning(uow, concern_id=concern_id, decision_id=decision_id)
+        if moment is None:
+            return press_text("nothing", locale)
+        return press_text(
+            "tomorrow", locale, until=press_flows.when_for(uow, person_id=presser.person_id, instant=moment)
+        )
+    if verb == "cancel":
+        try:
+            with uow.session.begin_nested():
+                concerns.cancel(
+                    uow, concern_id=concern_id, by=presser.person_id, is_admin=False, decision_id=decision_id
+                )
+        except DeputyError:
+            return press_text("nothing", locale)
+        return press_text("cancelled", locale, **names)
+    if verb in ("approve", "decline"):
+        resolved = press_flows.decide(
+            uow, concern_id=concern_id, by=presser.person_id, approve=verb == "approve", decision_id=decision_id
+        )
+        if resolved is None:
+            return press_text("nothing", locale)
+        return press_text("decided", locale, answer=resolved.answer or "", **names)
+    if verb == "not_me":
+        done = press_flows.not_me(uow, concern_id=concern_id, by=presser.person_id, decision_id=decision_id)
+        return press_text("not_me" if done else "nothing", locale, **names)
+    if verb == "reassign":
+        done = press_flows.ask_for_someone_else(uow, concern_id=concern_id, by=presser.person_id)
+        return press_text("reassign" if done else "nothing", locale)
+    raise ValueError(f"no handler for the button verb {verb!r}")
+
+
+def _names(uow: UnitOfWork, concern: Any) -> dict[str, str]:
+    if concern is None:
+        return {"asker": "", "target": ""}
+    asker = persons.get(uow, person_id=concern.originator_id)
+    target = persons.get(uow, person_id=concern.target_person_id)
+    return {"asker": asker.display_name if asker else "", "target": target.display_name if target else ""}
+
+
+def _show(uow: UnitOfWork, *, button: ButtonRow, presser: Any, outcome: str, fact: Fact, decision_id: str) -> None:
+    """Edit the pressed message to its text plus the outcome, without buttons (a new message where it cannot be)."""
+    where = None
+    if button.channel and button.chat_id and button.message_id:
+        where = Destination(channel=button.channel, chat_id=button.chat_id, message_id=button.message_id)
+    text = f"{button.text}\n\n— {outcome}" if button.text and where is not None else outcome
+    request = ActionRequest(
+        action_type="notify",
+        decision_ref=decision_id,
+        target_person_id=presser.person_id,
+        text=text,
+        reactive=True,
+        origin_channel=fact.content.get("channel"),
+        notification_type="reply",
+        destination=where,
+        request_key=f"{fact.fact_id}:press",
+    )
+    concern_service.enqueue(uow, request=request, purpose="reply")

@@ -1,0 +1,58 @@
+"""Which buttons each actionable message carries, with their labels in the addressee's language.
+
+| message                         | to                 | buttons                            |
+|---------------------------------|--------------------|------------------------------------|
+| question and follow-up          | the person asked   | Later 2h · Tomorrow · Not me       |
+| decision request (risk routing) | the decision maker | Approve · Decline                  |
+| confirmation a question went out| the originator     | Nudge now · Cancel                 |
+| "not me"                        | the originator     | Cancel · Ask someone else          |
+| escalation                      | the manager        | I'll handle it · Remind them       |
+| commitment check-in             | the person         | Done · 2 more hours                |
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from action import buttons
+from action.buttons import Choice
+from action.models import ButtonSpec
+from kernel.context import UnitOfWork
+
+LABELS: dict[str, dict[str, str]] = {
+    "later": {"zh": "稍后 2小时", "en": "Later 2h"},
+    "tomorrow": {"zh": "明天再说", "en": "Tomorrow"},
+    "not_me": {"zh": "不是我", "en": "Not me"},
+    "approve": {"zh": "同意", "en": "Approve"},
+    "decline": {"zh": "不同意", "en": "Decline"},
+    "nudge": {"zh": "催一下", "en": "Nudge now"},
+    "cancel": {"zh": "取消", "en": "Cancel"},
+    "reassign": {"zh": "问别人", "en": "Ask someone else"},
+    "handle": {"zh": "我来处理", "en": "I'll handle it"},
+    "remind": {"zh": "提醒他", "en": "Remind them"},
+    "done": {"zh": "已完成", "en": "Done"},
+    "extend": {"zh": "再给我 2 小时", "en": "2 more hours"},
+}
+# Each message's buttons: (verb, args, style).
+SETS: dict[str, tuple[tuple[str, dict[str, Any], str], ...]] = {
+    "question": (("later", {"hours": 2}, "default"), ("tomorrow", {}, "default"), ("not_me", {}, "default")),
+    "decision": (("approve", {}, "primary"), ("decline", {}, "danger")),
+    "confirmation": (("nudge", {}, "primary"), ("cancel", {}, "danger")),
+    "not_me": (("cancel", {}, "danger"), ("reassign", {}, "primary")),
+    "escalation": (("handle", {}, "primary"), ("remind", {}, "default")),
+    "check_in": (("done", {}, "primary"), ("extend", {"hours": 2}, "default")),
+}
+
+
+def label(verb: str, locale: str) -> str:
+    """A button's label in the reader's language (Chinese when the language has no catalogue)."""
+    names = LABELS[verb]
+    return names.get(locale, names["zh"])
+
+
+def for_message(
+    uow: UnitOfWork, *, kind: str, request_key: str, addressee_id: str, locale: str, concern_id: str | None
+) -> list[ButtonSpec]:
+    """Mint the buttons of one message of `kind` (a key of SETS), pressable by `addressee_id` only."""
+    choices = [Choice(verb, label(verb, locale), args, style) for verb, args, style in SETS[kind]]
+    return buttons.mint(uow, request_key=request_key, addressee_id=addressee_id, choices=choices, concern_id=concern_id)

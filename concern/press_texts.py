@@ -1,0 +1,35 @@
+"""What a person reads after pressing a button: the toast at once, then the outcome under the message (zh / en)."""
+
+from __future__ import annotations
+
+TEXTS: dict[str, dict[str, str]] = {
+    # Toasts: the cheap checks made while the platform waits (Feishu: 3 s).
+    "received": {"zh": "收到", "en": "Got it"},
+    "not_yours": {"zh": "这个按钮不是给你的", "en": "This button is not for you"},
+    "closed": {"zh": "已结束", "en": "already closed"},
+    "used": {"zh": "已经处理过了", "en": "Already done"},
+    "unknown": {"zh": "这个按钮已失效", "en": "This button no longer works"},
+    # Outcomes, added under the message once the press is processed.
+    "later": {"zh": "已推迟到 {until}", "en": "Put off until {until}"},
+    "tomorrow": {"zh": "好的，{until} 再提醒你", "en": "OK, I'll come back to you {until}"},
+    "not_me": {"zh": "好的，已告诉{asker}不是你负责的", "en": "OK, I told {asker} it isn't yours"},
+    "cancelled": {"zh": "已取消，不会再联系{target}", "en": "Cancelled; {target} won't be contacted again"},
+    "reassign": {
+        "zh": "要改问谁？直接回复名字即可，例如“李四”。",
+        "en": 'Who should I ask instead? Just reply with a name, e.g. "Li Si".',
+    },
+    "reassigned": {"zh": "好的，改问{target}：{text}", "en": "OK, asking {target} instead: {text}"},
+    "decided": {"zh": "已把你的决定告诉{asker}：{answer}", "en": "I told {asker} your decision: {answer}"},
+    "nudged": {"zh": "已催{target}", "en": "Nudged {target}"},
+    "nudge_refused": {"zh": "现在不能催{target}：{reason}", "en": "Can't nudge {target} now: {reason}"},
+    "handled": {"zh": "好的，已告诉{asker}由你处理", "en": "OK, I told {asker} you're handling it"},
+    "done": {"zh": "好的，已告诉{asker}", "en": "OK, I told {asker}"},
+    "extended": {"zh": "好的，{until} 再问你", "en": "OK, I'll check back {until}"},
+    "nothing": {"zh": "已结束", "en": "already closed"},
+}
+
+
+def press_text(name: str, locale: str, **values: str) -> str:
+    """One press text in the reader's language (English when the language has none)."""
+    table = TEXTS[name]
+    return table.get(locale, table["en"]).format(**values)
