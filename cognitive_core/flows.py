@@ -11,6 +11,7 @@ from cognitive_core import rules, summaries
 from concern import flows as concerns
 from concern import messages, press_flows, reasons, replies
 from concern import service as concern_service
+from concern.media import forwardable
 from fact.decisions import DecisionKind
 from kernel.context import UnitOfWork
 from kernel.errors import Conflict, DeputyError, Forbidden, NotFound
@@ -84,6 +85,7 @@ def apply(
             answer=params["answer"],
             answered_by=sender.person_id,
             decision_id=decision_id,
+            media=forwardable(content or {}),
         )
     elif decision.kind == DecisionKind.snooze_concern and params.get("acknowledgement"):
         concerns.acknowledge(uow, concern_id=params["concern_id"], decision_id=decision_id)

@@ -68,6 +68,7 @@ def situation_of(uow: UnitOfWork, content: dict, fact_id: str, people: tuple[rul
         mentions_bot=bool(content.get("mentions_bot")),
         mentions=tuple((m.get("external_user_id"), m.get("name", "")) for m in content.get("mentions", [])),
         reply_to=f"{content['channel']}:{reply_to}" if reply_to else None,
+        media_kind=(content.get("media") or {}).get("kind"),
     )
     awaiting = ()
     if sender is not None and sender.role == "principal":

@@ -81,6 +81,7 @@ class SignalView:
     mentions_bot: bool = False
     mentions: tuple[tuple[str | None, str], ...] = ()  # (external_user_id, name)
     reply_to: str | None = None  # "channel:message_id" of the quoted message
+    media_kind: str | None = None  # a photo, file, voice note …: an answer even without a caption
 
 
 @dataclass(frozen=True)
@@ -240,10 +241,11 @@ def _from_someone_waited_on(situation: Situation, text: str, intent: Intent | No
     suggests it); a principal's request that names someone else is that request.
     """
     concern = _answered_concern(situation)
-    if concern is None or not text:
+    media = situation.signal.media_kind
+    if concern is None or not (text or media):
         return None
     quoted = situation.signal.reply_to is not None and situation.signal.reply_to in concern.message_refs
-    if is_acknowledgement(text):
+    if not media and is_acknowledgement(text):
         if concern.role == "escalation":
             return Decision(DecisionKind.ignore, "acknowledgement:escalation", {"concern_id": concern.concern_id})
         return Decision(
@@ -256,7 +258,10 @@ def _from_someone_waited_on(situation: Situation, text: str, intent: Intent | No
         if quoted
         else ("escalation_reply" if concern.role == "escalation" else "reply_to_waiting_concern")
     )
-    return Decision(DecisionKind.resolve_concern, rule, {"concern_id": concern.concern_id, "answer": text})
+    params = {"concern_id": concern.concern_id, "answer": text}
+    if media:
+        params["media_kind"] = media
+    return Decision(DecisionKind.resolve_concern, rule if not media else f"{rule}:media", params)
 
 
 def _names_who_to_ask(situation: Situation, text: str) -> Decision | None:

@@ -15,6 +15,7 @@ from action.ledger import contact_times
 from action.models import ActionRequest, ButtonSpec
 from action.rules import ConcernState
 from concern import buttons as concern_buttons
+from concern import media as concern_media
 from concern import messages, metrics, service
 from concern.models import ACTIVE_STATES, Concern
 from concern.rules import next_step
@@ -255,11 +256,26 @@ def _close_for_others(uow: UnitOfWork, concern: Concern, *, template: str, answe
         )
 
 
-def resolve(uow: UnitOfWork, *, concern_id: str, answer: str, answered_by: str, decision_id: str) -> Concern | None:
-    """Resolve with the answer (from the target or the escalation's recipient), stop timers, queue the backflow."""
+def resolve(
+    uow: UnitOfWork,
+    *,
+    concern_id: str,
+    answer: str,
+    answered_by: str,
+    decision_id: str,
+    media: dict[str, Any] | None = None,
+) -> Concern | None:
+    """Resolve with the answer (from the target or the escalation's recipient), stop timers, queue the backflow.
+
+    A media answer (a photo, a file …) is passed on as itself with the backflow as its caption; its caption is
+    the answer's text.
+    """
     concern = service.get(uow, concern_id=concern_id, lock=True)
     if concern is None or concern.state not in ACTIVE_STATES:
         return None
+    originator = _person(uow, concern.originator_id)
+    if media is not None and not answer:
+        answer = concern_media.placeholder(media["kind"], originator.locale)
     service.change(
         uow,
         concern,
@@ -298,6 +314,7 @@ def resolve(uow: UnitOfWork, *, concern_id: str, answer: str, answered_by: str, 
         origin_channel=concern.origin_channel,
         concern_id=concern.concern_id,
         request_key=f"{concern.concern_id}:backflow:1",
+        media=media | {"note": concern_media.note(media, originator.locale)} if media else None,
     )
     service.enqueue(uow, request=request, purpose="backflow", concern=concern)
     _close_for_others(uow, concern, template="closed_answered", answered_by=answered_by)
