@@ -26,6 +26,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
 REFERENCES: dict[str, tuple[str, ...]] = {
     "decision": ("decision_id", "inputs.*", "requested.*.concern_id"),
     "concern_changed": ("concern_id",),
+    "button_pressed": ("concern_id",),
     "action_result": ("action_id", "decision_ref"),
     "system": ("fact_id", "action_id", "request_key"),
 }

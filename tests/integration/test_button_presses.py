@@ -204,3 +204,13 @@ def test_two_replicas_claiming_one_message_have_one_winner(ctx, team):
     first.__exit__(None, None, None)
     other.join(timeout=10)
     assert results == {"a": True, "b": False}
+
+
+def test_a_press_is_found_by_its_loops_id_like_the_loops_other_facts(ctx, client, team):
+    _, telegram = team
+    say(ctx, channel="feishu", user="ou_boss", text=ASK)
+    press(ctx, channel="telegram", user="tg_zs", token=buttons_to(telegram, "tg_zs")["稍后 2小时"])
+    concern_id = _concern(ctx).concern_id
+    found = client.get("/v1/facts", params={"q": concern_id}).json()["items"]
+    [pressed] = [f for f in found if f["fact_type"] == "button_pressed"]
+    assert pressed["content"]["verb"] == "later" and pressed["person_refs"] == ["p_zhangsan"]
