@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select, text
 
+from app.inbound import PerceptionInbound
 from app.pipeline import start_up, tick
-from channels.inbound import InboundMessage
+from channels.inbound import InboundMessage, InboundPress
 from concern import outbox
 from concern.models import ACTIVE_STATES, Concern
 from perception import service as perception
@@ -38,6 +39,7 @@ class Actors:
         self._events = itertools.count(1)
         self.sent: list[InboundMessage] = []
         self._tasks: list[Task] = []
+        self._presses: list[str] = []  # event ids of presses so far (a platform may deliver one again)
 
     # --- plumbing -------------------------------------------------------------------------------------------
 
@@ -278,6 +280,38 @@ class Actors:
         if waiting:
             target = self.people[rng.choice(waiting).target_person_id]
             self.say(self._said(rng, target, rng.choice(("稍后 2小时", "later 2h", "/later 30m"))), rng)
+
+    def _press(self, rng: random.Random) -> None:
+        """Someone taps a button: mostly its addressee, sometimes someone else, sometimes twice or a platform retry."""
+        offered = [d for d in self.sim.platform.deliveries[-30:] if d.buttons]
+        if not offered:
+            return self._reply(rng)
+        delivery = rng.choice(offered)
+        label, token = rng.choice(delivery.buttons)
+        owner = next((p for p in self.sim.cast if any(b.user == delivery.user for b in p.bindings)), None)
+        presser = owner if owner is not None and rng.random() < 0.8 else rng.choice(self.sim.cast)
+        channel, user = (delivery.channel, delivery.user) if presser is owner else inputs.binding_of(rng, presser)
+        n = next(self._events)
+        press = InboundPress(
+            channel=channel,
+            event_id=f"sim_press_{n}" if rng.random() < 0.8 or not self._presses else rng.choice(self._presses),
+            press_id=f"cb_{n}",
+            token=token,
+            external_user_id=user,
+            chat_id=user,
+            message_id=delivery.message_id,
+            occurred_at=self.sim.clock.now(),
+        )
+        self._presses.append(press.event_id)
+        self.sim.log(f"  {presser.person_id} taps {label!r} on {delivery.message_id}")
+        replica = self._replica(rng)
+        toast = PerceptionInbound(replica.ctx).press(press)
+        self.sim.log(f"    toast {toast!r}")
+        self._spawn(replica, "webhook", lambda ctx=replica.ctx: tick(ctx))
+        if rng.random() < 0.35:
+            other = self._replica(rng)
+            self._spawn(other, "tick", lambda ctx=other.ctx: tick(ctx))
+        self.sim.run_tasks()
 
     def _cancel_chat(self, rng: random.Random) -> None:
         open_ = self._active()

@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import select
 
-from action.models import ActionRow
+from action.models import ActionRow, ButtonRow
 from concern import metrics as concern_metrics
 from concern.models import ACTIVE_STATES, Concern, OutboxEntry
 from fact.models import Fact
@@ -76,6 +76,7 @@ class Invariants:
             self._never_failed_by_own_pacing,
             self._solicited_not_capped,
             self._no_secret_in_logs,
+            self._buttons_act_once_for_their_addressee,
         ):
             if rule.__name__.strip("_") not in self.sim.options.ignore:
                 rule(state, final)
@@ -240,6 +241,33 @@ class Invariants:
                 ok = n == expected
             if not ok:
                 self.violations.append(f"{row.action_id} ({row.result}) has {n} action_result facts")
+
+    def _buttons_act_once_for_their_addressee(self, state: State, final: bool) -> None:
+        """A message's buttons act at most once, only for the person they were sent to, only on an open loop."""
+        with self._reader() as uow:
+            presses = {
+                f.fact_id: f.content
+                for f in uow.session.scalars(select(Fact).where(Fact.fact_type == "button_pressed"))
+            }
+            owners = {b.token: b for b in uow.session.scalars(select(ButtonRow))}
+            rules = [
+                f.content
+                for f in uow.session.scalars(select(Fact).where(Fact.fact_type == "decision"))
+                if f.content.get("rule", "").startswith("press:")
+            ]
+        acted: Counter[str] = Counter()
+        for decision in rules:
+            if decision["kind"] == "ignore":
+                continue
+            press = presses.get(decision["inputs"][0], {})
+            button = owners.get(press.get("token", ""))
+            if button is None or press.get("person_id") != button.addressee_id:
+                self.violations.append(f"{decision['decision_id']} acted on a press by {press.get('person_id')}")
+                continue
+            acted[button.request_key] += 1
+        for key, n in acted.items():
+            if n > 1:
+                self.violations.append(f"the buttons of {key} acted {n} times")
 
     def _nothing_set_aside(self, state: State, final: bool) -> None:
         """No queued action and no signal is given up on."""

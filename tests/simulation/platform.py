@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from channels.base import Channel, ChannelHealth, OutboundMessage, SendReceipt
+from channels.base import Channel, ChannelHealth, MessageEdit, OutboundMessage, SendReceipt
 from channels.errors import RateLimited, Transient, Unreachable
 from channels.telegram import TelegramChannel
 from kernel.clock import FrozenClock
@@ -33,6 +33,7 @@ class Delivery:
     text: str
     action_id: str
     message_id: str
+    buttons: tuple[tuple[str, str], ...] = ()  # (label, token) under the message
 
 
 @dataclass
@@ -55,6 +56,7 @@ class Platform:
         self.log = log or (lambda _: None)
         self.rng = random.Random(0)
         self.deliveries: list[Delivery] = []
+        self.edits: list[tuple[str, str, str]] = []  # (channel, message_id, new text)
         self._ids = itertools.count(1)
 
     def deliver(self, channel: str, message: OutboundMessage, message_id: str | None = None) -> Delivery:
@@ -66,6 +68,7 @@ class Platform:
             text=message.text,
             action_id=message.idempotency_key,
             message_id=message_id or f"{channel}_m{next(self._ids)}",
+            buttons=tuple((b.label, b.token) for b in message.buttons),
         )
         self.deliveries.append(delivery)
         self.log(f"    → {channel}:{delivery.user} {delivery.action_id} {message.text[:40]!r}")
@@ -109,6 +112,13 @@ class SimChannel(Channel):
         if p.roll(faults.timeout_after_delivery):
             raise Transient(f"{self.name} did not answer in time", code="timeout", possibly_delivered=True)
         return SendReceipt(message_id=delivery.message_id)
+
+    def edit(self, edit: MessageEdit) -> SendReceipt:
+        """Change a delivered message in place (its buttons go: a pressed message acts once)."""
+        self.scheduler.checkpoint(f"edit:{self.name}")
+        self.platform.edits.append((self.name, edit.message_id, edit.text))
+        self.platform.log(f"    ✎ {self.name}:{edit.message_id} {edit.text[-40:]!r}")
+        return SendReceipt(message_id=edit.message_id)
 
     def health(self) -> ChannelHealth:
         """Always configured."""

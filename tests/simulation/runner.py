@@ -35,6 +35,7 @@ KINDS = {
     "ack": 4,
     "malformed": 3,
     "snooze": 2,
+    "press": 8,
     "cancel_chat": 2,
     "cancel_api": 1,
     "self_service": 2,
