@@ -167,7 +167,13 @@ class FakeTelegram:
             return [params for name, params in self.requests if name == method]
 
     def push_message(
-        self, *, text: str | None, user_id: int = 1001, chat_id: int | None = None, chat_type: str = "private", **message: Any
+        self,
+        *,
+        text: str | None,
+        user_id: int = 1001,
+        chat_id: int | None = None,
+        chat_type: str = "private",
+        **message: Any,
     ) -> int:
         """Queue a `message` update (as Telegram would hold it for getUpdates); returns its update_id."""
         body = {
