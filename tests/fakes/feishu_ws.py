@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import concurrent.futures
+import contextlib
 import itertools
 import json
 import threading
@@ -48,7 +49,13 @@ class FakeLongConnection:
     def stop(self) -> None:
         """Close the server and stop its loop."""
         if self._server is not None:
-            self._server.close()
+
+            async def close() -> None:
+                self._server.close()
+                with contextlib.suppress(TimeoutError):  # a client whose loop is gone never completes the close
+                    await asyncio.wait_for(self._server.wait_closed(), 1)
+
+            asyncio.run_coroutine_threadsafe(close(), self._loop).result(5)
         self._loop.call_soon_threadsafe(self._loop.stop)
 
     async def _serve(self, conn: ServerConnection) -> None:
