@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from channels.base import Channel, ChannelHealth, OutboundMessage, SendReceipt
+from channels.base import Channel, ChannelHealth, MessageEdit, OutboundMessage, SendReceipt
 
 log = logging.getLogger("deputy.channels.dryrun")
 
@@ -25,9 +25,28 @@ class DryRunChannel(Channel):
                 "chat_id": message.chat_id,
                 "text": message.text,
                 "action_id": message.idempotency_key,
+                "buttons": [b.label for b in message.buttons],
+                "media": message.media.kind if message.media else None,
             },
         )
         return SendReceipt(message_id=f"dryrun_{message.idempotency_key}", detail={"dry_run": True})
+
+    def edit(self, edit: MessageEdit) -> SendReceipt:
+        """Log the edit and confirm it."""
+        log.info(
+            "dry-run edit",
+            extra={
+                "channel": self.name,
+                "message_id": edit.message_id,
+                "text": edit.text,
+                "action_id": edit.idempotency_key,
+            },
+        )
+        return SendReceipt(message_id=edit.message_id, detail={"dry_run": True})
+
+    def answer_press(self, *, press_id: str, text: str) -> None:
+        """Log the answer."""
+        log.info("dry-run press answer", extra={"channel": self.name, "press_id": press_id, "text": text})
 
     def health(self) -> ChannelHealth:
         """Healthy, and says it is a dry run."""

@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from channels.base import Channel
-from channels.inbound import Inbound, InboundMessage
+from channels.inbound import Inbound, InboundMessage, InboundPress
 
 
 @dataclass(frozen=True)
@@ -28,11 +28,17 @@ class WebhookRequest:
 
 @dataclass(frozen=True)
 class WebhookReply:
-    """The platform's answer and the messages to record; `answer(recorded)` builds the body once they are."""
+    """The platform's answer and the messages to record; `answer(recorded)` builds the body once they are.
+
+    With a `press`, the caller hands it to `Inbound.press` and answers with `answer_press(toast)` instead (which
+    may call the platform, e.g. Telegram's answerCallbackQuery: run it off the event loop).
+    """
 
     answer: Callable[[bool], dict[str, Any]]
     messages: list[InboundMessage] = field(default_factory=list)
     status: int = 200
+    press: InboundPress | None = None
+    answer_press: Callable[[str], dict[str, Any]] | None = None
 
 
 class Webhook(Protocol):

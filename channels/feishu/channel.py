@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 from typing import Any
 
-from channels.base import Channel, ChannelHealth, OutboundMessage, SendReceipt
-from channels.errors import ChannelError
+from channels.base import Button, Channel, ChannelHealth, MediaRef, MessageEdit, OutboundMessage, SendReceipt
+from channels.errors import ChannelError, InvalidRequest
 from channels.feishu import content
 from channels.feishu.pacing import LocalPacer, Pacer, RedisPacer
 
 log = logging.getLogger("deputy.channels.feishu")
+# Feishu's refusals of a patch that no retry cures: not a card (or not ours), recalled, older than 14 days, deleted.
+EDIT_REFUSALS = {230001: "edit_unsupported", 230011: "message_gone", 230031: "edit_too_old", 230110: "message_gone"}
 
 
 class FeishuChannel(Channel):
@@ -60,41 +63,67 @@ class FeishuChannel(Channel):
             return self._api
 
     def send(self, message: OutboundMessage) -> SendReceipt:
-        """Send every part in order; the first part's message id is the receipt's."""
+        """Send every part in order (buttons on the last, as a card), then forward the media; the first message's
+        id is the receipt's (`detail.buttons_message_id` names the card to patch, `forwarded_message_id` the media).
+        """
         receive_id_type, receive_id = (
             ("chat_id", message.chat_id) if message.chat_id else ("open_id", message.external_user_id)
         )
+        media = message.media
+        if media is not None and media.channel != self.name:
+            raise InvalidRequest(f"feishu cannot pass on {media.channel} media", code="foreign_media", permanent=True)
         markdown = content.looks_like_markdown(message.text)
-        parts = content.split(message.text)
-        uuids = content.part_uuids(message.idempotency_key, len(parts))
+        parts = content.split(message.text) if message.text.strip() or media is None else []
+        uuids = content.part_uuids(message.idempotency_key, len(parts)) if parts else []
         receiver = f"{receive_id_type}:{receive_id}"
+        steps = len(parts) + (media is not None)
         # The parts' slots are taken together (Paced, nothing sent, if they are not free soon), so our own
         # pacing never cuts a message half-way; only a platform error after the first part can.
-        reserved = self.pacer.acquire(receiver, parts=len(parts))
+        reserved = self.pacer.acquire(receiver, parts=steps)
         message_ids: list[str] = []
-        for number, (part, uuid) in enumerate(zip(parts, uuids, strict=True), start=1):
+        for number in range(1, steps + 1):
             try:
                 if number > reserved:
                     self.pacer.follow(receiver)
-                message_ids.append(self._create(receive_id_type, receive_id, part, uuid=uuid, markdown=markdown))
+                if number <= len(parts):
+                    buttons = message.buttons if number == len(parts) else ()
+                    part, uuid = parts[number - 1], uuids[number - 1]
+                    message_ids.append(
+                        self._create(receive_id_type, receive_id, part, uuid=uuid, markdown=markdown, buttons=buttons)
+                    )
+                else:
+                    uuid = f"{message.idempotency_key}-media"
+                    message_ids.append(self._forward(receive_id_type, receive_id, media, uuid=uuid))  # type: ignore[arg-type]
             except ChannelError as exc:
                 if message_ids:  # earlier parts arrived: say so, and never claim nothing was delivered
-                    exc.message = (
-                        f"part {number} of {len(parts)} failed after {len(message_ids)} delivered: {exc.message}"
-                    )
+                    exc.message = f"part {number} of {steps} failed after {len(message_ids)} delivered: {exc.message}"
                     exc.args = (exc.message,)
                     exc.possibly_delivered = True
                     exc.detail = {**exc.detail, "message_ids": message_ids}
                 raise
-        detail: dict[str, Any] = {"msg_type": "interactive" if markdown else "text", "receive_id_type": receive_id_type}
-        if len(parts) > 1:
-            detail.update(parts=len(parts), message_ids=message_ids)
+        card = markdown or bool(message.buttons)
+        detail: dict[str, Any] = {"msg_type": "interactive" if card else "text", "receive_id_type": receive_id_type}
+        if len(message_ids) > 1:
+            detail.update(parts=len(message_ids), message_ids=message_ids)
+        if message.buttons and parts:
+            detail["buttons_message_id"] = message_ids[len(parts) - 1]
+        if media is not None:
+            detail["forwarded_message_id"] = message_ids[-1]
         return SendReceipt(message_id=message_ids[0], detail=detail)
 
-    def _create(self, receive_id_type: str, receive_id: str, part: str, *, uuid: str, markdown: bool) -> str:
+    def _create(
+        self,
+        receive_id_type: str,
+        receive_id: str,
+        part: str,
+        *,
+        uuid: str,
+        markdown: bool,
+        buttons: tuple[Button, ...] = (),
+    ) -> str:
         from lark_oapi.api.im.v1 import CreateMessageRequest, CreateMessageRequestBody
 
-        msg_type, body_content = content.message_content(part, markdown=markdown)
+        msg_type, body_content = content.message_content(part, markdown=markdown, buttons=buttons)
         body = (
             CreateMessageRequestBody.builder()
             .receive_id(receive_id)
@@ -110,6 +139,60 @@ class FeishuChannel(Channel):
         )
         data = getattr(response, "data", None)
         return getattr(data, "message_id", None) or f"feishu_{uuid}"
+
+    def _forward(self, receive_id_type: str, receive_id: str, media: MediaRef, *, uuid: str) -> str:
+        """im.v1.message.forward: the original message itself (an image or file key belongs to the message's
+        sender, so re-sending it by key would fail; forwarding needs nothing but the bot seeing the message)."""
+        from lark_oapi.api.im.v1 import ForwardMessageRequest, ForwardMessageRequestBody
+
+        request = (
+            ForwardMessageRequest.builder()
+            .message_id(media.message_id)
+            .receive_id_type(receive_id_type)
+            .uuid(uuid)
+            .request_body(ForwardMessageRequestBody.builder().receive_id(receive_id).build())
+            .build()
+        )
+        api = self.api
+        response = api.call(
+            lambda option: api.client.im.v1.message.forward(request, option), what="im.v1.message.forward"
+        )
+        data = getattr(response, "data", None)
+        return getattr(data, "message_id", None) or f"feishu_{uuid}"
+
+    def edit(self, edit: MessageEdit) -> SendReceipt:
+        """Replace a card in place (im.v1.message.patch) with the new text and buttons (none: no button row).
+
+        Only cards can be patched: a text message answers 230001, raised as InvalidRequest("edit_unsupported").
+        """
+        from lark_oapi.api.im.v1 import PatchMessageRequest, PatchMessageRequestBody
+
+        if len(edit.text) > content.MAX_PART_CHARS or not edit.text.strip():
+            raise InvalidRequest(
+                f"an edited card's text must be 1 to {content.MAX_PART_CHARS} characters",
+                code="edit_length",
+                permanent=True,
+            )
+        new = json.dumps(content.card(edit.text, edit.buttons), ensure_ascii=False)
+        request = (
+            PatchMessageRequest.builder()
+            .message_id(edit.message_id)
+            .request_body(PatchMessageRequestBody.builder().content(new).build())
+            .build()
+        )
+        api = self.api
+        try:
+            api.call(lambda option: api.client.im.v1.message.patch(request, option), what="im.v1.message.patch")
+        except InvalidRequest as exc:
+            if exc.code in EDIT_REFUSALS:
+                raise InvalidRequest(
+                    exc.message, code=EDIT_REFUSALS[exc.code], permanent=True, detail={"feishu_code": exc.code}
+                ) from exc
+            raise
+        return SendReceipt(message_id=edit.message_id, detail={"edited": True})
+
+    def answer_press(self, *, press_id: str, text: str) -> None:
+        """Nothing to do: Feishu takes the toast in the callback's own answer (webhook body, long-connection reply)."""
 
     def health(self) -> ChannelHealth:
         """Configured (credentials present); nothing is sent to find out."""

@@ -1,4 +1,8 @@
-"""A Feishu `im.message.receive_v1` event as the normalised InboundMessage (webhook and long connection alike)."""
+"""A Feishu `im.message.receive_v1` event as the normalised InboundMessage (webhook and long connection alike).
+
+Media messages (image, file, audio, media, sticker) carry their key as `media` and no text; a post (rich text)
+gives its text, and `media` of kind post when it holds images or videos.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
-from channels.inbound import Inbound, InboundMessage, Mention
+from channels.inbound import Inbound, InboundMedia, InboundMessage, Mention
 from kernel.limits import EARLIEST, in_range
 from kernel.screening import screen_json
 
@@ -39,6 +43,40 @@ def _post_text(body: dict[str, Any]) -> str:
                 words.append(str(element.get("user_name") or element.get("user_id") or ""))
         lines.append("".join(words))
     return "\n".join(line for line in lines if line)
+
+
+_KEYS = {"image": "image_key", "file": "file_key", "audio": "file_key", "media": "file_key", "sticker": "file_key"}
+_KINDS = {"image": "image", "file": "file", "audio": "audio", "media": "video", "sticker": "sticker"}
+
+
+def _post_has_media(body: dict[str, Any]) -> bool:
+    post = body if "content" in body else next((v for v in body.values() if isinstance(v, dict)), {})
+    return any(
+        _dict(element).get("tag") in ("img", "media")
+        for paragraph in post.get("content") or []
+        for element in (paragraph if isinstance(paragraph, list) else [])
+    )
+
+
+def message_media(message_type: str, raw_content: Any) -> InboundMedia | None:
+    """The media of an image/file/audio/media/sticker message (its key), of a post with images (kind post), or None."""
+    try:
+        body = json.loads(raw_content) if isinstance(raw_content, str) else _dict(raw_content)
+    except ValueError:
+        return None
+    if not isinstance(body, dict):
+        return None
+    if message_type == "post":
+        return InboundMedia(kind="post", file_id="") if _post_has_media(body) else None
+    key = body.get(_KEYS.get(message_type, ""))
+    if not isinstance(key, str) or not key:
+        return None
+    name = body.get("file_name")
+    return InboundMedia(
+        kind=_KINDS[message_type],  # type: ignore[arg-type]
+        file_id=key,
+        file_name=str(name) if name else None,
+    )
 
 
 def message_text(message_type: str, raw_content: Any, mentions: list[dict[str, Any]]) -> str:
@@ -108,6 +146,7 @@ def to_inbound(payload: dict[str, Any], *, bot_open_id: str | None = None) -> In
     raw_mentions = [m for m in listed if isinstance(m, dict)] if isinstance(listed, list) else []
     mentions = _mentions(raw_mentions, bot_open_id)
     chat_type = "p2p" if message.get("chat_type") == "p2p" else "group"
+    message_type = str(message.get("message_type") or "")
     return InboundMessage(
         channel="feishu",
         event_id=str(header["event_id"]),
@@ -115,7 +154,8 @@ def to_inbound(payload: dict[str, Any], *, bot_open_id: str | None = None) -> In
         chat_id=str(message["chat_id"]),
         chat_type=chat_type,
         external_user_id=sender_open_id,
-        text=message_text(str(message.get("message_type") or ""), message.get("content"), raw_mentions),
+        text=message_text(message_type, message.get("content"), raw_mentions),
+        media=message_media(message_type, message.get("content")),
         reply_to_message_id=str(message["parent_id"]) if message.get("parent_id") else None,
         mentions=mentions,
         mentions_bot=any(m.is_bot for m in mentions),

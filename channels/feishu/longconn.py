@@ -1,9 +1,14 @@
-"""Feishu long connection (`DEPUTY_FEISHU_MODE=websocket`): lark.ws.Client in its own thread and event loop."""
+"""Feishu long connection (`DEPUTY_FEISHU_MODE=websocket`): lark.ws.Client in its own thread and event loop.
+
+Messages (im.message.receive_v1) and card button presses (card.action.trigger) both arrive here; a press is
+answered in the frame's reply with the toast `Inbound.press` returned.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import threading
 import time
@@ -12,11 +17,12 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from channels.feishu.events import MESSAGE_RECEIVED, ingest
+from channels.feishu.presses import is_press, to_press, toast
 from channels.inbound import Inbound
 
 log = logging.getLogger("deputy.channels.feishu.longconn")
 
-OnEvent = Callable[[dict[str, Any]], None]
+OnEvent = Callable[[dict[str, Any]], dict[str, Any] | None]  # a card press's answer (the toast), else None
 # Blocks in the calling thread, running `loop`, delivering each event payload to the callback, until the
 # connection ends for good or the loop is stopped.
 Runner = Callable[[OnEvent, asyncio.AbstractEventLoop], None]
@@ -38,12 +44,19 @@ def event_payload(event: Any) -> dict[str, Any]:
 
 
 def dispatcher(on_event: OnEvent) -> Any:
-    """A lark event dispatcher handing `im.message.receive_v1` payloads to `on_event` (ws frames are not signed)."""
+    """A lark event dispatcher handing messages and card presses to `on_event` (ws frames are not signed)."""
     import lark_oapi as lark
+    from lark_oapi.core.json import JSON
+    from lark_oapi.event.callback.model.p2_card_action_trigger import P2CardActionTriggerResponse
+
+    def pressed(trigger: Any) -> Any:
+        # Back to the webhook's JSON shape (the SDK's marshaller gives exactly the keys Feishu sent it).
+        return P2CardActionTriggerResponse(on_event(json.loads(JSON.marshal(trigger))) or {})
 
     return (
         lark.EventDispatcherHandler.builder("", "")
         .register_p2_customized_event(MESSAGE_RECEIVED, lambda e: on_event(event_payload(e)))
+        .register_p2_card_action_trigger(pressed)
         .build()
     )
 
@@ -90,17 +103,27 @@ class LongConnection:
         """True while the connection thread is alive."""
         return self._thread is not None and self._thread.is_alive()
 
-    def handle(self, payload: dict[str, Any]) -> None:
-        """Record one event durably (the webhook's path), then wake the core off the connection's loop."""
+    def handle(self, payload: dict[str, Any]) -> dict[str, Any] | None:
+        """Record one event durably (the webhook's path), then wake the core off the connection's loop; a card
+        press is answered with its toast."""
         try:
-            if (
-                ingest(payload, bot_open_id=self.ctx.settings.feishu_bot_open_id, inbound=self.inbound)
-                and self._after is not None
-            ):
-                self._after.submit(self.inbound.wake)
+            if is_press(payload):
+                press = to_press(payload, now=self.ctx.clock.now())
+                if press is None:
+                    return {}
+                answer = toast(self.inbound.press(press))
+                self._wake()
+                return answer
+            if ingest(payload, bot_open_id=self.ctx.settings.feishu_bot_open_id, inbound=self.inbound):
+                self._wake()
+            return None
         except Exception:  # lark answers the frame with 500, so Feishu delivers the event again later
             log.exception("feishu long-connection event not recorded")
             raise
+
+    def _wake(self) -> None:
+        if self._after is not None:
+            self._after.submit(self.inbound.wake)
 
     def start(self) -> None:
         """Start the connection thread (once)."""

@@ -8,6 +8,7 @@ from typing import Any
 from channels.base import Channel
 from channels.feishu.crypto import Rejected, decrypt, open_event
 from channels.feishu.events import to_inbound
+from channels.feishu.presses import is_press, to_press, toast
 from channels.inbound import Inbound
 from channels.plugin import ChannelPlugin, WebhookReply, WebhookRequest
 from kernel.errors import DeputyError
@@ -27,7 +28,10 @@ def _secret(value: Any) -> str | None:
 
 
 class FeishuWebhook:
-    """`POST /webhooks/feishu`: authenticate, answer url_verification, hand the message on (Feishu waits 3 s)."""
+    """`POST /webhooks/feishu`: authenticate, answer url_verification, hand the message or card press on.
+
+    Card callbacks (card.action.trigger) come to the same URL with the same token, signature and encryption.
+    """
 
     def __init__(self, settings: Any) -> None:
         self.settings = settings
@@ -59,6 +63,9 @@ class FeishuWebhook:
         if opened.challenge is not None:
             challenge = opened.challenge
             return WebhookReply(answer=lambda _: {"challenge": challenge})
+        if is_press(opened.payload):  # a card button: the toast goes back in this answer (Feishu waits 3 s)
+            press = to_press(opened.payload, now=request.now)
+            return WebhookReply(answer=lambda _: {}, press=press, answer_press=toast if press else None)
         message = to_inbound(opened.payload, bot_open_id=self.settings.feishu_bot_open_id)
         return WebhookReply(answer=lambda _: {"msg": "success"}, messages=[message] if message else [])
 

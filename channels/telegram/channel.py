@@ -11,12 +11,13 @@ from typing import Any
 from telegram import Bot
 from telegram.request import HTTPXRequest
 
-from channels.base import Channel, ChannelHealth, OutboundMessage, SendReceipt
+from channels.base import Channel, ChannelHealth, MediaRef, MessageEdit, OutboundMessage, SendReceipt
 from channels.errors import ChannelError, InvalidRequest, Transient
 from channels.telegram.errors import is_parse_error, to_channel_error
 from channels.telegram.loop import LoopThread
+from channels.telegram.markup import MAX_CAPTION_UNITS, keyboard, keyboard_or_none_shown
 from channels.telegram.pacing import Pacer
-from channels.telegram.text import split_text
+from channels.telegram.text import MAX_MESSAGE_UNITS, split_text, utf16_len
 
 log = logging.getLogger("deputy.channels.telegram")
 GET_ME_RETRY = 60.0  # after a failed getMe, webhook requests do not wait on Telegram again for this long
@@ -89,46 +90,128 @@ class TelegramChannel(Channel):
         except Exception as exc:
             raise to_channel_error(exc) from exc
 
-    def _send_part(self, chat_id: str, text: str) -> tuple[str, bool]:
-        """Send one part as HTML; if Telegram cannot parse the markup, send it again as plain text."""
+    def _html(self, method: str, text_field: str, **kwargs: Any) -> tuple[Any, bool]:
+        """Call `method` with its text as HTML; if Telegram cannot parse the markup, again as plain text."""
         try:
-            sent = self._call("send_message", chat_id=chat_id, text=text, parse_mode="HTML")
-            return str(sent.message_id), False
+            return self._call(method, parse_mode="HTML", **kwargs), False
         except ChannelError as exc:
             if not is_parse_error(exc.__cause__):
                 raise
-        log.info("telegram could not parse HTML; sending as plain text", extra={"chat_id": chat_id})
-        sent = self._call("send_message", chat_id=chat_id, text=text)
-        return str(sent.message_id), True
+        log.info("telegram could not parse HTML; sending as plain text", extra={"method": method, "field": text_field})
+        return self._call(method, **kwargs), True
+
+    def _send_part(self, chat_id: str, text: str, markup: Any = None) -> tuple[str, bool]:
+        """Send one part (with the keyboard, when given) as HTML, falling back to plain text."""
+        sent, plain = self._html("send_message", "text", chat_id=chat_id, text=text, reply_markup=markup)
+        return str(sent.message_id), plain
+
+    def _copy(self, chat_id: str, media: MediaRef, caption: str | None, markup: Any) -> tuple[str, bool]:
+        """copyMessage: the media again, as the bot's own message (no "forwarded from"), with our caption."""
+        kwargs: dict[str, Any] = {
+            "chat_id": chat_id,
+            "from_chat_id": media.chat_id,
+            "message_id": int(media.message_id),
+            "reply_markup": markup,
+        }
+        if caption is None:  # no caption given: the original one stays
+            copied = self._call("copy_message", **kwargs)
+            return str(copied.message_id), False
+        copied, plain = self._html("copy_message", "caption", caption=caption, **kwargs)
+        return str(copied.message_id), plain
 
     def send(self, message: OutboundMessage) -> SendReceipt:
-        """Deliver the text (split at 4096 UTF-16 units); the receipt's id is the first part's message_id."""
+        """Deliver the text (split at 4096 UTF-16 units); the receipt's id is the first part's message_id.
+
+        Buttons go on the last part (`detail.buttons_message_id` names it, for a later edit). With media, the
+        media is copied with the text as its caption; a text over 1024 units goes first as message(s) of its
+        own and the media follows with no caption, carrying the buttons.
+        """
         chat_id = message.chat_id or message.external_user_id
-        parts = split_text(message.text)
-        if not parts:
+        markup = keyboard(message.buttons)
+        media = message.media
+        if media is not None and media.channel != self.name:
+            raise InvalidRequest(f"telegram cannot pass on {media.channel} media", code="foreign_media", permanent=True)
+        caption: str | None = None
+        if media is not None and utf16_len(message.text) <= MAX_CAPTION_UNITS:
+            parts, caption = [], message.text or None
+        else:
+            parts = split_text(message.text)
+            caption = "" if media is not None else None
+        if not parts and media is None:
             raise InvalidRequest("telegram refuses an empty message", code="empty_text")
+        steps = len(parts) + (media is not None)
         # The chat is ours for every part's slot at once (others see it busy until the last part's), so
         # our own pacing never cuts a message short; if the first slot is too far away, Paced and nothing sent.
-        turns = self.pacer.reserve(chat_id, parts=len(parts))
+        turns = self.pacer.reserve(chat_id, parts=steps)
         ids: list[str] = []
         plain = False
-        for index, part in enumerate(parts):
+        for index in range(steps):
+            last = index == steps - 1
             try:
                 if index:
                     turns.wait(index)
-                message_id, fallback = self._send_part(chat_id, part)
+                if index < len(parts):
+                    message_id, fallback = self._send_part(chat_id, parts[index], markup if last else None)
+                else:
+                    message_id, fallback = self._copy(chat_id, media, caption, markup)  # type: ignore[arg-type]
             except ChannelError as exc:
                 if not ids:
                     raise
                 # Part of the text is already out: report what arrived rather than failing over and repeating it.
-                log.warning("telegram message cut short after %d of %d parts: %s", len(ids), len(parts), exc.message)
+                log.warning("telegram message cut short after %d of %d parts: %s", len(ids), steps, exc.message)
                 return SendReceipt(
                     message_id=ids[0],
-                    detail=self._detail(ids, plain) | {"incomplete": {"parts_total": len(parts), **exc.to_attempt()}},
+                    detail=self._detail(ids, plain) | {"incomplete": {"parts_total": steps, **exc.to_attempt()}},
                 )
             ids.append(message_id)
             plain = plain or fallback
-        return SendReceipt(message_id=ids[0], detail=self._detail(ids, plain))
+        detail = self._detail(ids, plain)
+        if markup is not None:
+            detail["buttons_message_id"] = ids[-1]
+        if media is not None:
+            detail["media_message_id"] = ids[-1]
+        return SendReceipt(message_id=ids[0], detail=detail)
+
+    def edit(self, edit: MessageEdit) -> SendReceipt:
+        """editMessageText with the new keyboard (none removes it); a media message gets its caption edited.
+
+        "message is not modified" (the same text and buttons, e.g. a press answered twice) counts as success.
+        """
+        if utf16_len(edit.text) > MAX_MESSAGE_UNITS or not edit.text.strip():
+            raise InvalidRequest("an edited text must be 1 to 4096 UTF-16 units", code="edit_length", permanent=True)
+        ids = {"chat_id": edit.chat_id, "message_id": int(edit.message_id)}
+        markup = keyboard_or_none_shown(edit.buttons)
+        detail: dict[str, Any] = {"edited": True}
+        try:
+            try:
+                _, plain = self._html("edit_message_text", "text", text=edit.text, reply_markup=markup, **ids)
+            except InvalidRequest as exc:
+                if "no text in the message to edit" not in exc.message.lower():
+                    raise
+                _, plain = self._html("edit_message_caption", "caption", caption=edit.text, reply_markup=markup, **ids)
+                detail["caption"] = True
+        except InvalidRequest as exc:
+            reason = exc.message.lower()
+            if "message is not modified" in reason:
+                return SendReceipt(message_id=edit.message_id, detail={"edited": False, "not_modified": True})
+            if "message to edit not found" in reason:
+                raise InvalidRequest(exc.message, code="message_gone", permanent=True) from exc
+            if "message can't be edited" in reason:
+                raise InvalidRequest(exc.message, code="edit_unsupported", permanent=True) from exc
+            raise
+        if plain:
+            detail["plain_text_fallback"] = True
+        return SendReceipt(message_id=edit.message_id, detail=detail)
+
+    def answer_press(self, *, press_id: str, text: str) -> None:
+        """answerCallbackQuery with the toast (cut to Telegram's 200 characters); a query too old to answer is
+        a permanent InvalidRequest (Telegram allows about 15 seconds)."""
+        try:
+            self._call("answer_callback_query", callback_query_id=press_id, text=text[:200] or None)
+        except InvalidRequest as exc:
+            if "query is too old" in exc.message.lower() or "query id is invalid" in exc.message.lower():
+                raise InvalidRequest(exc.message, code="query_too_old", permanent=True) from exc
+            raise
 
     @staticmethod
     def _detail(ids: list[str], plain: bool) -> dict[str, Any]:

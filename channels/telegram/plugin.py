@@ -9,7 +9,16 @@ from typing import Any
 from channels.base import Channel
 from channels.inbound import Inbound
 from channels.plugin import ChannelPlugin, WebhookReply, WebhookRequest
-from channels.telegram.inbound import BotIdentity, InvalidDate, InvalidUpdate, to_inbound, update_id
+from channels.telegram.inbound import (
+    BotIdentity,
+    IgnoredPress,
+    InvalidDate,
+    InvalidUpdate,
+    answer_quietly,
+    to_inbound,
+    to_press,
+    update_id,
+)
 from kernel.errors import DeputyError, Forbidden, Invalid, Unauthorized
 
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
@@ -30,8 +39,10 @@ def _secret(value: Any) -> str:
 class TelegramWebhook:
     """`POST /webhooks/telegram` (setWebhook with secret_token = DEPUTY_TELEGRAM_WEBHOOK_SECRET).
 
-    Telegram retries any non-2xx answer, so every update Deputy does not act on (edits, callbacks, other
-    bots, repeats of an update_id already recorded) is acknowledged with 200 and writes nothing.
+    Telegram retries any non-2xx answer, so every update Deputy does not act on (edits, callbacks without
+    data, other bots, repeats of an update_id already recorded) is acknowledged with 200 and writes nothing.
+    A button press is answered through the sender's answerCallbackQuery (as by long polling), with the toast
+    `Inbound.press` returned, once it is recorded.
     """
 
     def __init__(self, settings: Any, sender: Channel | None) -> None:
@@ -62,11 +73,23 @@ class TelegramWebhook:
             raise MalformedJSON("request body is not valid JSON") from exc
         try:
             update_id(update)
-            message = to_inbound(update, self._identity())
+            press = to_press(update, now=request.now)
+            message = to_inbound(update, self._identity()) if press is None else None
         except InvalidDate as exc:  # SPEC §8: a date outside the sane range is a 422
             raise Invalid(str(exc), field="message.date") from exc
         except InvalidUpdate as exc:
             raise BadUpdate(str(exc)) from exc
+        if isinstance(press, IgnoredPress):
+            answer_quietly(self.sender, press, "")
+            return WebhookReply(answer=lambda _: {"ok": True, "recorded": False})
+        if press is not None:
+            pressed = press
+
+            def answered(toast: str) -> dict[str, Any]:
+                answer_quietly(self.sender, pressed, toast)
+                return {"ok": True, "recorded": True}
+
+            return WebhookReply(answer=lambda _: {"ok": True, "recorded": False}, press=press, answer_press=answered)
         return WebhookReply(
             answer=lambda recorded: {"ok": True, "recorded": recorded}, messages=[message] if message else []
         )
@@ -93,4 +116,4 @@ class TelegramPlugin(ChannelPlugin):
         """Long polling when DEPUTY_TELEGRAM_MODE=polling and a bot token is set."""
         from channels.telegram.polling import start_polling
 
-        return start_polling(ctx, inbound=inbound)
+        return start_polling(ctx, inbound=inbound, sender=sender)

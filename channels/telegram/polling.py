@@ -30,14 +30,17 @@ from telegram import error as tg
 from telegram.request import HTTPXRequest
 from telegram.warnings import PTBUserWarning
 
+from channels.base import Channel
 from channels.inbound import Inbound
 from channels.models import read_state, write_state
 from channels.telegram.errors import retry_after_seconds
-from channels.telegram.inbound import BotIdentity, InvalidUpdate, to_inbound
+from channels.telegram.inbound import BotIdentity, IgnoredPress, InvalidUpdate, answer_quietly, to_inbound, to_press
 from kernel.context import AppContext
 from kernel.lease import Lease, for_database
 
 log = logging.getLogger("deputy.channels.telegram.polling")
+# Asked for explicitly: Telegram keeps the last allowed_updates a bot asked for, which might lack callbacks.
+ALLOWED = ["message", "callback_query"]
 
 
 class TelegramPoller:
@@ -56,13 +59,14 @@ class TelegramPoller:
         max_backoff: float = 60.0,
         request_timeout: float = 10.0,
         lease: Lease | None = None,
+        sender: Channel | None = None,
     ) -> None:
         self.ctx, self._token, self.api_base = ctx, token, api_base.rstrip("/")
         bot_id = token.partition(":")[0]
         self.offset_key = f"telegram:{bot_id}:updates_offset"
         self.poll_timeout, self.limit, self.request_timeout = poll_timeout, limit, request_timeout
         self.backoff, self.max_backoff = backoff, max_backoff
-        self.inbound = inbound
+        self.inbound, self.sender = inbound, sender  # the sender answers button presses
         self._identity = BotIdentity(id=bot_id, username=getattr(ctx.settings, "telegram_bot_username", None))
         if lease is None:
             seconds = getattr(ctx.settings, "telegram_poll_lease", None)
@@ -120,10 +124,17 @@ class TelegramPoller:
     def _handle(self, update: dict[str, Any]) -> bool:
         """Record one update durably, then advance the offset past it; True if a new fact was written."""
         try:
-            message = to_inbound(update, self._identity)
+            press = to_press(update, now=self.ctx.clock.now())
+            message = to_inbound(update, self._identity) if press is None else None
         except InvalidUpdate as exc:
             self._skip(update, exc)
             return False
+        if press is not None:  # answered once recorded (an ignored one at once, so its button stops spinning)
+            ignored = isinstance(press, IgnoredPress)
+            toast = "" if ignored else self.inbound.press(press)  # type: ignore[arg-type]
+            self._store_offset(int(update["update_id"]) + 1)
+            answer_quietly(self.sender, press, toast)
+            return not ignored
         created = self.inbound.record(message) if message is not None else False
         self._store_offset(int(update["update_id"]) + 1)
         return created
@@ -151,7 +162,7 @@ class TelegramPoller:
 
     async def _poll_once(self, bot: Bot) -> None:
         offset = await asyncio.to_thread(self.load_offset)
-        query = {"offset": offset, "timeout": self.poll_timeout, "limit": self.limit}
+        query = {"offset": offset, "timeout": self.poll_timeout, "limit": self.limit, "allowed_updates": ALLOWED}
         wait = self.request_timeout + self.poll_timeout
         fetch = bot.do_api_request("getUpdates", api_kwargs=query, read_timeout=wait)
         finished, updates = await self._until_stopped(fetch)
@@ -283,12 +294,16 @@ class TelegramPoller:
             await asyncio.to_thread(self.lease.close)
 
 
-def start_polling(ctx: AppContext, *, inbound: Inbound) -> TelegramPoller | None:
+def start_polling(ctx: AppContext, *, inbound: Inbound, sender: Channel | None = None) -> TelegramPoller | None:
     """Start the poller when DEPUTY_TELEGRAM_MODE=polling and a bot token is set; else None."""
     settings = ctx.settings
     if settings.telegram_mode != "polling" or not settings.telegram_bot_token:
         return None
     log.info("telegram long polling started")
     return TelegramPoller(
-        ctx, inbound=inbound, token=settings.telegram_bot_token.get_secret_value(), api_base=settings.telegram_api_base
+        ctx,
+        inbound=inbound,
+        token=settings.telegram_bot_token.get_secret_value(),
+        api_base=settings.telegram_api_base,
+        sender=sender,
     ).start()

@@ -8,9 +8,11 @@ from datetime import timedelta
 
 import pytest
 
+from app.api import webhooks
 from app.wiring import build_context
 from tests.conftest import START, make_settings
 from tests.fakes.feishu_server import encrypt, mention, message_event, signed_headers
+from tests.fakes.recording_inbound import RecordingInbound
 from tests.integration.action_helpers import add_person
 
 KEY, TOKEN, BOT = "encrypt-key-1", "vtoken", "ou_bot"
@@ -205,3 +207,81 @@ def test_a_decrypted_event_with_a_nul_character_is_422_and_nothing_is_written(ct
     assert response.status_code == 422 and response.json()["error"]["code"] == "validation_error"
     assert "NUL" in response.json()["error"]["message"]
     assert message_facts(client) == [] and wakeups == []
+
+
+def card_press(event_id: str = "ev_press_1", token: str | None = "b7take") -> dict:
+    """A card.action.trigger callback (schema 2.0) as Feishu posts it to the same URL (before encryption)."""
+    return {
+        "schema": "2.0",
+        "header": {
+            "event_id": event_id,
+            "token": TOKEN,
+            "create_time": "1773799200000000",
+            "event_type": "card.action.trigger",
+            "tenant_key": "tenant_1",
+            "app_id": "cli_test_app",
+        },
+        "event": {
+            "operator": {"tenant_key": "tenant_1", "open_id": "ou_wangwu"},
+            "token": "c-card-token",
+            "action": {"value": {"t": token} if token else {}, "tag": "button"},
+            "host": "im_message",
+            "context": {"open_message_id": "om_card_1", "open_chat_id": "oc_p2p_9"},
+        },
+    }
+
+
+@pytest.fixture
+def presses(monkeypatch) -> RecordingInbound:
+    inbound = RecordingInbound(toast="已由你处理")
+    monkeypatch.setattr(webhooks, "PerceptionInbound", lambda _ctx: inbound)
+    return inbound
+
+
+def test_a_signed_encrypted_card_press_is_handed_over_and_answered_with_a_toast(client, presses):
+    answers = [post(client, card_press()) for _ in (1, 2)]
+    assert [a.status_code for a in answers] == [200, 200]
+    assert [a.json() for a in answers] == [{"toast": {"type": "info", "content": "已由你处理"}}] * 2
+    [press] = presses.presses  # Feishu's retry of the same callback is one press
+    assert (press.channel, press.event_id, press.press_id, press.token) == (
+        "feishu",
+        "ev_press_1",
+        "ev_press_1",
+        "b7take",
+    )
+    assert (press.external_user_id, press.chat_id, press.message_id) == ("ou_wangwu", "oc_p2p_9", "om_card_1")
+    assert press.occurred_at == START and presses.wakes == 2
+
+
+@pytest.mark.parametrize("tamper", ["signature", "stale", "key"])
+def test_an_unauthentic_card_press_gets_401_and_nothing_is_handed_over(client, presses, tamper):
+    body, headers = sealed(
+        card_press(),
+        key="other-key" if tamper == "key" else KEY,
+        at=START - timedelta(minutes=10) if tamper == "stale" else START,
+    )
+    if tamper == "signature":
+        headers["X-Lark-Signature"] = "0" * 64
+    response = client.post(URL, content=body, headers=headers)
+    assert response.status_code == 401 and presses.presses == [] and presses.wakes == 0
+
+
+def test_a_card_press_without_a_deputy_token_is_answered_with_nothing(client, presses):
+    response = post(client, card_press(token=None))
+    assert response.status_code == 200 and response.json() == {} and presses.presses == []
+
+
+def test_an_image_message_is_recorded_with_its_key(ctx, client):
+    add_person(ctx, bindings=[{"channel": "feishu", "external_user_id": "ou_zhangsan"}])
+    event = message_event(
+        event_id="ev_img", message_type="file", content={"file_key": "file_v3_2", "file_name": "a.pdf"}
+    )
+    assert post(client, event).status_code == 200
+    [fact] = message_facts(client)
+    assert fact["content"]["text"] == "" and fact["content"]["media"] == {
+        "kind": "file",
+        "file_id": "file_v3_2",
+        "file_name": "a.pdf",
+        "mime_type": None,
+        "size": None,
+    }

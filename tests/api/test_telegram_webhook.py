@@ -9,6 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
+from app.api import webhooks
 from app.main import create_app
 from app.wiring import build_context, default_channels
 from channels.telegram import TelegramChannel
@@ -16,6 +17,7 @@ from fact.models import Fact
 from kernel.context import AppContext
 from perception.models import InboxEntry
 from tests.conftest import make_settings
+from tests.fakes.recording_inbound import RecordingInbound
 from tests.fakes.telegram_server import TOKEN, FakeTelegram
 from tests.integration.action_helpers import add_person
 
@@ -355,3 +357,66 @@ def test_malformed_message_parts_are_400_not_500(tg_ctx, tg, message):
     response = tg.post("/webhooks/telegram", json=update(900013, **message), headers=OK)
     assert response.status_code == 400 and response.json()["error"]["code"] == "invalid_update"
     assert facts(tg_ctx) == []
+
+
+def press_update(update_id: int, callback_id: str, data: str = "b1later") -> dict:
+    return {
+        "update_id": update_id,
+        "callback_query": {
+            "id": callback_id,
+            "from": {"id": 2001, "is_bot": False, "first_name": "San"},
+            "message": {"message_id": 41, "date": DATE, "chat": {"id": 2001, "type": "private"}, "text": "问题"},
+            "chat_instance": "x",
+            "data": data,
+        },
+    }
+
+
+def test_a_press_by_webhook_is_handed_over_and_answered_with_its_toast(database_url, clock, monkeypatch):
+    fake = FakeTelegram().start()
+    context = build_ctx(database_url, clock)
+    channel = TelegramChannel(TOKEN, api_base=fake.base_url)
+    context.channels.register(channel)
+    inbound = RecordingInbound(toast="已推迟到 18:30")
+    monkeypatch.setattr(webhooks, "PerceptionInbound", lambda _ctx: inbound)
+    try:
+        with TestClient(create_app(ctx=context, run_migrations=False)) as c:
+            responses = [c.post("/webhooks/telegram", json=press_update(900200, "cb-9"), headers=OK) for _ in (1, 2)]
+        assert [r.json() for r in responses] == [{"ok": True, "recorded": True}] * 2
+        [press] = inbound.presses  # Telegram's retry of the same callback is one press
+        assert (press.event_id, press.press_id, press.token, press.external_user_id) == (
+            "cb-9",
+            "cb-9",
+            "b1later",
+            "2001",
+        )
+        assert (press.chat_id, press.message_id, press.occurred_at) == ("2001", "41", clock.now())
+        assert fake.calls("answerCallbackQuery") == [{"callback_query_id": "cb-9", "text": "已推迟到 18:30"}] * 2
+        assert inbound.wakes == 2 and facts(context) == []
+    finally:
+        channel.close(), fake.stop(), context.close()
+
+
+def test_a_press_with_the_wrong_secret_is_refused_and_nothing_is_handed_over(tg, monkeypatch):
+    inbound = RecordingInbound()
+    monkeypatch.setattr(webhooks, "PerceptionInbound", lambda _ctx: inbound)
+    response = tg.post(
+        "/webhooks/telegram", json=press_update(900201, "cb-10"), headers={"X-Telegram-Bot-Api-Secret-Token": "nope"}
+    )
+    assert response.status_code == 403 and inbound.presses == []
+
+
+def test_a_media_message_by_webhook_is_recorded_with_its_media(tg_ctx, tg):
+    document = {"file_id": "BQACdoc", "file_unique_id": "d", "file_name": "报告.pdf", "mime_type": "application/pdf"}
+    response = tg.post(
+        "/webhooks/telegram", json=update(900202, text=None, document={**document, "file_size": 2048}), headers=OK
+    )
+    assert response.status_code == 200
+    content = facts(tg_ctx)[0].content
+    assert content["text"] == "" and content["media"] == {
+        "kind": "document",
+        "file_id": "BQACdoc",
+        "file_name": "报告.pdf",
+        "mime_type": "application/pdf",
+        "size": 2048,
+    }

@@ -3,7 +3,11 @@
 Defaults behave like Feishu: tokens come from `tenant_access_token/internal` for the right app credentials and
 stay valid until `expire_tokens()`; a request with an unknown token gets 99991663; a message uuid seen before
 returns the first message again; text bodies over 150 KB and cards over 30 KB are refused with 230025.
-`script(route, Reply(...))` queues answers used before the defaults (routes: token, messages, departments, users).
+`script(route, Reply(...))` queues answers used before the defaults (routes: token, messages, forward, patch,
+departments, users). Cards are checked like Feishu checks them: a JSON 2.0 card with an `action` module is refused
+(230099 / 200861), only a shared (`update_multi`) card can be patched, a text message cannot (230001).
+`start_long_connection()` serves lark's long connection (the endpoint and a websocket speaking its frames), so
+`push_event(payload)` delivers an event as Feishu would and returns the client's answer.
 Also here: what Feishu does to events on the way out (encrypt, sign), for webhook tests.
 """
 
@@ -23,6 +27,8 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from Crypto.Cipher import AES
+
+from tests.fakes.feishu_ws import WS_CONFIG, FakeLongConnection
 
 APP_ID, APP_SECRET = "cli_test_app", "test-secret"
 
@@ -74,6 +80,8 @@ class FakeFeishu:
         self.app_id, self.app_secret = app_id, app_secret
         self.requests: list[Seen] = []
         self.messages: list[dict[str, Any]] = []  # accepted im/v1/messages bodies, with receive_id_type
+        self.patches: list[dict[str, Any]] = []  # accepted patches: message_id and the new card
+        self.ws: Any = None  # the long-connection server, once started
         self.tokens_issued = 0
         self.departments: dict[str, list[str]] = {"0": []}  # department id → child department ids
         self.users: dict[str, list[dict[str, Any]]] = defaultdict(list)  # department id → users
@@ -96,6 +104,8 @@ class FakeFeishu:
         return self
 
     def stop(self) -> None:
+        if self.ws is not None:
+            self.ws.stop()
         self._server.shutdown()
         self._server.server_close()
 
@@ -120,6 +130,40 @@ class FakeFeishu:
         """Accepted messages for one receiver, oldest first."""
         return [m for m in self.messages if m["receive_id"] == receive_id]
 
+    def card(self, message_id: str) -> dict[str, Any] | None:
+        """The card a message shows now (after any patch), or None for a message that is not a card."""
+        found = next((m for m in self.messages if m["message_id"] == message_id), None)
+        if found is None or found.get("msg_type") != "interactive":
+            return None
+        return json.loads(found["content"])
+
+    def buttons(self, message_id: str) -> list[tuple[str, str]]:
+        """The (label, token) of every button on a card, in order; [] without any."""
+        found: list[tuple[str, str]] = []
+
+        def walk(node: Any) -> None:
+            if isinstance(node, dict):
+                if node.get("tag") == "button":
+                    value = next((b.get("value") for b in node.get("behaviors", []) if b.get("type") == "callback"), {})
+                    found.append((node["text"]["content"], (value or {}).get("t", "")))
+                for child in node.values():
+                    walk(child)
+            elif isinstance(node, list):
+                for child in node:
+                    walk(child)
+
+        walk((self.card(message_id) or {}).get("body"))
+        return found
+
+    def start_long_connection(self) -> FakeLongConnection:
+        """Serve the long connection: /callback/ws/endpoint then answers with this fake's websocket URL."""
+        self.ws = FakeLongConnection().start()
+        return self.ws
+
+    def push_event(self, payload: dict[str, Any], timeout: float = 10.0) -> dict[str, Any]:
+        """Deliver an event over the long connection; the client's answer (code, and its data decoded)."""
+        return self.ws.push(payload, timeout=timeout)
+
     # ---- routes -------------------------------------------------------------------------------------
 
     def _route(self, seen: Seen) -> tuple[str, Reply | None]:
@@ -127,6 +171,12 @@ class FakeFeishu:
             return "token", None
         if seen.path == "/open-apis/im/v1/messages":
             return "messages", None
+        if seen.path.startswith("/open-apis/im/v1/messages/") and seen.path.endswith("/forward"):
+            return "forward", None
+        if seen.path.startswith("/open-apis/im/v1/messages/") and seen.method == "PATCH":
+            return "patch", None
+        if seen.path == "/callback/ws/endpoint" and self.ws is not None:
+            return "ws", Reply(200, {"code": 0, "msg": "ok", "data": {"URL": self.ws.url, "ClientConfig": WS_CONFIG}})
         if seen.path.startswith("/open-apis/contact/v3/departments/") and seen.path.endswith("/children"):
             return "departments", None
         if seen.path == "/open-apis/contact/v3/users/find_by_department":
@@ -144,7 +194,8 @@ class FakeFeishu:
                 return self._token(seen.body or {})
             if seen.headers.get("authorization", "").removeprefix("Bearer ") not in self._valid:
                 return TOKEN_EXPIRED
-            return {"messages": self._message, "departments": self._children, "users": self._members}[route](seen)
+            routes = {"messages": self._message, "forward": self._forward, "patch": self._patch}
+            return {**routes, "departments": self._children, "users": self._members}[route](seen)
 
     def _token(self, body: dict[str, Any]) -> Reply:
         if body.get("app_id") != self.app_id or body.get("app_secret") != self.app_secret:
@@ -159,6 +210,8 @@ class FakeFeishu:
         limit = 150 * 1024 if body.get("msg_type") == "text" else 30 * 1024
         if len(raw) > limit:
             return code(230025, "The length of the message content reaches its limit.")
+        if body.get("msg_type") == "interactive" and (refused := _card_problem(body.get("content"))):
+            return refused
         uuid = body.get("uuid")
         if uuid and uuid in self._by_uuid:
             message_id = self._by_uuid[uuid]
@@ -172,6 +225,40 @@ class FakeFeishu:
         return Reply(
             200, {"code": 0, "msg": "success", "data": {"message_id": message_id, "msg_type": body.get("msg_type")}}
         )
+
+    def _forward(self, seen: Seen) -> Reply:
+        original = seen.path.split("/")[-2]
+        uuid = seen.query.get("uuid")
+        if uuid and uuid in self._by_uuid:
+            message_id = self._by_uuid[uuid]
+        else:
+            message_id = f"om_fake_{next(self._ids)}"
+            forwarded = {
+                "receive_id": (seen.body or {}).get("receive_id"),
+                "receive_id_type": seen.query.get("receive_id_type"),
+                "msg_type": "forward",
+                "forwarded_from": original,
+                "uuid": uuid,
+                "message_id": message_id,
+            }
+            self.messages.append(forwarded)
+            if uuid:
+                self._by_uuid[uuid] = message_id
+        return Reply(200, {"code": 0, "msg": "success", "data": {"message_id": message_id}})
+
+    def _patch(self, seen: Seen) -> Reply:
+        message_id = seen.path.split("/")[-1]
+        found = next((m for m in self.messages if m["message_id"] == message_id), None)
+        if found is None or found.get("msg_type") != "interactive":
+            return code(230001, "Your request contains an invalid request parameter: the message is not a card.")
+        new = (seen.body or {}).get("content")
+        if refused := _card_problem(new):
+            return refused
+        if not json.loads(new).get("config", {}).get("update_multi"):
+            return code(230001, "Your request contains an invalid request parameter: update_multi must be true.")
+        found["content"] = new
+        self.patches.append({"message_id": message_id, "card": json.loads(new)})
+        return Reply(200, {"code": 0, "msg": "success", "data": {}})
 
     @staticmethod
     def _page(items: list[Any], query: dict[str, str]) -> dict[str, Any]:
@@ -230,12 +317,27 @@ class FakeFeishu:
                 self.end_headers()
                 self.wfile.write(data)
 
-            do_GET = do_POST = _serve
+            do_GET = do_POST = do_PATCH = _serve
 
             def log_message(self, *args: Any) -> None:
                 pass
 
         return Handler
+
+
+def _card_problem(raw: Any) -> Reply | None:
+    """Feishu's refusal of a card's JSON, or None."""
+    try:
+        card = json.loads(raw)
+    except (TypeError, ValueError):
+        return code(230099, "Failed to create card content, ext=ErrCode: 200621; ErrMsg: parse card json err")
+    if card.get("schema") == "2.0" and '"tag": "action"' in json.dumps(card):
+        return code(
+            230099,
+            "Failed to create card content, ext=ErrCode: 200861; ErrMsg: cards of schema V2 no longer support "
+            "this capability; ErrorValue: unsupported tag action",
+        )
+    return None
 
 
 # ---- events as Feishu sends them --------------------------------------------------------------------

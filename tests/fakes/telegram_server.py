@@ -1,10 +1,14 @@
-"""A local fake of the Telegram Bot API (sendMessage, getMe, getUpdates) on 127.0.0.1, scriptable per method.
+"""A local fake of the Telegram Bot API on 127.0.0.1, scriptable per method: sendMessage, copyMessage,
+editMessageText/Caption, answerCallbackQuery, getMe, getUpdates.
 
 Defaults behave like Telegram: sendMessage refuses text over 4096 UTF-16 units and HTML it cannot
 parse, getUpdates confirms every update below `offset` and long-polls up to `timeout` seconds (at most
 2 s here), and a getUpdates that arrives while another is waiting ends the waiting one with 409 Conflict
 "terminated by other getUpdates request" (counted in `conflicts`; a poll whose client hung up is dropped).
 `script(method, Reply(...))` queues answers (errors, garbage, slow replies) used before the defaults.
+Messages the bot sent are kept (`message(chat_id, message_id)`, `keyboard(...)`) so edits are checked like
+Telegram checks them: "message is not modified", "there is no text in the message to edit", callback_data
+over 64 bytes, captions over 1024 units.
 """
 
 from __future__ import annotations
@@ -66,6 +70,7 @@ def error(status: int, description: str, **parameters: Any) -> Reply:
 FORBIDDEN_BLOCKED = error(403, "Forbidden: bot was blocked by the user")
 CHAT_NOT_FOUND = error(400, "Bad Request: chat not found")
 SERVER_ERROR = error(500, "Internal Server Error")
+QUERY_TOO_OLD = error(400, "Bad Request: query is too old and response timeout expired or query ID is invalid")
 NOT_JSON = Reply(502, b"<html><body>502 Bad Gateway</body></html>")
 CONFLICT = error(
     409, "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running"
@@ -110,6 +115,7 @@ class FakeTelegram:
         self.closed = False
         self.conflicts = 0  # 409s answered to a live poll because another poll came in
         self._polls: list[_Poll] = []  # getUpdates calls waiting for updates
+        self.sent: dict[tuple[str, int], dict[str, Any]] = {}  # (chat id, message id) → what the bot sent
 
     @property
     def base_url(self) -> str:
@@ -161,7 +167,13 @@ class FakeTelegram:
             return [params for name, params in self.requests if name == method]
 
     def push_message(
-        self, *, text: str, user_id: int = 1001, chat_id: int | None = None, chat_type: str = "private", **message: Any
+        self,
+        *,
+        text: str | None,
+        user_id: int = 1001,
+        chat_id: int | None = None,
+        chat_type: str = "private",
+        **message: Any,
     ) -> int:
         """Queue a `message` update (as Telegram would hold it for getUpdates); returns its update_id."""
         body = {
@@ -172,6 +184,8 @@ class FakeTelegram:
             "chat": {"id": chat_id if chat_id is not None else user_id, "type": chat_type},
             **message,
         }
+        if text is None:  # a media message: only a caption, if any
+            del body["text"]
         return self.push_update({"message": body})
 
     def push_update(self, update: dict[str, Any]) -> int:
@@ -181,6 +195,48 @@ class FakeTelegram:
             self._updates.append(update)
             self._cond.notify_all()
             return update["update_id"]
+
+    def push_callback(
+        self,
+        *,
+        data: str | None,
+        user_id: int = 1001,
+        chat_id: int | None = None,
+        message_id: int | None = 1,
+        callback_id: str | None = None,
+        is_bot: bool = False,
+    ) -> str:
+        """Queue a `callback_query` update (a button press on message `message_id`); returns the callback id."""
+        callback_id = callback_id or f"cb{next(self._update_ids)}"
+        query: dict[str, Any] = {
+            "id": callback_id,
+            "from": {"id": user_id, "is_bot": is_bot, "first_name": f"user{user_id}"},
+            "chat_instance": "ci-1",
+        }
+        if data is not None:
+            query["data"] = data
+        if message_id is not None:
+            chat = chat_id if chat_id is not None else user_id
+            query["message"] = {
+                "message_id": message_id,
+                "date": 1773799200,
+                "chat": {"id": chat, "type": "private"},
+                "from": BOT,
+                "text": "question",
+            }
+        self.push_update({"callback_query": query})
+        return callback_id
+
+    def message(self, chat_id: int | str, message_id: int | str) -> dict[str, Any] | None:
+        """What the bot's message looks like now (text or caption, reply_markup), or None."""
+        with self._cond:
+            return self.sent.get((str(chat_id), int(message_id)))
+
+    def keyboard(self, chat_id: int | str, message_id: int | str) -> list[list[tuple[str, str]]]:
+        """The inline keyboard under a message as rows of (label, callback_data); [] without one."""
+        found = self.message(chat_id, message_id) or {}
+        rows = (found.get("reply_markup") or {}).get("inline_keyboard") or []
+        return [[(b["text"], b.get("callback_data", "")) for b in row] for row in rows]
 
     def pending_update_ids(self) -> list[int]:
         """Update ids not yet confirmed by a getUpdates offset."""
@@ -225,6 +281,12 @@ class FakeTelegram:
             return Reply(200, {"ok": True, "result": BOT})
         if method == "sendMessage":
             return self._send_message(params)
+        if method == "copyMessage":
+            return self._copy_message(params)
+        if method in ("editMessageText", "editMessageCaption"):
+            return self._edit(method, params)
+        if method == "answerCallbackQuery":
+            return Reply(200, {"ok": True, "result": True})
         if method == "getUpdates":
             return self._get_updates(params, handler)
         return error(404, "Not Found: method not found")
@@ -237,16 +299,62 @@ class FakeTelegram:
             return error(400, "Bad Request: message is too long")
         if params.get("parse_mode") == "HTML" and (problem := html_problem(text)):
             return error(400, f"Bad Request: can't parse entities: {problem}")
+        markup = _markup(params)
+        if problem := _markup_problem(markup):
+            return error(400, f"Bad Request: {problem}")
+        return Reply(200, {"ok": True, "result": self._keep(params, text=text, reply_markup=markup)})
+
+    def _keep(self, params: dict[str, Any], **content: Any) -> dict[str, Any]:
         chat_id = str(params["chat_id"])
         chat = {"id": int(chat_id) if chat_id.lstrip("-").isdigit() else chat_id, "type": "private"}
-        message = {
-            "message_id": next(self._message_ids),
-            "date": int(time.time()),
-            "chat": chat,
-            "from": BOT,
-            "text": text,
-        }
-        return Reply(200, {"ok": True, "result": message})
+        message = {"message_id": next(self._message_ids), "date": int(time.time()), "chat": chat, "from": BOT}
+        message.update({k: v for k, v in content.items() if v is not None})
+        with self._cond:
+            self.sent[(chat_id, message["message_id"])] = message
+        return message
+
+    def _copy_message(self, params: dict[str, Any]) -> Reply:
+        if not params.get("from_chat_id") or not params.get("message_id"):
+            return error(400, "Bad Request: message to copy not found")
+        caption = params.get("caption")
+        if caption is not None and utf16_len(str(caption)) > 1024:
+            return error(400, "Bad Request: message caption is too long")
+        if caption and params.get("parse_mode") == "HTML" and (problem := html_problem(str(caption))):
+            return error(400, f"Bad Request: can't parse entities: {problem}")
+        markup = _markup(params)
+        if problem := _markup_problem(markup):
+            return error(400, f"Bad Request: {problem}")
+        copied = self._keep(
+            params,
+            caption=caption if caption is not None else "(original caption)",
+            photo=[{"file_id": f"copy-{params['message_id']}", "file_unique_id": "u", "width": 90, "height": 90}],
+            reply_markup=markup,
+        )
+        return Reply(200, {"ok": True, "result": {"message_id": copied["message_id"]}})
+
+    def _edit(self, method: str, params: dict[str, Any]) -> Reply:
+        key = (str(params.get("chat_id")), int(params.get("message_id") or 0))
+        field = "text" if method == "editMessageText" else "caption"
+        new = str(params.get(field) or "")
+        markup = _markup(params)
+        with self._cond:
+            current = self.sent.get(key)
+            if current is None:
+                return error(400, "Bad Request: message to edit not found")
+            if field == "text" and "text" not in current:
+                return error(400, "Bad Request: there is no text in the message to edit")
+            if params.get("parse_mode") == "HTML" and (problem := html_problem(new)):
+                return error(400, f"Bad Request: can't parse entities: {problem}")
+            shown = current.get("reply_markup") or {"inline_keyboard": []}
+            if current.get(field) == new and shown == (markup or {"inline_keyboard": []}):
+                return error(
+                    400,
+                    "Bad Request: message is not modified: specified new message content and reply markup are "
+                    "exactly the same as a current content and reply markup of the message",
+                )
+            current[field] = new
+            current["reply_markup"] = markup if markup and markup.get("inline_keyboard") else None
+            return Reply(200, {"ok": True, "result": dict(current)})
 
     def _get_updates(self, params: dict[str, Any], handler: BaseHTTPRequestHandler) -> Reply:
         offset = int(params["offset"]) if params.get("offset") not in (None, "") else None
@@ -273,6 +381,21 @@ class FakeTelegram:
             batch = self._updates[:limit]
             self.get_updates_answers.append((offset, [u["update_id"] for u in batch]))
         return Reply(200, {"ok": True, "result": batch})
+
+
+def _markup(params: dict[str, Any]) -> dict[str, Any] | None:
+    """reply_markup as a dict (PTB sends it JSON-encoded inside the form)."""
+    markup = params.get("reply_markup")
+    return json.loads(markup) if isinstance(markup, str) else markup
+
+
+def _markup_problem(markup: dict[str, Any] | None) -> str | None:
+    """Why Telegram would refuse this inline keyboard, or None."""
+    for row in (markup or {}).get("inline_keyboard") or []:
+        for button in row:
+            if len(str(button.get("callback_data", "")).encode()) > 64:
+                return "BUTTON_DATA_INVALID"
+    return None
 
 
 class _Poll:

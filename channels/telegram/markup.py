@@ -1,0 +1,40 @@
+"""Buttons as Telegram inline keyboards, and the limits of what goes with them (callback_data, captions)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+
+from channels.base import Button
+from channels.errors import InvalidRequest
+
+MAX_CALLBACK_BYTES = 64  # Telegram refuses longer callback_data (BUTTON_DATA_INVALID)
+MAX_CAPTION_UNITS = 1024  # a media caption's limit, in UTF-16 code units like message text
+ROW = 3  # more than this many buttons go in rows of three (labels stay readable on a phone)
+
+
+def rows(buttons: Sequence[Button]) -> list[list[Button]]:
+    """The buttons in one row, or in rows of at most three when there are more."""
+    if len(buttons) <= ROW:
+        return [list(buttons)] if buttons else []
+    return [list(buttons[i : i + ROW]) for i in range(0, len(buttons), ROW)]
+
+
+def keyboard(buttons: Sequence[Button]) -> InlineKeyboardMarkup | None:
+    """The inline keyboard for `buttons` (callback_data = each button's token), None without buttons."""
+    for button in buttons:
+        if not button.token or len(button.token.encode()) > MAX_CALLBACK_BYTES:
+            raise InvalidRequest(
+                f"a button token must be 1 to {MAX_CALLBACK_BYTES} bytes", code="button_token", permanent=True
+            )
+    if not buttons:
+        return None
+    return InlineKeyboardMarkup(
+        [[InlineKeyboardButton(b.label, callback_data=b.token) for b in row] for row in rows(buttons)]
+    )
+
+
+def keyboard_or_none_shown(buttons: Sequence[Button]) -> InlineKeyboardMarkup:
+    """For an edit: the new keyboard, or an empty one, which removes the buttons the message had."""
+    return keyboard(buttons) or InlineKeyboardMarkup([])

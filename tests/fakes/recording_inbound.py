@@ -1,0 +1,48 @@
+"""An `Inbound` port for channel tests: records messages, presses and skips in memory and answers presses with a toast.
+
+The app's own port (app.inbound.PerceptionInbound) writes facts; adapter tests only need to see what an adapter
+handed over and that it answered a press with the toast it was given.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from channels.inbound import InboundMessage, InboundPress
+
+
+class RecordingInbound:
+    """Keeps what arrives, de-duplicated by event id like the real port; `toast` is every press's answer."""
+
+    def __init__(self, toast: str = "已推迟到 18:30") -> None:
+        self.toast = toast
+        self.messages: list[InboundMessage] = []
+        self.presses: list[InboundPress] = []
+        self.skips: list[tuple[str, str, str]] = []
+        self.wakes = 0
+        self._lock = threading.Lock()
+
+    def record(self, message: InboundMessage) -> bool:
+        """Keep the message once per event id; True when it was new."""
+        with self._lock:
+            if any(m.event_id == message.event_id for m in self.messages):
+                return False
+            self.messages.append(message)
+            return True
+
+    def skipped(self, *, channel: str, event_id: str, reason: str) -> None:
+        """Keep the skip."""
+        with self._lock:
+            self.skips.append((channel, event_id, reason))
+
+    def press(self, press: InboundPress) -> str:
+        """Keep the press once per event id; the toast either way (a repeat is answered like the first)."""
+        with self._lock:
+            if not any(p.event_id == press.event_id for p in self.presses):
+                self.presses.append(press)
+        return self.toast
+
+    def wake(self) -> None:
+        """Count wake-ups."""
+        with self._lock:
+            self.wakes += 1
