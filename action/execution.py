@@ -320,6 +320,8 @@ def send(ctx: AppContext, request: ActionRequest, reserved: Reservation) -> Sent
             {"channel": channel_name, "result": "success", "message_id": receipt.message_id, **receipt.detail}
         )
         detail = {"message_id": receipt.message_id, "chat_id": chat_id or external_user_id, "attempts": attempts}
+        if receipt.detail.get("buttons_message_id"):  # a split text or a media copy: the buttons sit on that one
+            detail["buttons_message_id"] = receipt.detail["buttons_message_id"]
         return Sent(detail, channel_name, unreachable)
     return Sent(
         {"error": "all_channels_failed", "reason": "every channel attempt failed", "attempts": attempts},
@@ -430,7 +432,7 @@ def finalize(
                 tokens=[b.token for b in request.buttons],
                 channel=sent.channel,
                 chat_id=sent.detail.get("chat_id"),
-                message_id=sent.detail.get("message_id"),
+                message_id=sent.detail.get("buttons_message_id") or sent.detail.get("message_id"),
                 text=request.text,
             )
         record = to_record(row, tz=uow.tz)

@@ -48,6 +48,10 @@ def test_later_puts_the_follow_up_off_two_hours_and_says_until_when(ctx, clock, 
     concern = _concern(ctx)
     assert concern.state == "waiting_reply" and concern.step_at == clock.now() + 2 * H
     assert outcomes_to(ctx, "p_zhangsan")[-1].endswith("— 已推迟到 今天 15:00")
+    [asked] = [d for d in telegram.sent if d.message.buttons]
+    text, still = telegram.shown(asked.message_id)  # the question itself now shows the outcome, without buttons
+    assert text == f"{asked.message.text}\n\n— 已推迟到 今天 15:00" and still == ()
+    assert len(telegram.texts_to("tg_zs")) == 1  # an edit, not a new message
 
 
 def test_pressing_twice_has_one_effect(ctx, clock, team):

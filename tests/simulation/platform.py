@@ -156,6 +156,13 @@ class RealTelegram(Channel):
         self.scheduler.checkpoint("sent:telegram")
         return receipt
 
+    def edit(self, edit: MessageEdit) -> SendReceipt:
+        """Edit for real (editMessageText on the fake Bot API)."""
+        self.scheduler.checkpoint("edit:telegram")
+        receipt = self.real.edit(edit)
+        self.platform.edits.append(("telegram", edit.message_id, edit.text))
+        return receipt
+
     def health(self) -> ChannelHealth:
         """The real channel's health."""
         return self.real.health()
