@@ -8,7 +8,7 @@ from cognitive_core import presses
 from fact import service as facts
 from kernel.context import AppContext
 from kernel.limits import text_problem
-from perception.service import record_message, record_press, resolve_sender
+from perception.service import record_message, record_press
 
 
 class PerceptionInbound:
@@ -25,11 +25,10 @@ class PerceptionInbound:
     def press(self, press: InboundPress) -> str:
         """Record the press (once per platform event) and answer it at once with the cheap checks' toast."""
         with self.ctx.reader() as uow:
-            presser_id = resolve_sender(uow, channel=press.channel, external_user_id=press.external_user_id)
-            button = buttons.get(uow, token=press.token)
-            about, toast = presses.about(button), presses.toast(uow, token=press.token, presser_id=presser_id)
-        record_press(self.ctx, press=press, about=about)
-        return toast
+            about = presses.about(buttons.get(uow, token=press.token))
+        fact, _ = record_press(self.ctx, press=press, about=about)
+        with self.ctx.reader() as uow:
+            return presses.toast(uow, token=press.token, presser_id=fact.content.get("person_id"), fact_id=fact.fact_id)
 
     def skipped(self, *, channel: str, event_id: str, reason: str) -> None:
         """A `system` fact (once per event) saying an unreadable event was passed over, and why."""

@@ -25,8 +25,10 @@ from kernel.errors import DeputyError
 from person import service as persons
 
 
-def view_of(uow: UnitOfWork, button: ButtonRow | None, presser_id: str | None) -> press_rules.PressView:
-    """The press as the rules see it, read in the caller's transaction."""
+def view_of(
+    uow: UnitOfWork, button: ButtonRow | None, presser_id: str | None, fact_id: str | None = None
+) -> press_rules.PressView:
+    """The press as the rules see it, read in the caller's transaction (`fact_id`'s own press is not "used")."""
     if button is None:
         return press_rules.PressView(verb=None, presser_id=presser_id)
     concern = concern_service.get(uow, concern_id=button.concern_id) if button.concern_id else None
@@ -37,7 +39,9 @@ def view_of(uow: UnitOfWork, button: ButtonRow | None, presser_id: str | None) -
         presser_id=presser_id,
         concern_id=button.concern_id,
         concern_state=concern.state if concern is not None else None,
-        pressed=any(b.pressed_at is not None for b in buttons.siblings(uow, button=button)),
+        pressed=any(
+            b.pressed_at is not None and b.press_fact_id != fact_id for b in buttons.siblings(uow, button=button)
+        ),
     )
 
 
@@ -46,9 +50,12 @@ def about(button: ButtonRow | None) -> dict[str, Any]:
     return {"verb": button.verb, "concern_id": button.concern_id} if button is not None else {"verb": None}
 
 
-def toast(uow: UnitOfWork, *, token: str, presser_id: str | None) -> str:
-    """The answer while the platform waits: the cheap checks' result, or a neutral "received"."""
-    view = view_of(uow, buttons.get(uow, token=token), presser_id)
+def toast(uow: UnitOfWork, *, token: str, presser_id: str | None, fact_id: str) -> str:
+    """The answer while the platform waits: the cheap checks' result, or a neutral "received".
+
+    `fact_id` is the press's fact: a platform's retry of a press that already acted is answered as the first was.
+    """
+    view = view_of(uow, buttons.get(uow, token=token), presser_id, fact_id)
     why = press_rules.verdict(view)
     presser = persons.get(uow, person_id=presser_id) if presser_id else None
     return press_text("received" if why == "ok" else why, presser.locale if presser else "zh")
