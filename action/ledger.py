@@ -170,6 +170,11 @@ _CONTACT_TIMES = select(func.min(ledger.created_at), func.max(ledger.created_at)
 )
 
 
+def contacts(uow: UnitOfWork, *, concern_id: str, person_id: str) -> list[datetime]:
+    """When a concern contacted its target (the contacts L3 counts), oldest first."""
+    return list(uow.session.scalars(_CONTACTS, {"concern_id": concern_id, "person_id": person_id}))
+
+
 def contact_times(uow: UnitOfWork, *, concern_id: str, person_id: str) -> tuple[datetime | None, datetime | None]:
     """First and last finished send_message of a concern to its target that reached (or may have reached) them."""
     first, last = uow.session.execute(_CONTACT_TIMES, {"concern_id": concern_id, "person_id": person_id}).one()

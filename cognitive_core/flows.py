@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
+from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from action.models import ActionRequest
 from cognitive_core import rules, summaries
+from concern import commitments, messages, press_flows, reasons, replies
 from concern import flows as concerns
-from concern import messages, press_flows, reasons, replies
 from concern import service as concern_service
 from concern.media import forwardable
 from fact.decisions import DecisionKind
@@ -51,6 +51,14 @@ def apply(
         return
     if decision.kind == DecisionKind.reply:
         _reply(uow, situation, decision_id, _reply_text(uow, decision, situation))
+    elif decision.kind == DecisionKind.raise_concern and params.get("parent_id"):
+        commitments.open_(
+            uow,
+            parent_id=params["parent_id"],
+            due_at=datetime.fromisoformat(params["due_at"]),
+            words=params["words"],
+            decision_id=decision_id,
+        )
     elif decision.kind == DecisionKind.raise_concern:
         outcome = concerns.raise_(
             uow,
@@ -61,6 +69,7 @@ def apply(
             decision_id=decision_id,
             origin_channel=situation.signal.channel,
             source_fact_id=fact_id,
+            deadline=datetime.fromisoformat(params["deadline"]) if params.get("deadline") else None,
         )
         if isinstance(outcome, str):
             _refused(uow, situation, decision_id, params["target_person_id"], outcome)
@@ -78,6 +87,10 @@ def apply(
         )
         if isinstance(outcome, str):
             _refused(uow, situation, decision_id, params["decision_maker_id"], outcome)
+    elif decision.kind == DecisionKind.resolve_concern and _is_commitment(uow, params["concern_id"]):
+        commitments.complete_commitment(
+            uow, concern_id=params["concern_id"], by=sender.person_id, decision_id=decision_id, answer=params["answer"]
+        )
     elif decision.kind == DecisionKind.resolve_concern:
         concerns.resolve(
             uow,
@@ -104,6 +117,11 @@ def apply(
         _cancel(uow, situation, params["concern_id"], decision_id)
     elif decision.kind == DecisionKind.direct_action:
         _direct(uow, decision, situation, decision_id, content)
+
+
+def _is_commitment(uow: UnitOfWork, concern_id: str) -> bool:
+    concern = concern_service.get(uow, concern_id=concern_id)
+    return concern is not None and concern.kind == "commitment"
 
 
 def _refused(uow: UnitOfWork, situation: rules.Situation, decision_id: str, target_id: str, code: str) -> None:

@@ -35,6 +35,7 @@ def _view(entry: DirectoryEntry) -> rules.PersonView:
         aliases=entry.aliases,
         manager_id=entry.manager_id,
         external_ids=entry.external_ids,
+        timezone=entry.timezone,
     )
 
 
@@ -52,7 +53,11 @@ def situation_of(uow: UnitOfWork, content: dict, fact_id: str, people: tuple[rul
             _, last = contact_times(uow, concern_id=c.concern_id, person_id=c.target_person_id)
             if last is None:  # a question still held back has not reached them: nothing they say answers it
                 continue
-            waiting.append(rules.WaitingConcern(c.concern_id, c.originator_id, c.question, tuple(c.message_refs), last))
+            waiting.append(
+                rules.WaitingConcern(
+                    c.concern_id, c.originator_id, c.question, tuple(c.message_refs), last, kind=c.kind
+                )
+            )
         for c in concern_service.escalated_to(uow, person_id=sender.person_id):  # their answer resolves the escalation
             waiting.append(
                 rules.WaitingConcern(

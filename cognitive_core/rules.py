@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from cognitive_core import promises
 from cognitive_core.parsing import Intent, is_acknowledgement, keyword_command, parse, slash_command, strip_bot_mention
 from fact.decisions import DecisionKind
 
@@ -56,6 +57,7 @@ class PersonView:
     aliases: tuple[str, ...] = ()
     manager_id: str | None = None
     external_ids: tuple[tuple[str, str], ...] = ()  # (channel, external_user_id)
+    timezone: str = "UTC"  # where their "明天下午3点" is read
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,7 @@ class WaitingConcern:
     message_refs: tuple[str, ...] = ()
     last_contact_at: datetime | None = None
     role: str = "target"  # target | escalation
+    kind: str = "question"  # question | commitment | reminder
 
 
 @dataclass(frozen=True)
@@ -166,6 +169,7 @@ def _command(intent: Intent, situation: Situation) -> Decision:
                     "target_person_id": target.person_id,
                     "question": args["text"],
                     "priority": args.get("prio", "P1").upper(),
+                    **promises.deadline(args["text"], timezone=sender.timezone, now=situation.now),
                 },
             )
         return Decision(
@@ -279,6 +283,22 @@ def _names_who_to_ask(situation: Situation, text: str) -> Decision | None:
     )
 
 
+def _promised(answer: Decision, situation: Situation, text: str) -> list[Decision]:
+    """An answer that names a time ahead also opens a commitment (cognitive_core.promises)."""
+    if answer.kind != DecisionKind.resolve_concern or situation.now is None:
+        return []
+    concern = next(c for c in situation.waiting if c.concern_id == answer.params["concern_id"])
+    params = promises.promise(
+        text,
+        concern_id=concern.concern_id,
+        kind=concern.kind,
+        role=concern.role,
+        timezone=situation.sender.timezone,
+        now=situation.now,
+    )
+    return [Decision(*promises.commitment_decision(params))] if params else []
+
+
 def decide(situation: Situation) -> list[Decision]:
     """Decisions for one inbound message (an empty list never happens: at least `ignore`)."""
     sig = situation.signal
@@ -295,7 +315,7 @@ def decide(situation: Situation) -> list[Decision]:
     if intent is None and (named := _names_who_to_ask(situation, text)) is not None:
         return [named]
     if (answer := _from_someone_waited_on(situation, text, intent)) is not None:
-        return [answer]
+        return [answer, *_promised(answer, situation, text)]
     if intent is not None:
         return [_command(intent, situation)]
     if (keyword := keyword_command(text)) is not None:

@@ -11,12 +11,12 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from action import service as actions
-from action.ledger import contact_times
+from action.ledger import contact_times, contacts
 from action.models import ActionRequest, ButtonSpec
 from action.rules import ConcernState
 from concern import buttons as concern_buttons
 from concern import media as concern_media
-from concern import messages, metrics, service
+from concern import messages, metrics, promises, service
 from concern.models import ACTIVE_STATES, Concern
 from concern.rules import next_step
 from fact import decisions
@@ -79,6 +79,8 @@ def _asking(asker: Any, target: Any, question: str, approval: bool) -> str:
 
 def send_request(uow: UnitOfWork, concern: Concern, *, purpose: str, decision_ref: str, attempt: str) -> ActionRequest:
     """The send_message that asks (or re-asks) the target, in the target's language."""
+    if concern.kind == "commitment":  # the check-in and its follow-ups, with Done / 2 more hours
+        return promises.request(uow, concern, purpose=purpose, decision_ref=decision_ref, attempt=attempt)
     target, asker = _person(uow, concern.target_person_id), _person(uow, concern.originator_id)
     tz = ZoneInfo(target.timezone)
     if purpose == "follow_up":
@@ -373,6 +375,17 @@ def acknowledge(uow: UnitOfWork, *, concern_id: str, decision_id: str) -> Concer
     return service.change(uow, concern, change="acknowledged", causation_id=decision_id, step_at=step_at)
 
 
+def _l3(uow: UnitOfWork, concern: Concern) -> dict[str, Any]:
+    """What a deadline's tightened schedule reads: the concern's contacts and L3's limit (none without a deadline)."""
+    if concern.deadline is None:
+        return {}
+    return {
+        "contacts": contacts(uow, concern_id=concern.concern_id, person_id=concern.target_person_id),
+        "contact_limit": uow.settings.concern_contact_limit,
+        "contact_window": uow.settings.concern_contact_window,
+    }
+
+
 def schedule_after_contact(
     uow: UnitOfWork, concern: Concern, *, change: str, follow_up_count: int, causation_id: str | None
 ) -> None:
@@ -386,6 +399,7 @@ def schedule_after_contact(
         last_contact_at=last or uow.now,
         deadline=concern.deadline,
         now=uow.now,
+        **_l3(uow, concern),
     )
     service.change(
         uow, concern, change=change, causation_id=causation_id, follow_up_count=follow_up_count, step_at=step.at
@@ -393,6 +407,7 @@ def schedule_after_contact(
 
 
 def _expire(uow: UnitOfWork, concern: Concern) -> None:
+    promises.slipped(uow, concern, causation_id=None)  # once: a promise that escalated was told already
     service.change(uow, concern, change="expired", state="expired", step_at=None, pending_deliveries=[])
     target = _person(uow, concern.target_person_id)
     notice(
@@ -464,11 +479,12 @@ def fire(uow: UnitOfWork, concern: Concern) -> None:
     step = next_step(
         priority=concern.priority,
         schedule=uow.settings.follow_up_schedule,
-        contacted=last is not None,
+        contacted=last is not None and not promises.check_in_due(concern, last),
         follow_up_count=concern.follow_up_count,
         last_contact_at=last,
         deadline=concern.deadline,
         now=uow.now,
+        **_l3(uow, concern),
     )
     if step.at > uow.now:
         service.change(uow, concern, change="rescheduled", step_at=step.at, extra={"reason": "not due yet"})
@@ -487,6 +503,7 @@ def fire(uow: UnitOfWork, concern: Concern) -> None:
         uow, concern, change="timer_fired", causation_id=decision_id, step_at=None, extra={"step": step.kind}
     )
     if step.kind == "escalate":
+        promises.slipped(uow, concern, causation_id=decision_id)
         _escalate(uow, concern, decision_id=decision_id)
     else:
         request = send_request(uow, concern, purpose=step.kind, decision_ref=decision_id, attempt=f"v{concern.version}")

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+
+from concern.deadlines import tightened
 
 TRANSITIONS = {
     "waiting_reply": {"resolved", "escalated", "cancelled", "expired"},
@@ -36,11 +39,15 @@ def next_step(
     last_contact_at: datetime | None,
     deadline: datetime | None,
     now: datetime,
+    contacts: Sequence[datetime] | None = None,
+    contact_limit: int = 2,
+    contact_window: timedelta = timedelta(hours=24),
 ) -> Step:
     """Where a waiting concern stands on its schedule.
 
     The waits of a priority are the gaps before each follow-up; the last one is the gap before
-    escalating. A deadline that comes earlier brings the escalation forward.
+    escalating. A deadline that comes earlier brings the escalation forward; given the concern's `contacts`,
+    the follow-ups L3 still allows move closer to it too (concern.deadlines).
     """
     waits = schedule[priority]
     if not contacted or last_contact_at is None:
@@ -49,6 +56,20 @@ def next_step(
         step = Step("follow_up", last_contact_at + waits[follow_up_count])
     else:
         step = Step("escalate", last_contact_at + waits[-1])
+    if deadline is not None and contacted and contacts is not None and last_contact_at is not None:
+        kind, at = tightened(
+            kind=step.kind,
+            at=step.at,
+            waits=waits,
+            follow_up_count=follow_up_count,
+            last_contact_at=last_contact_at,
+            deadline=deadline,
+            contacts=contacts,
+            limit=contact_limit,
+            window=contact_window,
+            now=now,
+        )
+        return Step(kind, at)
     if deadline is not None and contacted and deadline < step.at:
         return Step("escalate", deadline)
     return step

@@ -36,6 +36,7 @@ class DirectoryEntry:
     aliases: tuple[str, ...]
     manager_id: str | None
     external_ids: tuple[tuple[str, str], ...]  # (channel, external_user_id)
+    timezone: str = "UTC"
 
 
 class StaleDirectory(Exception):
@@ -56,6 +57,7 @@ def load(uow: UnitOfWork) -> tuple[DirectoryEntry, ...]:
             aliases=tuple(person.aliases),
             manager_id=person.manager_id,
             external_ids=tuple(ids.get(person.person_id, ())),
+            timezone=person.timezone,
         )
         for person in uow.session.scalars(select(Person).where(Person.active.is_(True)))
     )

@@ -36,8 +36,9 @@ def test_a_bare_acknowledgement_keeps_the_loop_open(text):
 
 @pytest.mark.parametrize("text", ["好的，周五给你", "ok, tomorrow 3pm", "收到，下午发你"])
 def test_an_acknowledgement_with_content_is_an_answer(text):
-    [d] = decide(sit(text))
+    d, *promised = decide(sit(text))
     assert d.kind == "resolve_concern" and d.params["answer"] == text
+    assert [p.rule for p in promised] == ["commitment_in_answer"]  # each names a time ahead: a promise
 
 
 @pytest.mark.parametrize(
@@ -65,7 +66,7 @@ def test_an_unknown_slash_command_says_so():
 
 @pytest.mark.parametrize("text", ["暂停 3天", "免打扰 22:00-08:00", "取消", "恢复"])
 def test_for_someone_waited_on_only_slash_commands_are_commands(text):
-    [d] = decide(sit(text))
+    d, *_ = decide(sit(text))
     assert d.kind == "resolve_concern" and d.params["answer"] == text
 
 
@@ -90,7 +91,7 @@ def test_the_escalations_recipient_answers_it_and_their_ok_is_not_an_answer():
 
 
 def test_a_quoted_reply_answers_the_quoted_question_among_several():
-    [d] = decide(sit("周五", sender=WW, waiting=(ASKED, ESCALATED), reply_to="telegram:41"))
+    d, *_ = decide(sit("周五", sender=WW, waiting=(ASKED, ESCALATED), reply_to="telegram:41"))
     assert (d.rule, d.params["concern_id"]) == ("quoted_reply", ASKED.concern_id)
 
 
@@ -125,3 +126,40 @@ def test_keyword_commands_without_a_slash_are_recognised_by_their_head(text, exp
 )
 def test_acknowledgements_are_bare(text, ack):
     assert is_acknowledgement(text) is ack
+
+
+@pytest.mark.parametrize(
+    ("text", "due", "words"),
+    [
+        ("明天下午3点给你", "2026-03-19T07:00:00+00:00", "明天下午3点"),
+        ("周五前搞定", "2026-03-20T10:00:00+00:00", "周五前"),
+        ("I'll send it by Friday 5pm", "2026-03-20T09:00:00+00:00", "by Friday 5pm"),
+    ],
+)
+def test_an_answer_naming_a_time_ahead_also_opens_a_commitment_read_in_the_target_timezone(text, due, words):
+    target = PersonView("p_zhangsan", "张三", timezone="Asia/Shanghai")
+    asked = WaitingConcern("con_20260318_001", "p_boss", "测试报告什么时候给？", last_contact_at=NOW)
+    resolve, promise = decide(sit(text, sender=target, waiting=(asked,)))
+    assert resolve.kind == "resolve_concern"
+    assert (promise.kind, promise.rule) == ("raise_concern", "commitment_in_answer")
+    assert promise.params["parent_id"] == "con_20260318_001"
+    assert (promise.params["due_at"], promise.params["words"]) == (due, words)
+
+
+@pytest.mark.parametrize("text", ["已经发你了", "sent it an hour ago", "好的", "报告在附件里"])
+def test_an_answer_about_the_past_or_without_a_time_promises_nothing(text):
+    target = PersonView("p_zhangsan", "张三", timezone="Asia/Shanghai")
+    asked = WaitingConcern("con_20260318_001", "p_boss", "q", last_contact_at=NOW)
+    assert [d.rule for d in decide(sit(text, sender=target, waiting=(asked,)))][1:] == []
+
+
+def test_a_reply_to_a_commitment_check_in_keeps_it_and_opens_no_new_one():
+    target = PersonView("p_zhangsan", "张三", timezone="Asia/Shanghai")
+    check_in = WaitingConcern("con_20260318_002", "p_boss", "q", last_contact_at=NOW, kind="commitment")
+    assert [d.kind for d in decide(sit("明天下午给你", sender=target, waiting=(check_in,)))] == ["resolve_concern"]
+
+
+def test_the_managers_answer_to_an_escalation_promises_nothing_for_the_target():
+    assert [d.kind for d in decide(sit("我来跟进，周五前给结果", sender=WW, waiting=(ESCALATED,)))] == [
+        "resolve_concern"
+    ]
