@@ -48,7 +48,7 @@ def tightened(
         return kind, at  # the whole schedule fits before the deadline
     left = len(remaining) - 1  # follow-ups the schedule still has
     last_slot = deadline - LAST_CALL
-    if left <= 0 or last_slot <= now:
+    if left <= 0 or last_slot < now or last_contact_at >= last_slot:
         return "escalate", min(at, deadline) if kind == "escalate" else deadline
     # Contacts made before the window that ends at the last slot no longer count then.
     can = min(left, room(contacts, at=last_slot, limit=limit, window=window))

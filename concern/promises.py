@@ -104,7 +104,8 @@ def slipped(uow: UnitOfWork, concern: Concern, *, causation_id: str | None) -> N
         return
     originator = persons.get(uow, person_id=concern.originator_id)
     target = persons.get(uow, person_id=concern.target_person_id)
-    if originator is None or target is None:
+    key = f"{concern.concern_id}:outcome:slipped"
+    if originator is None or target is None or service.queued(uow, request_key=key):
         return
     when = messages.when(concern.due_at, ZoneInfo(originator.timezone), originator.locale, now=uow.now)
     request_ = ActionRequest(
@@ -117,17 +118,17 @@ def slipped(uow: UnitOfWork, concern: Concern, *, causation_id: str | None) -> N
         concern_id=concern.concern_id,
         origin_channel=concern.origin_channel,
         notification_type="loop_outcome",
-        request_key=f"{concern.concern_id}:outcome:slipped",
+        request_key=key,
     )
-    if service.enqueue(uow, request=request_, purpose="outcome", concern=concern):
-        service.change(
-            uow,
-            concern,
-            change="commitment_slipped",
-            causation_id=causation_id,
-            supersedes=False,
-            extra={"due_at": concern.due_at.isoformat(), "late_by_s": int((uow.now - concern.due_at).total_seconds())},
-        )
+    service.enqueue(uow, request=request_, purpose="outcome", concern=concern)
+    service.change(
+        uow,
+        concern,
+        change="commitment_slipped",
+        causation_id=causation_id,
+        supersedes=False,
+        extra={"due_at": concern.due_at.isoformat(), "late_by_s": int((uow.now - concern.due_at).total_seconds())},
+    )
 
 
 def later(due_at: datetime | None, now: datetime, hours: int) -> datetime:

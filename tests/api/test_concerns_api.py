@@ -111,3 +111,17 @@ def test_trace_of_a_question_reaches_the_admin_decision(client, team):
     assert [step["kind"] for step in chain] == ["action_result", "concern", "decision"]
     assert chain[2]["fact"]["content"]["rule"] == "admin_api:concerns"
     assert client.get("/v1/actions/act_20260318_999/trace").status_code == 404
+
+
+def test_concerns_filter_by_kind_and_an_unknown_kind_is_a_422_naming_the_field(ctx, clock, client, team):
+    from tests.integration.story_helpers import say
+
+    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_zhangsan 测试报告什么时候给？")
+    say(ctx, channel="telegram", user="tg_zs", text="明天下午3点给你")
+    [commitment] = client.get("/v1/concerns", params={"kind": "commitment"}).json()["items"]
+    assert commitment["kind"] == "commitment" and commitment["due_at"] == "2026-03-19T15:00:00+08:00"
+    [question] = client.get("/v1/concerns", params={"kind": "question"}).json()["items"]
+    assert question["kind"] == "question" and question["due_at"] is None
+    response = client.get("/v1/concerns", params={"kind": "bogus"})
+    assert response.status_code == 422
+    assert "kind" in str(response.json()["error"])

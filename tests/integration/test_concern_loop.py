@@ -61,7 +61,7 @@ def test_a_reply_that_wins_the_race_stops_the_follow_up(ctx, clock, client, team
         flows.fire(uow, due)
     say(ctx, channel="telegram", user="tg_zs", text="明天下午")  # ... but the answer lands before it is sent
     assert telegram.texts_to("tg_zs") == ["老板想了解：提测什么时候能给？"]
-    assert _concerns(client)[0]["state"] == "resolved"
+    assert _concerns(client, kind="question")[0]["state"] == "resolved"
     assert _count(ctx, ActionRow, ActionRow.target_person_id == "p_zhangsan") == 1
 
 
@@ -127,7 +127,7 @@ def test_a_quoted_reply_resolves_the_concern_it_quotes(ctx, clock, client, team)
     say(ctx, channel="feishu", user="ou_boss", text="/ask @p_zhangsan 周报写了吗？")
     first_message = telegram.sent[0].message_id
     say(ctx, channel="telegram", user="tg_zs", text="周五", reply_to=first_message)
-    states = {c["question"]: c["state"] for c in _concerns(client)}
+    states = {c["question"]: c["state"] for c in _concerns(client, kind="question")}
     assert states == {"提测什么时候能给？": "resolved", "周报写了吗？": "waiting_reply"}
 
 
@@ -155,7 +155,7 @@ def test_a_backflow_blocked_by_quiet_hours_is_delivered_when_they_end(ctx, clock
     say(ctx, channel="feishu", user="ou_boss", text="/ask @p_zhangsan 提测什么时候能给？")
     clock.advance(11 * H + H / 2)  # 23:30 local, the boss's quiet hours
     say(ctx, channel="telegram", user="tg_zs", text="明天下午")
-    [concern] = _concerns(client)
+    [concern] = _concerns(client, kind="question")
     assert concern["state"] == "resolved" and concern["pending_deliveries"][0]["blocked_by"] == "L1:quiet_hours"
     assert not any("明天下午" in t for t in feishu.texts_to("ou_boss"))
     say(ctx, channel="feishu", user="ou_boss", text="/concerns")  # the answer is visible meanwhile (reactive reply)

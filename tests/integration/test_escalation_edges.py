@@ -17,7 +17,7 @@ DAY = timedelta(days=1)
 
 def _concern(ctx) -> Concern:
     with ctx.reader() as uow:
-        return uow.session.scalars(select(Concern)).one()
+        return uow.session.scalars(select(Concern).where(Concern.kind == "question")).one()
 
 
 def _escalate(ctx, clock, *, to: str = "p_zhangsan") -> None:

@@ -16,7 +16,7 @@ H = timedelta(hours=1)
 
 def _concerns(ctx) -> list[Concern]:
     with ctx.reader() as uow:
-        return list(uow.session.scalars(select(Concern).order_by(Concern.concern_id)))
+        return list(uow.session.scalars(select(Concern).where(Concern.kind == "question").order_by(Concern.concern_id)))
 
 
 def _ask(ctx) -> Concern:

@@ -120,7 +120,7 @@ def test_ask_follow_up_answer_and_backflow_across_both_platforms(app_ctx, clock,
         )  # Telegram redelivers: still one fact
         backflow = json.dumps(feishu.sent_to("ou_boss")[-1], ensure_ascii=False)
         assert "张三回复了你的问题" in backflow and "明天下午" in backflow
-        [concern] = client.get("/v1/concerns").json()["items"]
+        [concern] = client.get("/v1/concerns", params={"kind": "question"}).json()["items"]
         assert concern["state"] == "resolved" and concern["answer"] == "明天下午"
         assert len(client.get("/v1/facts", params={"fact_type": "message_received"}).json()["items"]) == 2
         uuids = [m.get("uuid") for m in feishu.messages]

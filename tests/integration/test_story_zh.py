@@ -89,7 +89,8 @@ def test_the_whole_story(ctx, clock, client, story):
     assert "张三回复了你的问题“提测什么时候能给？”：明天下午" in feishu.texts_to("ou_boss")[-1]
     clock.advance(48 * H)
     tick(ctx)
-    assert len(_sent_to_zhangsan(ctx)) == 3  # no contact after the answer
+    # No follow-up after the answer; "明天下午" was a promise, so one check-in at 15:00 the next day.
+    assert len(_sent_to_zhangsan(ctx)) == 4
 
     # /did tells the principal what happened, with ids.
     say(ctx, channel="feishu", user="ou_boss", text="/did 7d")
