@@ -13,8 +13,8 @@ from action import buttons
 from action.models import ActionRequest, ButtonRow, Destination
 from cognitive_core import press_rules
 from cognitive_core.rules import Decision
+from concern import commitments, press_flows
 from concern import flows as concerns
-from concern import press_flows
 from concern import service as concern_service
 from concern.press_texts import press_text
 from fact import decisions
@@ -131,6 +131,20 @@ def _carry_out(uow: UnitOfWork, decision: Decision, button: ButtonRow, presser: 
     if verb == "reassign":
         done = press_flows.ask_for_someone_else(uow, concern_id=concern_id, by=presser.person_id)
         return press_text("reassign" if done else "nothing", locale)
+    if verb == "done":  # a commitment's check-in: kept
+        kept = commitments.complete_commitment(
+            uow, concern_id=concern_id, by=presser.person_id, decision_id=decision_id
+        )
+        return press_text("done" if kept else "nothing", locale, **names)
+    if verb == "extend":
+        hours = int(decision.params.get("hours", 2))
+        later = commitments.extend_commitment(
+            uow, concern_id=concern_id, by=presser.person_id, hours=hours, decision_id=decision_id, tell=False
+        )
+        if later is None:
+            return press_text("nothing", locale)
+        until = press_flows.when_for(uow, person_id=presser.person_id, instant=later.due_at)
+        return press_text("extended", locale, until=until)
     raise ValueError(f"no handler for the button verb {verb!r}")
 
 

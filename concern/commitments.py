@@ -151,8 +151,13 @@ def complete_commitment(
     return concern
 
 
-def extend_commitment(uow: UnitOfWork, *, concern_id: str, by: str, hours: int, decision_id: str) -> Concern | None:
-    """ "2 more hours": due later (from now when it has passed), the timer moved, the person told the new time."""
+def extend_commitment(
+    uow: UnitOfWork, *, concern_id: str, by: str, hours: int, decision_id: str, tell: bool = True
+) -> Concern | None:
+    """Two more hours: due later (from now when it has passed), the timer moved, the person told the new time.
+
+    `tell=False` when the caller shows the new time itself (a press edits its message to say it).
+    """
     concern = _active_commitment(uow, concern_id)
     if concern is None or concern.state != "waiting_reply":
         return None
@@ -167,6 +172,8 @@ def extend_commitment(uow: UnitOfWork, *, concern_id: str, by: str, hours: int, 
         follow_up_count=0,
         extra={"by": by, "hours": hours},
     )
+    if not tell:
+        return concern
     target = persons.get_or_404(uow, person_id=concern.target_person_id)
     when = messages.when(due, ZoneInfo(target.timezone), target.locale, now=uow.now)
     request = ActionRequest(
