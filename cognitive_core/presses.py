@@ -83,7 +83,11 @@ def process(uow: UnitOfWork, fact: Fact) -> None:
         return
     presser = persons.get_or_404(uow, person_id=presser_id)
     outcome = _carry_out(uow, decision, button, presser, decision_id)
-    _show(uow, button=button, presser=presser, outcome=outcome, fact=fact, decision_id=decision_id)
+    key = f"{fact.fact_id}:press"
+    closed = concern_service.get(uow, concern_id=button.concern_id) if button.concern_id else None
+    if button.verb == "cancel" and closed is not None and closed.state == "cancelled":
+        key = f"{closed.concern_id}:outcome:cancelled"  # how the loop ends for its originator: told once, like /cancel
+    _show(uow, button=button, presser=presser, outcome=outcome, fact=fact, decision_id=decision_id, key=key)
 
 
 def _carry_out(uow: UnitOfWork, decision: Decision, button: ButtonRow, presser: Any, decision_id: str) -> str:
@@ -156,7 +160,9 @@ def _names(uow: UnitOfWork, concern: Any) -> dict[str, str]:
     return {"asker": asker.display_name if asker else "", "target": target.display_name if target else ""}
 
 
-def _show(uow: UnitOfWork, *, button: ButtonRow, presser: Any, outcome: str, fact: Fact, decision_id: str) -> None:
+def _show(
+    uow: UnitOfWork, *, button: ButtonRow, presser: Any, outcome: str, fact: Fact, decision_id: str, key: str
+) -> None:
     """Edit the pressed message to its text plus the outcome, without buttons (a new message where it cannot be)."""
     where = None
     if button.channel and button.chat_id and button.message_id:
@@ -171,6 +177,6 @@ def _show(uow: UnitOfWork, *, button: ButtonRow, presser: Any, outcome: str, fac
         origin_channel=fact.content.get("channel"),
         notification_type="reply",
         destination=where,
-        request_key=f"{fact.fact_id}:press",
+        request_key=key,
     )
     concern_service.enqueue(uow, request=request, purpose="reply")

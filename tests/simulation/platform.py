@@ -56,7 +56,6 @@ class Platform:
         self.log = log or (lambda _: None)
         self.rng = random.Random(0)
         self.deliveries: list[Delivery] = []
-        self.edits: list[tuple[str, str, str]] = []  # (channel, message_id, new text)
         self._ids = itertools.count(1)
 
     def deliver(self, channel: str, message: OutboundMessage, message_id: str | None = None) -> Delivery:
@@ -73,6 +72,14 @@ class Platform:
         self.deliveries.append(delivery)
         self.log(f"    → {channel}:{delivery.user} {delivery.action_id} {message.text[:40]!r}")
         return delivery
+
+    def seen_edit(self, channel: str, edit: MessageEdit) -> None:
+        """An edit is something its reader sees, like a delivery: the invariants read it with the deliveries."""
+        recipient = next((d.user for d in self.deliveries if d.message_id == edit.message_id), edit.chat_id)
+        self.deliveries.append(
+            Delivery(self.clock.now(), channel, recipient, edit.text, edit.idempotency_key, edit.message_id)
+        )
+        self.log(f"    ✎ {channel}:{edit.message_id} {edit.text[-40:]!r}")
 
     def to(self, channel: str, user: str) -> list[Delivery]:
         """Deliveries to one platform user, oldest first."""
@@ -116,8 +123,7 @@ class SimChannel(Channel):
     def edit(self, edit: MessageEdit) -> SendReceipt:
         """Change a delivered message in place (its buttons go: a pressed message acts once)."""
         self.scheduler.checkpoint(f"edit:{self.name}")
-        self.platform.edits.append((self.name, edit.message_id, edit.text))
-        self.platform.log(f"    ✎ {self.name}:{edit.message_id} {edit.text[-40:]!r}")
+        self.platform.seen_edit(self.name, edit)
         return SendReceipt(message_id=edit.message_id)
 
     def health(self) -> ChannelHealth:
@@ -160,7 +166,7 @@ class RealTelegram(Channel):
         """Edit for real (editMessageText on the fake Bot API)."""
         self.scheduler.checkpoint("edit:telegram")
         receipt = self.real.edit(edit)
-        self.platform.edits.append(("telegram", edit.message_id, edit.text))
+        self.platform.seen_edit("telegram", edit)
         return receipt
 
     def health(self) -> ChannelHealth:
