@@ -103,8 +103,36 @@ def _no_bare_number(value: Any) -> Any:
     return value
 
 
+_WEEKLY = re.compile(r"(MON|TUE|WED|THU|FRI|SAT|SUN) ([01][0-9]|2[0-3]):[0-5][0-9]")
+_WAIT = re.compile(r"([1-9][0-9]{0,3})([mhd])")
+_WAIT_UNITS = {"m": 60, "h": 3600, "d": 86400}
+MAX_DIGEST_WAIT_S = 7 * 86400
+
+
+def _check_weekly(value: str) -> str:
+    if not _WEEKLY.fullmatch(value):
+        raise ValueError('must be a weekday and a 24-hour time like "MON 09:00"')
+    return value
+
+
+def wait_seconds(value: str) -> int:
+    """`4h` → 14400 (units m, h, d)."""
+    amount, unit = _WAIT.fullmatch(value).groups()
+    return int(amount) * _WAIT_UNITS[unit]
+
+
+def _check_wait(value: str) -> str:
+    if not _WAIT.fullmatch(value):
+        raise ValueError('must be a duration like "30m", "4h" or "1d"')
+    if wait_seconds(value) > MAX_DIGEST_WAIT_S:
+        raise ValueError("must be at most 7 days")
+    return value
+
+
 Timezone = Annotated[str, AfterValidator(check_timezone)]
 HHMM = Annotated[str, AfterValidator(_check_hhmm)]
+WeeklyAt = Annotated[str, AfterValidator(_check_weekly)]
+Wait = Annotated[str, AfterValidator(_check_wait)]
 Text = Annotated[str, PField(min_length=1, max_length=200), AfterValidator(_storable_text)]
 ExternalId = Annotated[str, PField(min_length=1, max_length=128), AfterValidator(_storable_text)]
 WorkState = Annotated[dict[str, Any], AfterValidator(_storable_json)]
@@ -146,6 +174,10 @@ class InteractionPolicy(Strict):
     quiet_hours: list[QuietWindow] = PField(default_factory=_default_quiet_hours, max_length=24)
     quiet_days: QuietDays = PField(default_factory=list)
     paused_until: PausedUntil = None
+    daily_brief_at: HHMM | None = "09:00"  # principals get their brief then (local); None: no brief
+    weekly_review_at: WeeklyAt | None = None  # "MON 09:00" local; None: no scheduled review
+    digest: StrictBool = False  # hold what can wait for one digest
+    digest_max_wait: Wait = "4h"  # the longest a digested item waits
 
 
 class InteractionPolicyPatch(Strict):
@@ -157,6 +189,10 @@ class InteractionPolicyPatch(Strict):
     quiet_hours: list[QuietWindow] | None = PField(None, max_length=24)
     quiet_days: QuietDays | None = None
     paused_until: PausedUntil = None
+    daily_brief_at: HHMM | None = None
+    weekly_review_at: WeeklyAt | None = None
+    digest: StrictBool | None = None
+    digest_max_wait: Wait | None = None
 
 
 class ChannelBindingIn(Strict):

@@ -250,7 +250,14 @@ def patch_policy(
     """Change only the policy fields given."""
     person = get_or_404(uow, person_id=person_id)
     changes = patch.model_dump(mode="json", exclude_unset=True)
-    for name in ("allow_proactive_ping", "max_proactive_contacts_per_day", "quiet_hours", "quiet_days"):
+    for name in (
+        "allow_proactive_ping",
+        "max_proactive_contacts_per_day",
+        "quiet_hours",
+        "quiet_days",
+        "digest",
+        "digest_max_wait",
+    ):
         if name in changes and changes[name] is None:
             raise Invalid(f"interaction_policy.{name} cannot be null", field=f"interaction_policy.{name}")
     merged = InteractionPolicy.model_validate({**person.interaction_policy, **changes})

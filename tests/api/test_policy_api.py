@@ -105,6 +105,11 @@ BAD_POLICIES = {
     "preferred_channel_not_bound": ({"preferred_channel": "telegram"}, "preferred_channel"),
     "preferred_channel_unknown": ({"preferred_channel": "sms"}, "preferred_channel"),
     "unknown_field": ({"ping_on_weekends": True}, "ping_on_weekends"),
+    "daily_brief_at_no_minutes": ({"daily_brief_at": "9"}, "daily_brief_at"),
+    "daily_brief_at_25h": ({"daily_brief_at": "25:00"}, "daily_brief_at"),
+    "weekly_review_at_no_day": ({"weekly_review_at": "09:00"}, "weekly_review_at"),
+    "digest_string": ({"digest": "true"}, "digest"),
+    "digest_max_wait_unitless": ({"digest_max_wait": "4"}, "digest_max_wait"),
 }
 
 
@@ -116,7 +121,15 @@ def test_bad_policy_is_a_422_and_nothing_changes(client, person, method, policy,
 
 
 @pytest.mark.parametrize(
-    "field", ["allow_proactive_ping", "max_proactive_contacts_per_day", "quiet_hours", "quiet_days"]
+    "field",
+    [
+        "allow_proactive_ping",
+        "max_proactive_contacts_per_day",
+        "quiet_hours",
+        "quiet_days",
+        "digest",
+        "digest_max_wait",
+    ],
 )
 def test_patch_cannot_null_a_policy_field_that_is_not_nullable(client, person, field):
     assert_rejected_unchanged(client, "p_pol", lambda: client.patch(URL, json={field: None}), 422, field)

@@ -38,6 +38,10 @@ def test_yaml_import_creates_whole_persons_even_when_the_manager_comes_later(ctx
         "quiet_hours": [{"start": "22:00", "end": "07:00"}],
         "quiet_days": [6, 7],
         "paused_until": None,
+        "daily_brief_at": "09:00",
+        "weekly_review_at": None,
+        "digest": False,
+        "digest_max_wait": "4h",
     }
     assert load(ctx, "p_boss")["role"] == "principal" and load(ctx, "p_boss")["timezone"] == "Asia/Shanghai"
     assert person_changed_count(ctx) == 2
