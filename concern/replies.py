@@ -94,6 +94,7 @@ REPLIES = {
         "zh": "这件事需要{maker}决定，我已转给{maker}，有结果会告诉你。",
         "en": "This needs {maker}'s decision; I passed it on and will tell you the answer.",
     },
+    "nudge_refused": {"zh": "没能催：{why}", "en": "Not nudged: {why}"},
     "bound": {"zh": "绑定成功，你好 {name}！", "en": "You're linked, {name}!"},
     "decision_approved": {"zh": "同意", "en": "Approved"},
     "decision_declined": {"zh": "不同意", "en": "Declined"},

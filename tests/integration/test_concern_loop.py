@@ -91,7 +91,8 @@ def test_the_originator_cancels_and_no_one_else_can(ctx, clock, client, team):
     assert _concerns(client)[0]["state"] == "cancelled" and "已取消" in feishu.texts_to("ou_boss")[-1]
     clock.advance(72 * H)
     tick(ctx)
-    assert len(telegram.texts_to("tg_zs")) == 1
+    # The person asked hears once that it is off, and nothing after.
+    assert telegram.texts_to("tg_zs")[1:] == ["老板取消了问你的问题“提测什么时候能给？”，不用再回复了。"]
 
 
 def test_a_risky_message_goes_to_the_manager_and_the_decision_comes_back(ctx, client, team):
