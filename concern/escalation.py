@@ -14,10 +14,10 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from action import service as actions
-from action.buttons import Choice, mint
 from action.execution import limits_from
 from action.ledger import concern_view, contact_times
 from action.models import ActionRecord, ActionRequest
+from concern import buttons as concern_buttons
 from concern import escalation_rules, escalation_texts, flows, messages, reasons, service
 from concern.models import ACTIVE_STATES, Concern
 from fact import decisions
@@ -71,15 +71,8 @@ def _request(uow: UnitOfWork, concern: Concern, *, to: str, decision_id: str, te
         previous=previous.display_name if previous else "",
     )
     key = f"{concern.concern_id}:escalation:v{concern.version}"
-    buttons = mint(
-        uow,
-        request_key=key,
-        addressee_id=to,
-        concern_id=concern.concern_id,
-        choices=[
-            Choice(HANDLE, escalation_texts.label(HANDLE, recipient.locale), style="primary"),
-            Choice(REMIND, escalation_texts.label(REMIND, recipient.locale)),
-        ],
+    buttons = concern_buttons.for_message(
+        uow, kind="escalation", request_key=key, addressee_id=to, locale=recipient.locale, concern_id=concern.concern_id
     )
     return ActionRequest(
         action_type="escalate",

@@ -1,11 +1,10 @@
-"""What escalation buttons say and what pressing them (or "Nudge now") answers, in the reader's language. Pure."""
+"""What pressing an escalation's buttons (or "Nudge now") answers, in the reader's language. Pure.
+
+The buttons' labels live with every other button's in concern/buttons.py.
+"""
 
 from __future__ import annotations
 
-LABELS = {
-    "handle": {"zh": "我来处理", "en": "I'll handle it"},
-    "remind": {"zh": "提醒他", "en": "Remind them"},
-}
 # The answer to a press, for its toast and the edited message.
 OUTCOMES = {
     "taken": {"zh": "好的，由你接手，我已告诉{asker}。", "en": "OK, it's yours; I told {asker}."},
@@ -44,11 +43,6 @@ REFUSED = {
 
 def _pick(table: dict[str, dict[str, str]], key: str, locale: str) -> str:
     return table[key].get(locale, table[key]["en"])
-
-
-def label(verb: str, locale: str) -> str:
-    """A button's label: `handle` → `我来处理`."""
-    return _pick(LABELS, verb, locale)
 
 
 def outcome(code: str, locale: str, **values: str) -> str:

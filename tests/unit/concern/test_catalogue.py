@@ -66,7 +66,7 @@ def _tables():
     yield from (("usage", name, table) for name, table in replies.USAGE.items())
     yield ("help", "help", replies.HELP)
     yield ("help", "help_member", replies.HELP_MEMBER)
-    for group in (escalation_texts.LABELS, escalation_texts.OUTCOMES, escalation_texts.REFUSED):
+    for group in (escalation_texts.OUTCOMES, escalation_texts.REFUSED):
         yield from (("escalation", name, table) for name, table in group.items())
     for group in (
         reasons.HELD,
