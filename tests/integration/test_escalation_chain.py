@@ -31,7 +31,7 @@ def chain(ctx, client, team):
 
 def _concern(ctx) -> Concern:
     with ctx.reader() as uow:
-        return uow.session.scalars(select(Concern)).one()
+        return uow.session.scalars(select(Concern).where(Concern.kind == "question")).one()
 
 
 def _hours(ctx, clock, n: int = 1) -> None:
