@@ -170,6 +170,8 @@ def reserve(
             return _existing(uow, done, request, guard)
         if guard is not None and (reason := guard(uow)):
             return Skipped(reason)
+        if request.target_person_id is None and request.destination is not None:
+            return _reserve_for_chat(uow, request)
         person = ledger.target(uow, person_id=request.target_person_id)
         if person is None or not person.active:
             error = "target_not_found" if person is None else "target_inactive"
@@ -212,6 +214,20 @@ def reserve(
         )
 
 
+def _reserve_for_chat(uow: UnitOfWork, request: ActionRequest) -> Reservation:
+    """A reactive reply to a chat, not to a person (an unknown sender's /help): no person's layers apply."""
+    [route] = routing.candidates([], preferred=None, origin=None, destination=request.destination)
+    pending = new_row(uow, request, channel=route.channel, result=Result.pending, detail={})
+    return Reservation(pending.action_id, "zh", [(route.channel, route.external_user_id, route.chat_id)])
+
+
+def _naming_chat(request: ActionRequest, detail: dict[str, Any]) -> dict[str, Any]:
+    """A send to an explicit destination says which chat in its result_detail."""
+    if request.destination is not None:
+        detail["chat"] = {"channel": request.destination.channel, "chat_id": request.destination.chat_id}
+    return detail
+
+
 def _snapshot(
     ctx: AppContext,
     uow: UnitOfWork,
@@ -252,6 +268,7 @@ def _snapshot(
         notification_type=request.notification_type,
         last_same_notification_at=last_notice,
         solicited=request.solicited,
+        explicit=request.explicit,
     )
 
 
@@ -305,7 +322,7 @@ def send(ctx: AppContext, request: ActionRequest, reserved: Reservation) -> Sent
         except ChannelError as exc:
             CHANNEL_SEND.labels(channel_name, exc.kind).observe(time.perf_counter() - started)
             attempts.append({"channel": channel_name, **exc.to_attempt()})
-            if exc.kind == "unreachable" and exc.permanent:
+            if exc.kind == "unreachable" and exc.permanent and request.destination is None:  # a group is not them
                 unreachable.append(channel_name)
             if exc.possibly_delivered:  # it may have arrived: another channel could make it arrive twice
                 break
@@ -322,9 +339,11 @@ def send(ctx: AppContext, request: ActionRequest, reserved: Reservation) -> Sent
         detail = {"message_id": receipt.message_id, "chat_id": chat_id or external_user_id, "attempts": attempts}
         if receipt.detail.get("buttons_message_id"):  # a split text or a media copy: the buttons sit on that one
             detail["buttons_message_id"] = receipt.detail["buttons_message_id"]
-        return Sent(detail, channel_name, unreachable)
+        return Sent(_naming_chat(request, detail), channel_name, unreachable)
     return Sent(
-        {"error": "all_channels_failed", "reason": "every channel attempt failed", "attempts": attempts},
+        _naming_chat(
+            request, {"error": "all_channels_failed", "reason": "every channel attempt failed", "attempts": attempts}
+        ),
         last_channel,
         unreachable,
     )
@@ -439,3 +458,20 @@ def finalize(
         if on_finished is not None:
             on_finished(uow, record)
         return record
+
+
+def verdict_now(
+    uow: UnitOfWork, *, request: ActionRequest, concern_state: ConcernStateOf | None = None
+) -> rules.Verdict:
+    """What the layers would say about `request` right now, reserving and recording nothing (a button's toast).
+
+    The truth stays with `reserve`: a send may still meet a refusal that came up in between.
+    """
+    person = ledger.target(uow, person_id=request.target_person_id)
+    if person is None or not person.active:
+        error = "target_not_found" if person is None else "target_inactive"
+        return rules.Verdict(allowed=False, blocked_by=error, reason=f"person cannot be contacted ({error})")
+    policy, tz = InteractionPolicy.model_validate(person.interaction_policy), ZoneInfo(person.timezone)
+    # The unit of work carries the settings `_snapshot` reads from the context.
+    snapshot = _snapshot(uow, uow, request, policy, tz, concern_state(uow) if concern_state else None)  # type: ignore[arg-type]
+    return rules.evaluate(snapshot)

@@ -86,6 +86,7 @@ class Snapshot:
     notification_type: str | None = None
     last_same_notification_at: datetime | None = None
     solicited: bool = False  # the person asked for it: pause and quiet time apply, the switch and the cap do not
+    explicit: bool = False  # a follow-up a person asked for now ("Nudge now"): L2's interval does not apply
 
 
 def layer1_person_policy(snapshot: Snapshot) -> Verdict:
@@ -194,13 +195,14 @@ def applicable_layers(snapshot: Snapshot) -> list:
     """The layers that apply to this action (SPEC §4.2 table; reactive replies skip L1 and L4).
 
     L2's active-concern limits apply when a loop is opened (`layer2_concern_limits`, asked by the concern
-    engine before it queues the question); the follow-up interval applies to each follow-up.
+    engine before it queues the question); the follow-up interval applies to each follow-up the schedule sends,
+    not to one a person explicitly asked for now (L1 and L3 still do).
     """
     layers = []
     if snapshot.action_type in PROACTIVE_TYPES and not snapshot.reactive:
         layers.append(layer1_person_policy)
     if snapshot.action_type == ActionType.send_message and snapshot.concern is not None:
-        if snapshot.follow_up and snapshot.concern.state is not None:
+        if snapshot.follow_up and snapshot.concern.state is not None and not snapshot.explicit:
             layers.append(layer2_follow_up_interval)
         layers.append(layer3_contact_limit)
     if snapshot.action_type == ActionType.notify and not snapshot.reactive:

@@ -8,7 +8,7 @@ from prometheus_client import Counter
 from sqlalchemy import select, update
 
 from action import execution, ledger, operations, rules
-from action.execution import ConcernStateOf, Finished, Guard, Reservation, limits_from, to_record
+from action.execution import ConcernStateOf, Finished, Guard, Reservation, limits_from, to_record, verdict_now
 from action.models import INTERNAL, ActionRecord, ActionRequest, ActionRow, Outcome, Result
 from action.rules import ConcernState
 from channels.errors import ChannelError
@@ -26,6 +26,7 @@ __all__ = [
     "execute",
     "execute_guarded",
     "admit",
+    "verdict_now",
     "recover_interrupted",
     "get",
     "get_by_request_key",

@@ -125,6 +125,10 @@ class Settings(BaseSettings):
     scheduler_interval: Duration = timedelta(seconds=10)
     # An escalated concern nobody answers expires this long after its last escalation step.
     concern_expire_after: Duration = timedelta(days=7)
+    # An escalation nobody takes or answers is repeated once after this (unset: the priority's last follow-up
+    # wait), then climbs to the next manager up, at most `escalation_max_levels` levels above the person asked.
+    escalation_repeat_after: Duration | None = None
+    escalation_max_levels: int = Field(2, ge=1, le=10)
     llm_base_url: str | None = None  # OpenAI-compatible API; off when unset
     llm_api_key: SecretStr | None = None
     llm_model: str = "gpt-4o-mini"

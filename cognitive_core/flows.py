@@ -6,8 +6,8 @@ import logging
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from action.models import ActionRequest
-from cognitive_core import rules, summaries
+from action.models import ActionRequest, Destination
+from cognitive_core import rules, strangers, summaries
 from concern import commitments, messages, press_flows, reasons, replies
 from concern import flows as concerns
 from concern import service as concern_service
@@ -22,15 +22,19 @@ log = logging.getLogger("deputy.core")
 
 
 def _reply(uow: UnitOfWork, situation: rules.Situation, decision_id: str, text: str, key: str | None = None) -> None:
+    """Answer what the sender just wrote: where they wrote it (a group's command is answered in the group)."""
+    signal = situation.signal
+    in_group = signal.chat_type == "group" and signal.chat_id
     request = ActionRequest(
         action_type="notify",
         decision_ref=decision_id,
         target_person_id=situation.sender.person_id,
         text=text,
         reactive=True,
-        origin_channel=situation.signal.channel,
+        origin_channel=signal.channel,
         notification_type="reply",
-        request_key=key or f"{situation.signal.fact_id}:reply",
+        request_key=key or f"{signal.fact_id}:reply",
+        destination=Destination(channel=signal.channel, chat_id=signal.chat_id) if in_group else None,
     )
     concern_service.enqueue(uow, request=request, purpose="reply")
 
@@ -49,7 +53,17 @@ def apply(
     locale = sender.locale if sender else "zh"
     if decision.kind == DecisionKind.ignore:
         return
-    if decision.kind == DecisionKind.reply:
+    if decision.kind == DecisionKind.reply and sender is None:  # how to get linked, to the chat it came from
+        strangers.reply_to_chat(
+            uow,
+            kind="help",
+            channel=situation.signal.channel,
+            chat_id=situation.signal.chat_id,
+            text=replies.to_stranger(params["template"]),
+            decision_id=decision_id,
+            fact_id=fact_id,
+        )
+    elif decision.kind == DecisionKind.reply:
         _reply(uow, situation, decision_id, _reply_text(uow, decision, situation))
     elif decision.kind == DecisionKind.raise_concern and params.get("parent_id"):
         commitments.open_(
@@ -92,7 +106,7 @@ def apply(
             uow, concern_id=params["concern_id"], by=sender.person_id, decision_id=decision_id, answer=params["answer"]
         )
     elif decision.kind == DecisionKind.resolve_concern:
-        concerns.resolve(
+        resolved = concerns.resolve(
             uow,
             concern_id=params["concern_id"],
             answer=params["answer"],
@@ -100,6 +114,9 @@ def apply(
             decision_id=decision_id,
             media=forwardable(content or {}),
         )
+        if resolved is not None:  # the person who answered hears it went on
+            asker = persons.get_or_404(uow, person_id=resolved.originator_id)
+            _reply(uow, situation, decision_id, replies.reply("passed_on", locale, asker=asker.display_name))
     elif decision.kind == DecisionKind.snooze_concern and params.get("acknowledgement"):
         concerns.acknowledge(uow, concern_id=params["concern_id"], decision_id=decision_id)
     elif decision.kind == DecisionKind.snooze_concern:
@@ -182,9 +199,18 @@ def _bind(uow: UnitOfWork, situation: rules.Situation, decision_id: str, code: s
         if person_id
         else (persons.get(uow, person_id=situation.sender.person_id) if situation.sender else None)
     )
-    if replier is None:
-        return  # an unknown sender with a wrong code gets no answer: nobody to answer to
-    template = "bound" if outcome == "bound" else "bind_failed"
+    template = {"bound": "bound", "used": "bind_used", "too_many_attempts": "bind_too_many"}.get(outcome, "bind_failed")
+    if replier is None:  # an unknown sender with a wrong code: answered in their chat, a few times an hour at most
+        strangers.reply_to_chat(
+            uow,
+            kind="bind",
+            channel=content["channel"],
+            chat_id=content.get("chat_id"),
+            text=replies.to_stranger(template),
+            decision_id=decision_id,
+            fact_id=situation.signal.fact_id,
+        )
+        return
     request = ActionRequest(
         action_type="notify",
         decision_ref=decision_id,
@@ -277,5 +303,9 @@ def _reply_text(uow: UnitOfWork, decision: rules.Decision, situation: rules.Situ
     if params["template"] == "concerns":
         return summaries.concerns(uow, viewer_id=sender.person_id, locale=sender.locale, tz=tz)
     return replies.reply(
-        params["template"], sender.locale, who=params.get("who", ""), command=params.get("command", "")
+        params["template"],
+        sender.locale,
+        who=params.get("who", ""),
+        command=params.get("command", ""),
+        role=sender.role,
     )

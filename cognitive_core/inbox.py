@@ -74,6 +74,7 @@ def situation_of(uow: UnitOfWork, content: dict, fact_id: str, people: tuple[rul
         mentions=tuple((m.get("external_user_id"), m.get("name", "")) for m in content.get("mentions", [])),
         reply_to=f"{content['channel']}:{reply_to}" if reply_to else None,
         media_kind=(content.get("media") or {}).get("kind"),
+        chat_id=content.get("chat_id"),
     )
     awaiting = ()
     if sender is not None and sender.role == "principal":

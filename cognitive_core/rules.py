@@ -85,6 +85,7 @@ class SignalView:
     mentions: tuple[tuple[str | None, str], ...] = ()  # (external_user_id, name)
     reply_to: str | None = None  # "channel:message_id" of the quoted message
     media_kind: str | None = None  # a photo, file, voice note …: an answer even without a caption
+    chat_id: str | None = None  # where it was said (a group's replies go back there)
 
 
 @dataclass(frozen=True)
@@ -309,6 +310,8 @@ def decide(situation: Situation) -> list[Decision]:
     if intent is not None and intent.name == "bind":
         return [Decision(DecisionKind.direct_action, "bind_code", {"action": "bind", "code": intent.args["code"]})]
     if situation.sender is None:
+        if intent is not None and intent.name == "help":  # how to get linked: to the chat, not to a person
+            return [Decision(DecisionKind.reply, "unknown_sender:help", {"template": "stranger_help"})]
         return [Decision(DecisionKind.ignore, "unknown_sender")]
     if (slash := slash_command(text)) is not None:  # anything that starts as a command is a command
         return [_command(intent, situation) if intent is not None else _usage(slash)]

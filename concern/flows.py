@@ -114,37 +114,16 @@ def send_request(uow: UnitOfWork, concern: Concern, *, purpose: str, decision_re
 
 
 def expires_at(uow: UnitOfWork, concern: Concern) -> datetime:
-    """When an escalated concern expires: DEPUTY_CONCERN_EXPIRE_AFTER after its last escalation step."""
-    return (concern.escalated_at or uow.now) + uow.settings.concern_expire_after
+    """When an escalated concern expires: DEPUTY_CONCERN_EXPIRE_AFTER after its last escalation step (or after
+    the acknowledgement, once someone took it)."""
+    return (concern.acknowledged_at or concern.escalated_at or uow.now) + uow.settings.concern_expire_after
 
 
-def _escalate(uow: UnitOfWork, concern: Concern, *, decision_id: str) -> None:
-    """Escalate to the target's manager; without one, the loop stalls: escalated, with an expiry, originator told."""
+def stall(uow: UnitOfWork, concern: Concern, *, decision_id: str) -> None:
+    """No manager to escalate to: the loop stalls (escalated, with an expiry) and the originator is told."""
     target, asker = _person(uow, concern.target_person_id), _person(uow, concern.originator_id)
     first, _ = contact_times(uow, concern_id=concern.concern_id, person_id=concern.target_person_id)
     since = first or concern.created_at
-    if target.manager_id and target.manager_id != concern.originator_id:
-        manager = _person(uow, target.manager_id)
-        text = messages.escalation(
-            target.display_name,
-            asker.display_name,
-            concern.question,
-            since,
-            uow.now,
-            ZoneInfo(manager.timezone),
-            manager.locale,
-        )
-        request = ActionRequest(
-            action_type="escalate",
-            decision_ref=decision_id,
-            target_person_id=manager.person_id,
-            text=text,
-            priority=concern.priority,
-            concern_id=concern.concern_id,
-            request_key=f"{concern.concern_id}:escalation:v{concern.version}",
-        )
-        service.enqueue(uow, request=request, purpose="escalation", concern=concern)
-        return
     service.change(
         uow,
         concern,
@@ -232,17 +211,22 @@ def raise_(
 
 
 def _close_for_others(uow: UnitOfWork, concern: Concern, *, template: str, answered_by: str | None = None) -> None:
-    """Tell whoever the escalation reached (and the person asked, when someone else answered) that it is over."""
+    """Tell everyone the escalation reached (and the person asked, when someone else answered) that it is over."""
     asker, target = _person(uow, concern.originator_id), _person(uow, concern.target_person_id)
-    if concern.escalated_to and concern.escalated_to != answered_by:
+    reached = service.escalation_recipients(uow, concern_id=concern.concern_id)
+    if concern.escalated_to and concern.escalated_to not in reached:
+        reached.append(concern.escalated_to)
+    for person_id in reached:
+        if person_id == answered_by:
+            continue
         notice(
             uow,
             concern,
-            to=concern.escalated_to,
-            key=f"closed:{concern.escalated_to}",
+            to=person_id,
+            key=f"closed:{person_id}",
             template=template,
             asker=asker.display_name,
-            target=target.display_name,
+            target=target.display_name if answered_by is None else _person(uow, answered_by).display_name,
             text=concern.question,
         )
     if answered_by and answered_by != concern.target_person_id:
@@ -354,6 +338,17 @@ def cancel(uow: UnitOfWork, *, concern_id: str, by: str, is_admin: bool, decisio
             text=concern.question,
         )
     _close_for_others(uow, concern, template="closed_cancelled")
+    if contact_times(uow, concern_id=concern_id, person_id=concern.target_person_id)[1] is not None:
+        # The person asked saw the question: they hear it is off (once, keyed like every closure notice).
+        notice(
+            uow,
+            concern,
+            to=concern.target_person_id,
+            key=f"closed:{concern.target_person_id}",
+            template="closed_cancelled_for_you",
+            asker=_person(uow, concern.originator_id).display_name,
+            text=concern.question,
+        )
     return concern
 
 
@@ -459,6 +454,9 @@ def fire_due(ctx: AppContext, *, limit: int = 100) -> int:
 
 def fire(uow: UnitOfWork, concern: Concern) -> None:
     """A due timer: redeliver held deliveries, then take the loop's own step if it is due (or expire it)."""
+    # Imported here: the escalation module builds on this one's notices (a cycle at import time otherwise).
+    from concern import escalation
+
     _redeliver(uow, concern)
     if concern.step_at is None or concern.step_at > uow.now:
         if concern.state not in ACTIVE_STATES and concern.step_at is not None:
@@ -468,9 +466,7 @@ def fire(uow: UnitOfWork, concern: Concern) -> None:
         if uow.now >= expires_at(uow, concern):
             _expire(uow, concern)
         else:
-            service.change(
-                uow, concern, change="rescheduled", step_at=expires_at(uow, concern), extra={"reason": "not due yet"}
-            )
+            escalation.step(uow, concern)  # repeat, climb, or wait
         return
     if concern.state != "waiting_reply":
         service.change(uow, concern, change="timer_cleared", step_at=None)
@@ -504,7 +500,7 @@ def fire(uow: UnitOfWork, concern: Concern) -> None:
     )
     if step.kind == "escalate":
         promises.slipped(uow, concern, causation_id=decision_id)
-        _escalate(uow, concern, decision_id=decision_id)
+        escalation.start(uow, concern, decision_id=decision_id)
     else:
         request = send_request(uow, concern, purpose=step.kind, decision_ref=decision_id, attempt=f"v{concern.version}")
         service.enqueue(uow, request=request, purpose=step.kind, concern=concern)

@@ -39,6 +39,38 @@ TEMPLATES: dict[str, dict[str, str]] = {
         "zh": "{target}说“{text}”不是他负责的，我已停止跟进。要取消，还是问别人？",
         "en": '{target} says "{text}" is not theirs; I stopped following up. Cancel it, or ask someone else?',
     },
+    "escalation_again": {
+        "zh": "【升级·再次提醒】{asker}问{target}：{text}\n"
+        "状态：自 {since} 起未回复（已 {waited}），上次升级给你后也还没有人处理。\n"
+        "建议：点“我来处理”接手，或“提醒他”让我再催{target}一次；也可以直接回复这条消息，我会把你的答复转给{asker}。",
+        "en": "[Escalation, again] {asker} asked {target}: {text}\n"
+        "State: no reply since {since} ({waited}); nobody has taken it since I escalated it to you.\n"
+        'Suggestion: tap "I\'ll handle it", or "Remind them" and I will nudge {target} once more; '
+        "or reply to this message and I will pass your answer to {asker}.",
+    },
+    "escalation_up": {
+        "zh": "【升级】{asker}问{target}：{text}\n"
+        "状态：自 {since} 起未回复（已 {waited}），已升级给{previous}，也还没有人处理。\n"
+        "建议：请联系{previous}或{target}；也可以直接回复这条消息，我会把你的答复转给{asker}。",
+        "en": "[Escalation] {asker} asked {target}: {text}\n"
+        "State: no reply since {since} ({waited}); escalated to {previous}, still not taken.\n"
+        "Suggestion: please reach {previous} or {target}, or reply to this message and I will pass your answer "
+        "to {asker}.",
+    },
+    "escalation_taken": {
+        "zh": "{manager}接手了你问{target}的“{text}”，有答复我会转给你。",
+        "en": '{manager} has taken on your question to {target} ("{text}"); I will pass on the answer.',
+    },
+    "escalation_climbed": {
+        "zh": "你问{target}的“{text}”，{previous}一直没有处理，我已升级给{manager}。",
+        "en": 'Your question to {target} ("{text}") was not taken by {previous}; I escalated it to {manager}.',
+    },
+    "escalation_chain_end": {
+        "zh": "【停滞】你问{target}的“{text}”已升级给{managers}，都没有处理，没有更上一级了。建议你直接联系。"
+        "这个问题会在 {expires} 过期。",
+        "en": '[Stalled] Your question to {target} ("{text}") went up to {managers} and nobody took it; there is '
+        "no one further up. You may want to reach them directly. It expires {expires}.",
+    },
     "expired": {
         "zh": "【已过期】你问{target}的“{text}”一直没有回复，我已停止跟进。",
         "en": '[Expired] Your question to {target} ("{text}") never got an answer; I have stopped following up.',
@@ -70,6 +102,14 @@ TEMPLATES: dict[str, dict[str, str]] = {
     "closed_answered_for_you": {
         "zh": "{answerer}已代你回复了{asker}的问题“{text}”，不用再回复了。",
         "en": '{answerer} has answered {asker}\'s question ("{text}") for you; no need to reply.',
+    },
+    "closed_taken": {
+        "zh": "{manager}已接手{asker}问{target}的“{text}”，这件事不用再处理了。",
+        "en": '{manager} has taken on {asker}\'s question to {target} ("{text}"); nothing more to do.',
+    },
+    "closed_cancelled_for_you": {
+        "zh": "{asker}取消了问你的问题“{text}”，不用再回复了。",
+        "en": '{asker} cancelled the question to you ("{text}"); no need to reply.',
     },
     "closed_cancelled": {
         "zh": "{asker}取消了问{target}的问题“{text}”，这件事不用再处理了。",

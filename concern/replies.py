@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from concern.messages import when
+from concern.messages import WEEKDAYS
 
 HELP = {
     "zh": "我可以帮你：\n"
@@ -23,6 +23,20 @@ HELP = {
     "/concerns — who we are waiting for\n"
     "/cancel con_… — cancel\n"
     "/did [24h] [@someone] — what I did\n"
+    "/quiet 22:00-08:00 · /pause 3d · /resume — quiet settings\n"
+    'Reply "later 2h" to push a follow-up back.',
+}
+
+# What a member (not a principal) can do: they never see /ask or /tell.
+HELP_MEMBER = {
+    "zh": "我可以帮你：\n"
+    "/concerns —— 有什么在等你回复\n"
+    "/did [24h] —— 我做了什么\n"
+    "/quiet 22:00-08:00 · /pause 3d · /resume —— 免打扰设置\n"
+    "回复“稍后 2小时”可以推迟跟进。",
+    "en": "I can:\n"
+    "/concerns — what is waiting for your reply\n"
+    "/did [24h] — what I did\n"
     "/quiet 22:00-08:00 · /pause 3d · /resume — quiet settings\n"
     'Reply "later 2h" to push a follow-up back.',
 }
@@ -70,10 +84,7 @@ REPLIES = {
     },
     "ask_self": {"zh": "这是你自己呀。", "en": "That's you."},
     "nothing_to_snooze": {"zh": "现在没有在等你回复的事项。", "en": "Nothing is waiting for your reply."},
-    "policy_updated": {
-        "zh": "好的，已更新你的免打扰设置：{what}。",
-        "en": "Done, your quiet settings are updated: {what}.",
-    },
+    "policy_updated": {"zh": "好的，{what}", "en": "Done: {what}."},
     "policy_failed": {"zh": "没能更新你的设置：{reason}", "en": "I could not update your settings: {reason}"},
     "sent": {"zh": "已发给{target}：{text}（{concern_id}）", "en": "Sent to {target}: {text} ({concern_id})"},
     "sent_unconfirmed": {
@@ -94,10 +105,27 @@ REPLIES = {
         "zh": "这件事需要{maker}决定，我已转给{maker}，有结果会告诉你。",
         "en": "This needs {maker}'s decision; I passed it on and will tell you the answer.",
     },
+    "nudge_refused": {"zh": "没能催：{why}", "en": "Not nudged: {why}"},
     "bound": {"zh": "绑定成功，你好 {name}！", "en": "You're linked, {name}!"},
     "decision_approved": {"zh": "同意", "en": "Approved"},
     "decision_declined": {"zh": "不同意", "en": "Declined"},
-    "bind_failed": {"zh": "绑定码无效或已过期。", "en": "That bind code is invalid or expired."},
+    "bind_failed": {
+        "zh": "绑定码无效或已过期，请向管理员要一个新的。",
+        "en": "That bind code is invalid or expired; ask an administrator for a new one.",
+    },
+    "bind_used": {
+        "zh": "这个绑定码已经用过了，请向管理员要一个新的。",
+        "en": "That bind code was already used; ask an administrator for a new one.",
+    },
+    "bind_too_many": {
+        "zh": "绑定码错误次数太多，请一小时后再试。",
+        "en": "Too many wrong bind codes; please try again in an hour.",
+    },
+    "stranger_help": {
+        "zh": "你好，我还不认识你。请向管理员要一个绑定码，然后发给我：/start 绑定码",
+        "en": "Hi, I don't know you yet. Ask an administrator for a bind code, then send me: /start <code>",
+    },
+    "passed_on": {"zh": "已转告{asker}。", "en": "Passed on to {asker}."},
 }
 
 
@@ -105,22 +133,28 @@ def policy_change(patch: dict[str, Any], locale: str, *, tz: ZoneInfo, now: date
     """What a self-service command changes, as the person reads it (also the action's content preview)."""
     zh = locale == "zh"
     if "quiet_hours" in patch:
-        windows = (
-            "、".join(f"{w['start']}–{w['end']}" for w in patch["quiet_hours"])
-            if zh
-            else ", ".join(f"{w['start']}–{w['end']}" for w in patch["quiet_hours"])
-        )
-        return f"免打扰时间 {windows}" if zh else f"quiet hours {windows}"
+        windows = ("、" if zh else ", ").join(f"{w['start']}–{w['end']}" for w in patch["quiet_hours"])
+        return f"免打扰时段改为每天 {windows}" if zh else f"quiet hours are now {windows} every day"
     if patch.get("paused_until"):
-        until = when(datetime.fromisoformat(patch["paused_until"]), tz, locale, now=now)
-        return f"暂停消息到 {until}" if zh else f"messages paused until {until}"
-    return "恢复消息" if zh else "messages resumed"
+        local = datetime.fromisoformat(patch["paused_until"]).astimezone(tz)
+        weekday = WEEKDAYS[locale if locale in WEEKDAYS else "en"][local.weekday()]
+        if zh:
+            return f"暂停到 {local:%m-%d %H:%M}（周{weekday}）"
+        return f"paused until {weekday} {local:%m-%d %H:%M}"
+    return "已恢复消息" if zh else "messages resumed"
+
+
+def to_stranger(template: str) -> str:
+    """A reply to someone the bot does not know: it cannot know their language, so both (Chinese first)."""
+    table = REPLIES[template]
+    return f"{table['zh']}\n{table['en']}"
 
 
 def reply(template: str, locale: str, **values: str) -> str:
     """A short reactive reply by template name (`help`, `usage:<command>` or a REPLIES key)."""
     if template == "help":
-        return HELP.get(locale, HELP["en"])
+        table = HELP if values.get("role") == "principal" else HELP_MEMBER
+        return table.get(locale, table["en"])
     if template.startswith("usage:"):
         table = USAGE.get(template.removeprefix("usage:"), USAGE["help"])
         return table.get(locale, table["en"])

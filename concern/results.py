@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 from action.ledger import contact_times
 from action.models import ActionRecord, ActionRequest, possibly_delivered
 from concern import buttons as concern_buttons
-from concern import flows, messages, reasons, replies, service
+from concern import escalation, flows, messages, reasons, replies, service
 from concern.models import ACTIVE_STATES, Concern, OutboxEntry
 from kernel.context import UnitOfWork
 from person import service as persons
@@ -229,9 +229,30 @@ def _asked(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest, record: 
 
 
 def _nudged(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest, record: ActionRecord) -> None:
-    """A nudge that went out is a contact like any (the wait restarts); one held back or failed changes nothing."""
-    if _reached(record):
-        _asked(uow, entry, request, record)
+    """A nudge that went out is a contact like any (the wait restarts); one held back or failed changes nothing
+    but is explained to whoever asked for it (the check before queueing it said yes, the send said no)."""
+    concern = service.get(uow, concern_id=entry.concern_id, lock=True)
+    if concern is None:
+        return
+    if not _reached(record):
+        if entry.ack_person_id:
+            _reply(
+                uow,
+                to=entry.ack_person_id,
+                template="nudge_refused",
+                causation=request.decision_ref,
+                origin_channel=entry.ack_channel,
+                key=f"{entry.request_key}:ack",
+                why=escalation.refusal(uow, concern, record.result_detail, to=entry.ack_person_id),
+            )
+        return
+    if concern.state == "escalated":  # "Remind them": the escalation's own clock restarts from the reminder
+        if record.result == "success":
+            service.note_message(uow, concern, ref=f"{record.channel}:{record.result_detail.get('message_id')}")
+        later = min(escalation.timer(uow, concern, since=uow.now), flows.expires_at(uow, concern))
+        service.change(uow, concern, change="reminded", causation_id=record.action_id, step_at=later)
+        return
+    _asked(uow, entry, request, record)
 
 
 def _escalated(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest, record: ActionRecord) -> None:
@@ -242,24 +263,16 @@ def _escalated(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest, reco
     if _reached(record):
         if record.result == "success":
             service.note_message(uow, concern, ref=f"{record.channel}:{record.result_detail.get('message_id')}")
-        service.change(
-            uow,
-            concern,
-            change="escalated",
-            causation_id=record.action_id,
-            state="escalated",
-            escalated_to=request.target_person_id,
-            escalated_at=uow.now,
-            step_at=expires,
-        )
+        escalation.reached(uow, concern, request=request, record=record)
         return
+    previous = concern.escalated_to  # a repeat or a climb that failed: the escalation stays with whoever had it
     service.change(
         uow,
         concern,
         change="escalation_failed",
         causation_id=record.action_id,
         state="escalated",
-        escalated_to=None,
+        escalated_to=previous,
         escalated_at=uow.now,
         step_at=expires,
         extra={"reason": record.result_detail.get("blocked_by") or record.result_detail.get("error")},
@@ -271,7 +284,7 @@ def _escalated(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest, reco
         uow,
         concern,
         to=concern.originator_id,
-        key="outcome:escalation_failed",
+        key=f"outcome:escalation_failed{'' if previous is None else ':' + (request.target_person_id or '')}",
         template="escalation_failed",
         target=_name(uow, concern.target_person_id),
         text=concern.question,

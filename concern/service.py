@@ -10,7 +10,7 @@ from sqlalchemy import func, or_, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
-from action.models import ActionRequest
+from action.models import ActionRequest, ActionRow
 from action.rules import ConcernState
 from concern.models import ACTIVE_STATES, Concern, OutboxEntry
 from concern.rules import can_transition
@@ -254,14 +254,35 @@ def waiting_on(uow: UnitOfWork, *, person_id: str) -> list[Concern]:
     return list(uow.session.scalars(stmt))
 
 
+def _reached(person_id: str) -> Any:
+    """The concerns whose escalation reached `person_id` (a counted escalate action: it went out)."""
+    return select(ActionRow.concern_id).where(
+        ActionRow.action_type == "escalate", ActionRow.target_person_id == person_id, ActionRow.counted.is_(True)
+    )
+
+
 def escalated_to(uow: UnitOfWork, *, person_id: str) -> list[Concern]:
-    """Escalated concerns whose escalation reached this person (their answer resolves them)."""
+    """Escalated concerns whose escalation reached this person, now or at an earlier level (their answer resolves)."""
     stmt = (
         select(Concern)
-        .where(Concern.escalated_to == person_id, Concern.state == "escalated")
+        .where(
+            or_(Concern.escalated_to == person_id, Concern.concern_id.in_(_reached(person_id))),
+            Concern.state == "escalated",
+        )
         .order_by(Concern.created_at)
     )
     return list(uow.session.scalars(stmt))
+
+
+def escalation_recipients(uow: UnitOfWork, *, concern_id: str) -> list[str]:
+    """Everyone the concern's escalation reached, first reached first (the ledger is the truth of who got it)."""
+    stmt = (
+        select(ActionRow.target_person_id, func.min(ActionRow.pk))
+        .where(ActionRow.concern_id == concern_id, ActionRow.action_type == "escalate", ActionRow.counted.is_(True))
+        .group_by(ActionRow.target_person_id)
+        .order_by(func.min(ActionRow.pk))
+    )
+    return [person_id for person_id, _ in uow.session.execute(stmt) if person_id]
 
 
 def claim_due(uow: UnitOfWork, *, now: datetime, limit: int = 100, skip: Collection[str] = ()) -> list[Concern]:

@@ -25,6 +25,7 @@ def say(
     event_id: str | None = None,
     mentions: list[dict] | None = None,
     process: bool = True,
+    chat_id: str | None = None,
 ) -> str:
     """Deliver one inbound chat message through perception and run the pipeline once; returns the fact id.
 
@@ -35,7 +36,7 @@ def say(
         channel=channel,
         event_id=event_id or f"evt_{n}",
         message_id=f"in_{n}",
-        chat_id=f"chat_{user}",
+        chat_id=chat_id or f"chat_{user}",
         chat_type=chat_type,
         external_user_id=user,
         text=text,

@@ -158,7 +158,8 @@ def test_cancel_on_the_confirmation_closes_the_loop(ctx, clock, team):
     assert outcomes_to(ctx, "p_boss")[-1].endswith("已取消，不会再联系张三")
     clock.advance(24 * H)
     tick(ctx)
-    assert len(telegram.texts_to("tg_zs")) == 1  # the question only
+    # The question, then once that it is off: no follow-up.
+    assert telegram.texts_to("tg_zs")[1:] == ["老板取消了问你的问题“提测什么时候能给？”，不用再回复了。"]
 
 
 def test_approve_on_a_decision_request_flows_back_to_the_member(ctx, team):

@@ -60,9 +60,10 @@ def test_a_reply_that_wins_the_race_stops_the_follow_up(ctx, clock, client, team
         [due] = service.claim_due(uow, now=uow.now)
         flows.fire(uow, due)
     say(ctx, channel="telegram", user="tg_zs", text="明天下午")  # ... but the answer lands before it is sent
-    assert telegram.texts_to("tg_zs") == ["老板想了解：提测什么时候能给？"]
+    assert telegram.texts_to("tg_zs") == ["老板想了解：提测什么时候能给？", "已转告老板。"]  # no follow-up
     assert _concerns(client, kind="question")[0]["state"] == "resolved"
-    assert _count(ctx, ActionRow, ActionRow.target_person_id == "p_zhangsan") == 1
+    asked = (ActionRow.target_person_id == "p_zhangsan", ActionRow.action_type == "send_message")
+    assert _count(ctx, ActionRow, *asked) == 1
 
 
 def test_snooze_moves_the_next_follow_up(ctx, clock, client, team):
@@ -91,7 +92,8 @@ def test_the_originator_cancels_and_no_one_else_can(ctx, clock, client, team):
     assert _concerns(client)[0]["state"] == "cancelled" and "已取消" in feishu.texts_to("ou_boss")[-1]
     clock.advance(72 * H)
     tick(ctx)
-    assert len(telegram.texts_to("tg_zs")) == 1
+    # The person asked hears once that it is off, and nothing after.
+    assert telegram.texts_to("tg_zs")[1:] == ["老板取消了问你的问题“提测什么时候能给？”，不用再回复了。"]
 
 
 def test_a_risky_message_goes_to_the_manager_and_the_decision_comes_back(ctx, client, team):
@@ -165,17 +167,22 @@ def test_a_backflow_blocked_by_quiet_hours_is_delivered_when_they_end(ctx, clock
     assert "张三回复了你的问题" in feishu.texts_to("ou_boss")[-1]
 
 
-def test_self_service_quiet_hours_and_pause(ctx, client, team):
+def test_self_service_quiet_hours_and_pause_confirm_what_changed(ctx, client, team):
     _, telegram = team
     say(ctx, channel="telegram", user="tg_zs", text="免打扰 22:00-07:00")
     policy = client.get("/v1/persons/p_zhangsan/interaction_policy").json()
     assert policy["quiet_hours"] == [{"start": "22:00", "end": "07:00"}]
+    assert telegram.texts_to("tg_zs")[-1] == "好的，免打扰时段改为每天 22:00–07:00"
     say(ctx, channel="telegram", user="tg_zs", text="/pause 3d")
     paused = client.get("/v1/persons/p_zhangsan/interaction_policy").json()["paused_until"]
     assert datetime.fromisoformat(paused) == ctx.clock.now() + timedelta(days=3)
+    assert telegram.texts_to("tg_zs")[-1] == "好的，暂停到 03-21 12:00（周六）"  # Wednesday noon + 3 days, local
     say(ctx, channel="telegram", user="tg_zs", text="恢复")
     assert client.get("/v1/persons/p_zhangsan/interaction_policy").json()["paused_until"] is None
-    assert telegram.texts_to("tg_zs")[-1] == "好的，已更新你的免打扰设置：恢复消息。"
+    assert telegram.texts_to("tg_zs")[-1] == "好的，已恢复消息"
+    client.patch("/v1/persons/p_lisi", json={"timezone": "Europe/Berlin"})
+    say(ctx, channel="telegram", user="tg_ls", text="/pause 1d")
+    assert telegram.texts_to("tg_ls")[-1] == "Done: paused until Thu 03-19 05:00."  # in their own timezone
 
 
 def test_a_signal_recorded_before_a_crash_is_processed_once_on_restart(ctx, client, team):

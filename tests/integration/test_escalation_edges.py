@@ -98,11 +98,14 @@ def test_without_a_manager_the_loop_stalls_with_an_expiry_and_then_expires(ctx, 
     assert _concern(ctx).state == "expired" and feishu.texts_to("ou_boss")[-1].startswith("【已过期】")
 
 
-def test_expiry_counts_from_the_escalation_and_follows_the_setting(ctx, clock, team):
+def test_expiry_counts_from_the_last_escalation_step_and_follows_the_setting(ctx, clock, team):
     ctx.settings.concern_expire_after = 2 * DAY
     feishu, _ = team
     _escalate(ctx, clock)
-    clock.advance(2 * DAY - H)
+    clock.advance(H)
+    tick(ctx)  # repeated once to 王五 after the P0's last wait: the last step
+    assert _concern(ctx).escalation_repeats == 1
+    clock.advance(2 * DAY - 30 * timedelta(minutes=1))
     tick(ctx)
     assert _concern(ctx).state == "escalated"
     clock.advance(H)

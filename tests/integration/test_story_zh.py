@@ -76,7 +76,9 @@ def test_the_whole_story(ctx, clock, client, story):
         assert sum(1 for other, _, _ in sends if at - timedelta(hours=24) < other <= at) <= 2
     assert "【跟进】" in telegram.texts_to("tg_zs")[1] and "稍后 2小时" in telegram.texts_to("tg_zs")[1]
     escalations = feishu.texts_to("ou_wangwu")
-    assert len(escalations) == 1 and escalations[0].startswith("【升级】老板问张三：提测什么时候能给？")
+    assert escalations[0].startswith("【升级】老板问张三：提测什么时候能给？")
+    # Nobody took it: repeated once, a day (P1's last wait) later; 王五 has no manager to climb to.
+    assert len(escalations) == 2 and escalations[1].startswith("【升级·再次提醒】老板问张三：提测什么时候能给？")
     assert client.get(f"/v1/concerns/{concern['concern_id']}").json()["state"] == "escalated"
 
     # Zhang San finally answers; the principal gets it back.
@@ -89,8 +91,9 @@ def test_the_whole_story(ctx, clock, client, story):
     assert "张三回复了你的问题“提测什么时候能给？”：明天下午" in feishu.texts_to("ou_boss")[-1]
     clock.advance(48 * H)
     tick(ctx)
-    # No follow-up after the answer; "明天下午" was a promise, so one check-in at 15:00 the next day.
-    assert len(_sent_to_zhangsan(ctx)) == 4
+    # No follow-up after the answer, only the short reactive "passed on"; "明天下午" was a promise, so one
+    # check-in at 15:00 the next day.
+    assert len(_sent_to_zhangsan(ctx)) == 5 and "已转告老板。" in telegram.texts_to("tg_zs")
 
     # /did tells the principal what happened, with ids.
     say(ctx, channel="feishu", user="ou_boss", text="/did 7d")

@@ -69,6 +69,13 @@ def test_unknown_person_gets_a_reply_naming_them():
 
 def test_unknown_sender_is_ignored():
     assert decide(sit("/ask @zhangsan hi", sender=None))[0].rule == "unknown_sender"
+    assert decide(sit("你好", sender=None))[0].rule == "unknown_sender"
+
+
+@pytest.mark.parametrize("text", ["/help", "/start", "帮助"])
+def test_an_unknown_senders_help_is_answered_with_how_to_get_linked(text):
+    [d] = decide(sit(text, sender=None))
+    assert (d.kind, d.rule, d.params) == ("reply", "unknown_sender:help", {"template": "stranger_help"})
 
 
 def test_group_messages_count_only_when_the_bot_is_mentioned():

@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from concern import messages, reasons, replies
+from concern import escalation_texts, messages, reasons, replies
 
 ENGLISH_WORD = re.compile(r"[A-Za-z]{2,}")
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -40,11 +40,14 @@ ZH_VALUES = {
     "what": "免打扰时间 22:00–07:00",
     "window": "22:00–08:00",
     "channels": "飞书",
+    "previous": "王五",
+    "managers": "王五、赵六",
+    "count": "2",
 }
 EN_VALUES = {
     key: (
         "Zhang San"
-        if key in ("target", "asker", "manager", "answerer", "member", "maker", "sender", "name", "who")
+        if key in ("target", "asker", "manager", "answerer", "member", "maker", "sender", "name", "who", "previous")
         else value
         if not CJK.search(value)
         else "sample"
@@ -62,6 +65,9 @@ def _tables():
     yield from (("replies", name, table) for name, table in replies.REPLIES.items())
     yield from (("usage", name, table) for name, table in replies.USAGE.items())
     yield ("help", "help", replies.HELP)
+    yield ("help", "help_member", replies.HELP_MEMBER)
+    for group in (escalation_texts.OUTCOMES, escalation_texts.REFUSED):
+        yield from (("escalation", name, table) for name, table in group.items())
     for group in (
         reasons.HELD,
         reasons.NOT_DONE,
