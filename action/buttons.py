@@ -96,3 +96,11 @@ def claim_press(uow: UnitOfWork, *, button: ButtonRow, fact_id: str) -> bool:
     ).rowcount
     uow.session.expire(button)
     return bool(won)
+
+
+def release(uow: UnitOfWork, *, button: ButtonRow) -> list[ButtonRow]:
+    """Undo a press that changed nothing (a refused nudge): the message's buttons may be pressed again."""
+    uow.session.execute(
+        update(ButtonRow).where(ButtonRow.request_key == button.request_key).values(pressed_at=None, press_fact_id=None)
+    )
+    return siblings(uow, button=button)

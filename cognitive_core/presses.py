@@ -10,10 +10,11 @@ from datetime import timedelta
 from typing import Any
 
 from action import buttons
-from action.models import ActionRequest, ButtonRow, Destination
+from action.models import ActionRequest, ButtonRow, ButtonSpec, Destination
 from cognitive_core import press_rules
 from cognitive_core.rules import Decision
-from concern import commitments, press_flows
+from concern import buttons as concern_buttons
+from concern import commitments, escalation, press_flows
 from concern import flows as concerns
 from concern import service as concern_service
 from concern.press_texts import press_text
@@ -83,11 +84,14 @@ def process(uow: UnitOfWork, fact: Fact) -> None:
         return
     presser = persons.get_or_404(uow, person_id=presser_id)
     outcome = _carry_out(uow, decision, button, presser, decision_id)
+    keep: list[ButtonSpec] = []
+    if isinstance(outcome, Refused):  # nothing happened: the message keeps its buttons, pressable again
+        keep = concern_buttons.shown_again(buttons.release(uow, button=button), presser.locale)
     key = f"{fact.fact_id}:press"
     closed = concern_service.get(uow, concern_id=button.concern_id) if button.concern_id else None
     if button.verb == "cancel" and closed is not None and closed.state == "cancelled":
         key = f"{closed.concern_id}:outcome:cancelled"  # how the loop ends for its originator: told once, like /cancel
-    _show(uow, button=button, presser=presser, outcome=outcome, fact=fact, decision_id=decision_id, key=key)
+    _show(uow, button=button, presser=presser, outcome=outcome, fact=fact, decision_id=decision_id, key=key, keep=keep)
 
 
 def _carry_out(uow: UnitOfWork, decision: Decision, button: ButtonRow, presser: Any, decision_id: str) -> str:
@@ -149,7 +153,21 @@ def _carry_out(uow: UnitOfWork, decision: Decision, button: ButtonRow, presser: 
             return press_text("nothing", locale)
         until = press_flows.when_for(uow, person_id=presser.person_id, instant=later.due_at)
         return press_text("extended", locale, until=until)
+    if verb == "handle":
+        return _outcome(
+            escalation.take_escalation(uow, concern_id=concern_id, by=presser.person_id, decision_id=decision_id)
+        )
+    if verb in ("nudge", "remind"):
+        return _outcome(escalation.nudge(uow, concern_id=concern_id, by=presser.person_id, decision_id=decision_id))
     raise ValueError(f"no handler for the button verb {verb!r}")
+
+
+class Refused(str):
+    """An outcome that changed nothing yet (a nudge L1 or L3 holds back): the buttons stay for a later try."""
+
+
+def _outcome(result: escalation.PressOutcome) -> str:
+    return Refused(result.text) if result.code in ("refused", "not_yet") else result.text
 
 
 def _names(uow: UnitOfWork, concern: Any) -> dict[str, str]:
@@ -161,7 +179,15 @@ def _names(uow: UnitOfWork, concern: Any) -> dict[str, str]:
 
 
 def _show(
-    uow: UnitOfWork, *, button: ButtonRow, presser: Any, outcome: str, fact: Fact, decision_id: str, key: str
+    uow: UnitOfWork,
+    *,
+    button: ButtonRow,
+    presser: Any,
+    outcome: str,
+    fact: Fact,
+    decision_id: str,
+    key: str,
+    keep: list[ButtonSpec],
 ) -> None:
     """Edit the pressed message to its text plus the outcome, without buttons (a new message where it cannot be)."""
     where = None
@@ -178,5 +204,6 @@ def _show(
         notification_type="reply",
         destination=where,
         request_key=key,
+        buttons=keep if where is not None else [],
     )
     concern_service.enqueue(uow, request=request, purpose="reply")

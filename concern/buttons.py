@@ -56,3 +56,12 @@ def for_message(
     """Mint the buttons of one message of `kind` (a key of SETS), pressable by `addressee_id` only."""
     choices = [Choice(verb, label(verb, locale), args, style) for verb, args, style in SETS[kind]]
     return buttons.mint(uow, request_key=request_key, addressee_id=addressee_id, choices=choices, concern_id=concern_id)
+
+
+def shown_again(rows: list[Any], locale: str) -> list[ButtonSpec]:
+    """A message's existing buttons (rows of action.models.ButtonRow), labelled and in their set's order."""
+    verbs = {row.verb for row in rows}
+    order = next((tuple(v for v, _, _ in s) for s in SETS.values() if {v for v, _, _ in s} == verbs), ())
+    ranked = sorted(rows, key=lambda row: order.index(row.verb) if row.verb in order else len(order))
+    styles = {verb: style for s in SETS.values() for verb, _, style in s}
+    return [ButtonSpec(label=label(r.verb, locale), token=r.token, style=styles.get(r.verb, "default")) for r in ranked]

@@ -106,7 +106,7 @@ def test_the_loops_list_filters_by_state_priority_and_person(viewer, ctx, asked)
     assert asked in viewer.get("/console/concerns?state=waiting_reply&priority=P1&person_id=p_zhangsan").text
     assert asked not in viewer.get("/console/concerns?state=resolved").text
     assert asked not in viewer.get("/console/concerns?priority=P0&state=").text
-    rows = viewer.get("/console/concerns?state=open&kind=ask", headers={"HX-Request": "true"}).text
+    rows = viewer.get("/console/concerns?state=open&kind=question", headers={"HX-Request": "true"}).text
     assert asked in rows and "<html" not in rows
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 
-from sqlalchemy import select
+from sqlalchemy import or_, select
 
 from action.models import ActionRow
 from app.inbound import PerceptionInbound
@@ -54,7 +54,10 @@ def outcomes_to(ctx: AppContext, person_id: str) -> list[str]:
     with ctx.reader() as uow:
         rows = uow.session.scalars(
             select(ActionRow)
-            .where(ActionRow.target_person_id == person_id, ActionRow.request_key.like("%:press"))
+            .where(
+                ActionRow.target_person_id == person_id,
+                or_(ActionRow.request_key.like("%:press"), ActionRow.request_key.like("%:outcome:cancelled")),
+            )
             .order_by(ActionRow.pk)
         )
         return [row.content_preview for row in rows]

@@ -219,3 +219,41 @@ def test_a_press_is_found_by_its_loops_id_like_the_loops_other_facts(ctx, client
     found = client.get("/v1/facts", params={"q": concern_id}).json()["items"]
     [pressed] = [f for f in found if f["fact_type"] == "button_pressed"]
     assert pressed["content"]["verb"] == "later" and pressed["person_refs"] == ["p_zhangsan"]
+
+
+def test_nudge_now_sends_one_follow_up_at_once(ctx, clock, team):
+    feishu, telegram = team
+    say(ctx, channel="feishu", user="ou_boss", text=ASK)
+    clock.advance(H / 2)  # long before the schedule's first follow-up
+    press(ctx, channel="feishu", user="ou_boss", token=buttons_to(feishu, "ou_boss")["催一下"])
+    assert len(telegram.texts_to("tg_zs")) == 2 and telegram.texts_to("tg_zs")[-1].startswith("【跟进】")
+    assert outcomes_to(ctx, "p_boss")[-1].endswith("— 好的，马上再催张三一次。")
+
+
+def test_a_nudge_quiet_hours_hold_back_says_when_and_keeps_the_buttons(ctx, clock, client, team):
+    feishu, telegram = team
+    say(ctx, channel="feishu", user="ou_boss", text=ASK)
+    client.patch(
+        "/v1/persons/p_zhangsan/interaction_policy", json={"quiet_hours": [{"start": "12:00", "end": "18:00"}]}
+    ).raise_for_status()
+    [confirmation] = [d for d in feishu.sent if d.message.buttons]
+    press(ctx, channel="feishu", user="ou_boss", token=buttons_to(feishu, "ou_boss")["催一下"])
+    assert len(telegram.texts_to("tg_zs")) == 1  # nothing more reached 张三
+    text, still = feishu.shown(confirmation.message_id)
+    assert "18:00" in text.split("— ")[-1]
+    assert [b.label for b in still] == ["催一下", "取消"]  # pressable again later
+    press(ctx, channel="feishu", user="ou_boss", token=buttons_to(feishu, "ou_boss")["取消"])
+    assert _concern(ctx).state == "cancelled"
+
+
+def test_ill_handle_it_takes_the_escalation_and_tells_the_originator(ctx, clock, team):
+    feishu, telegram = team
+    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_zhangsan P0 提测什么时候能给？")
+    for _ in range(2):  # P0: a follow-up after an hour, the escalation after another
+        clock.advance(H)
+        tick(ctx)
+    assert _concern(ctx).state == "escalated"
+    press(ctx, channel="feishu", user="ou_wangwu", token=buttons_to(feishu, "ou_wangwu")["我来处理"])
+    concern = _concern(ctx)
+    assert concern.acknowledged_by == "p_wangwu" and concern.acknowledged_at == clock.now()
+    assert any("王五" in t for t in feishu.texts_to("ou_boss")[-2:])

@@ -90,7 +90,7 @@ def test_the_policy_form_spelling_becomes_the_api_shape():
         },
         tz=ZoneInfo("Asia/Shanghai"),
     )
-    assert patch.model_dump(mode="json") == {
+    assert patch.model_dump(mode="json", exclude_unset=True) == {
         "allow_proactive_ping": True,
         "max_proactive_contacts_per_day": 3,
         "preferred_channel": None,

@@ -73,6 +73,10 @@ def test_policy_defaults_match_the_spec():
         "quiet_hours": [{"start": "23:00", "end": "08:00"}],
         "quiet_days": [],
         "paused_until": None,
+        "daily_brief_at": "09:00",
+        "weekly_review_at": None,
+        "digest": False,
+        "digest_max_wait": "4h",
     }
 
 
