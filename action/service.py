@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 from prometheus_client import Counter
 from sqlalchemy import select, update
 
-from action import execution, ledger, operations, rules
+from action import delivery, execution, ledger, operations, rules
 from action.execution import ConcernStateOf, Finished, Guard, Reservation, limits_from, to_record, verdict_now
 from action.models import INTERNAL, ActionRecord, ActionRequest, ActionRow, Outcome, Result
 from action.rules import ConcernState
@@ -91,9 +91,9 @@ def admit(uow: UnitOfWork, *, request: ActionRequest, state: ConcernState) -> Ac
 def _send(
     ctx: AppContext, request: ActionRequest, reserved: Reservation, actor: str, on_finished: Finished | None
 ) -> Outcome:
-    sent = execution.send(ctx, request, reserved)
+    sent = delivery.send(ctx, request, reserved)
     if sent.paced_for is not None:
-        return execution.defer(ctx, action_id=reserved.action_id, sent=sent, actor=actor)
+        return delivery.defer(ctx, action_id=reserved.action_id, sent=sent, actor=actor)
     return execution.finalize(
         ctx, action_id=reserved.action_id, sent=sent, actor=actor, on_finished=on_finished, request=request
     )

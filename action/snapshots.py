@@ -1,0 +1,90 @@
+"""What the four layers read about one request: the person's policy and day, the loop's contacts, the limits."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from action import ledger, rules
+from action.models import ActionRequest
+from kernel.context import AppContext, UnitOfWork
+from person.models import InteractionPolicy
+from person.rules import local_day_bounds
+
+# The concern layer's word on the loop an action belongs to, asked inside the reserving transaction.
+ConcernStateOf = Callable[[UnitOfWork], "rules.ConcernState | None"]
+
+
+def snapshot(
+    ctx: AppContext,
+    uow: UnitOfWork,
+    request: ActionRequest,
+    policy: InteractionPolicy,
+    tz: ZoneInfo,
+    state: rules.ConcernState | None,
+) -> rules.Snapshot:
+    """Everything the four layers read, in the reserving transaction."""
+    person_id, limits = request.target_person_id, limits_from(ctx.settings)
+    start, end = local_day_bounds(uow.now, tz)
+    concern = None
+    if request.concern_id and request.action_type == "send_message":
+        concern = ledger.concern_view(
+            uow, concern_id=request.concern_id, person_id=person_id, state=state, limits=limits, now=uow.now
+        )
+    last_notice = None
+    if request.action_type == "notify" and not request.reactive:
+        ntype = request.notification_type or "default"
+        last_notice = ledger.last_notification_at(
+            uow,
+            person_id=person_id,
+            notification_type=ntype,
+            since=uow.now - limits.cooldown_for(ntype),
+            concern_id=request.concern_id if request.solicited else None,
+        )
+    return rules.Snapshot(
+        action_type=request.action_type,
+        now=uow.now,
+        priority=request.priority,
+        reactive=request.reactive,
+        policy=policy,
+        tz=tz,
+        proactive_today=ledger.count_proactive(uow, person_id=person_id, start=start, end=end),
+        limits=limits,
+        concern=concern,
+        follow_up=request.follow_up,
+        notification_type=request.notification_type,
+        last_same_notification_at=last_notice,
+        solicited=request.solicited,
+        explicit=request.explicit,
+    )
+
+
+def limits_from(settings: Any) -> rules.Limits:
+    """The layers' limits from settings."""
+    s = settings
+    return rules.Limits(
+        max_active_concerns=s.max_active_concerns,
+        max_active_concerns_per_person=s.max_active_concerns_per_person,
+        concern_contact_limit=s.concern_contact_limit,
+        concern_contact_window=s.concern_contact_window,
+        follow_up_schedule=s.follow_up_schedule,
+        cooldowns=s.notification_cooldowns,
+    )
+
+
+def verdict_now(
+    uow: UnitOfWork, *, request: ActionRequest, concern_state: ConcernStateOf | None = None
+) -> rules.Verdict:
+    """What the layers would say about `request` right now, reserving and recording nothing (a button's toast).
+
+    The truth stays with `reserve`: a send may still meet a refusal that came up in between.
+    """
+    person = ledger.target(uow, person_id=request.target_person_id)
+    if person is None or not person.active:
+        error = "target_not_found" if person is None else "target_inactive"
+        return rules.Verdict(allowed=False, blocked_by=error, reason=f"person cannot be contacted ({error})")
+    policy, tz = InteractionPolicy.model_validate(person.interaction_policy), ZoneInfo(person.timezone)
+    # The unit of work carries the settings `snapshot` reads from the context.
+    seen = snapshot(uow, uow, request, policy, tz, concern_state(uow) if concern_state else None)  # type: ignore[arg-type]
+    return rules.evaluate(seen)
