@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from datetime import timedelta
 
 from telegram import error as tg
@@ -9,6 +10,8 @@ from telegram import error as tg
 from channels.errors import ChannelError, InvalidRequest, RateLimited, Transient, Unreachable
 
 _GONE = ("chat not found", "user not found", "peer_id_invalid", "user is deactivated")
+
+log = logging.getLogger("deputy.channels.telegram.polling")
 
 
 def is_parse_error(exc: BaseException) -> bool:
@@ -51,3 +54,29 @@ def to_channel_error(exc: BaseException) -> ChannelError:
     return Transient(
         f"telegram adapter error: {type(exc).__name__}: {message}", code="adapter_error", possibly_delivered=True
     )
+
+
+def poll_retry_delay(exc: BaseException, failures: int, *, backoff: float, max_backoff: float) -> float:
+    """How long a poller waits after its `failures`-th failure in a row: exponential, or what Telegram asked."""
+    delay = min(max_backoff, backoff * 2**failures)
+    if isinstance(exc, tg.RetryAfter):
+        delay = retry_after_seconds(exc)
+        log.warning("telegram getUpdates rate limited; waiting %.1fs", delay)
+    elif isinstance(exc, tg.Conflict):
+        log.error(
+            "telegram getUpdates 409 Conflict (%s): another process polls with this bot token, or a webhook "
+            "is set (getUpdates fails while a webhook is set; deleteWebhook to poll). Retrying in %.1fs",
+            exc,
+            delay,
+        )
+    elif isinstance(exc, tg.InvalidToken):
+        log.error("telegram rejected the bot token (%s); retrying in %.1fs", exc, delay)
+    else:
+        log.warning(
+            "telegram polling failed (%s: %s); retrying in %.1fs",
+            type(exc).__name__,
+            exc,
+            delay,
+            exc_info=not isinstance(exc, tg.TelegramError),
+        )
+    return delay

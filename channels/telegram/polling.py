@@ -33,7 +33,7 @@ from telegram.warnings import PTBUserWarning
 from channels.base import Channel
 from channels.inbound import Inbound
 from channels.models import read_state, write_state
-from channels.telegram.errors import retry_after_seconds
+from channels.telegram.errors import poll_retry_delay
 from channels.telegram.inbound import BotIdentity, IgnoredPress, InvalidUpdate, answer_quietly, to_inbound, to_press
 from kernel.context import AppContext
 from kernel.lease import Lease, for_database
@@ -187,30 +187,6 @@ class TelegramPoller:
         except Exception:
             log.exception("a signal listener failed after telegram updates were recorded")
 
-    def _delay(self, exc: BaseException, failures: int) -> float:
-        delay = min(self.max_backoff, self.backoff * 2**failures)
-        if isinstance(exc, tg.RetryAfter):
-            delay = retry_after_seconds(exc)
-            log.warning("telegram getUpdates rate limited; waiting %.1fs", delay)
-        elif isinstance(exc, tg.Conflict):
-            log.error(
-                "telegram getUpdates 409 Conflict (%s): another process polls with this bot token, or a webhook "
-                "is set (getUpdates fails while a webhook is set; deleteWebhook to poll). Retrying in %.1fs",
-                exc,
-                delay,
-            )
-        elif isinstance(exc, tg.InvalidToken):
-            log.error("telegram rejected the bot token (%s); retrying in %.1fs", exc, delay)
-        else:
-            log.warning(
-                "telegram polling failed (%s: %s); retrying in %.1fs",
-                type(exc).__name__,
-                exc,
-                delay,
-                exc_info=not isinstance(exc, tg.TelegramError),
-            )
-        return delay
-
     def _take_lease(self) -> bool:
         try:
             taken = self.lease.acquire()
@@ -251,7 +227,7 @@ class TelegramPoller:
                     await self._poll_once(bot)
                     failures = 0
                 except Exception as exc:  # the poller must outlive any one failure
-                    delay = self._delay(exc, failures)
+                    delay = poll_retry_delay(exc, failures, backoff=self.backoff, max_backoff=self.max_backoff)
                     failures += 1
                     await self._until_stopped(asyncio.sleep(delay))
         finally:
