@@ -1,0 +1,130 @@
+"""The validated field types of people and their policy: ids, names, timezones, times of day, durations."""
+
+from __future__ import annotations
+
+import math
+import re
+from functools import lru_cache
+from typing import Annotated, Any, Literal
+from zoneinfo import ZoneInfo, available_timezones
+
+from pydantic import AfterValidator, BeforeValidator, StrictInt
+from pydantic import Field as PField
+
+from kernel.channel_names import ChannelName
+from kernel.limits import SaneInstant
+
+PERSON_ID_PATTERN = r"^p_[a-z0-9_]{1,48}$"
+Channel = ChannelName  # an installed channel plugin (the composition root installs their names)
+Role = Literal["principal", "member"]
+Locale = Literal["zh", "en"]
+PersonId = Annotated[str, PField(pattern=PERSON_ID_PATTERN)]
+PERSON_ID_RE = re.compile(r"p_[a-z0-9_]{1,48}")  # use with fullmatch (`$` would allow a trailing newline)
+_HHMM = re.compile(r"([01][0-9]|2[0-3]):[0-5][0-9]")  # fullmatch; ASCII digits only
+# Names in the system zoneinfo directory that are not IANA zones: their meaning depends on the host.
+_NOT_IANA = frozenset({"localtime", "posixrules"})
+MAX_WORK_STATE_DEPTH = 32
+
+
+@lru_cache(maxsize=1)
+def _zones() -> frozenset[str]:
+    return frozenset(available_timezones())
+
+
+def check_timezone(value: str) -> str:
+    """Accept IANA zone names only (`Asia/Shanghai`, `America/New_York`, `UTC`)."""
+    if value not in _zones() or value in _NOT_IANA:
+        raise ValueError(f"{value!r} is not an IANA timezone name")
+    ZoneInfo(value)
+    return value
+
+
+def _check_hhmm(value: str) -> str:
+    if not _HHMM.fullmatch(value):
+        raise ValueError(f"{value!r} is not a time of day HH:MM (00:00-23:59)")
+    return value
+
+
+def _storable_text(value: str) -> str:
+    """PostgreSQL text and JSON cannot hold NUL characters."""
+    if "\x00" in value:
+        raise ValueError("text must not contain NUL characters")
+    return value
+
+
+def _storable_json(value: dict[str, Any]) -> dict[str, Any]:
+    """Free-form JSON the database can store and the API can return: finite numbers, UTF-8 text without NUL."""
+    pending: list[tuple[Any, int]] = [(value, 1)]
+    while pending:  # iterative: a deeply nested body must not exhaust the stack
+        item, depth = pending.pop()
+        if depth > MAX_WORK_STATE_DEPTH:
+            raise ValueError(f"nested deeper than {MAX_WORK_STATE_DEPTH} levels")
+        if isinstance(item, float) and not math.isfinite(item):
+            raise ValueError("numbers must be finite (no NaN or Infinity)")
+        texts = [item] if isinstance(item, str) else list(item) if isinstance(item, dict) else []
+        for text in texts:
+            if not isinstance(text, str):
+                continue
+            if "\x00" in text:
+                raise ValueError("text must not contain NUL characters")
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise ValueError("text must be valid Unicode (no lone surrogates)") from exc
+        if isinstance(item, dict):
+            pending.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            pending.extend((v, depth + 1) for v in item)
+    return value
+
+
+def _unique_sorted_days(days: list[int]) -> list[int]:
+    if len(set(days)) != len(days):
+        raise ValueError("quiet_days must not repeat a weekday")
+    return sorted(days)
+
+
+def _no_bare_number(value: Any) -> Any:
+    """paused_until is an ISO 8601 text (or null), not a Unix timestamp."""
+    if isinstance(value, (int, float)):
+        raise ValueError("must be an ISO 8601 datetime with offset, e.g. 2026-03-20T10:00:00+08:00")
+    return value
+
+
+_WEEKLY = re.compile(r"(MON|TUE|WED|THU|FRI|SAT|SUN) ([01][0-9]|2[0-3]):[0-5][0-9]")
+_WAIT = re.compile(r"([1-9][0-9]{0,3})([mhd])")
+_WAIT_UNITS = {"m": 60, "h": 3600, "d": 86400}
+MAX_DIGEST_WAIT_S = 7 * 86400
+
+
+def _check_weekly(value: str) -> str:
+    if not _WEEKLY.fullmatch(value):
+        raise ValueError('must be a weekday and a 24-hour time like "MON 09:00"')
+    return value
+
+
+def wait_seconds(value: str) -> int:
+    """`4h` → 14400 (units m, h, d)."""
+    amount, unit = _WAIT.fullmatch(value).groups()
+    return int(amount) * _WAIT_UNITS[unit]
+
+
+def _check_wait(value: str) -> str:
+    if not _WAIT.fullmatch(value):
+        raise ValueError('must be a duration like "30m", "4h" or "1d"')
+    if wait_seconds(value) > MAX_DIGEST_WAIT_S:
+        raise ValueError("must be at most 7 days")
+    return value
+
+
+Timezone = Annotated[str, AfterValidator(check_timezone)]
+HHMM = Annotated[str, AfterValidator(_check_hhmm)]
+WeeklyAt = Annotated[str, AfterValidator(_check_weekly)]
+Wait = Annotated[str, AfterValidator(_check_wait)]
+Text = Annotated[str, PField(min_length=1, max_length=200), AfterValidator(_storable_text)]
+ExternalId = Annotated[str, PField(min_length=1, max_length=128), AfterValidator(_storable_text)]
+WorkState = Annotated[dict[str, Any], AfterValidator(_storable_json)]
+QuietDays = Annotated[
+    list[Annotated[StrictInt, PField(ge=1, le=7)]], PField(max_length=7), AfterValidator(_unique_sorted_days)
+]
+PausedUntil = Annotated[SaneInstant | None, BeforeValidator(_no_bare_number)]
