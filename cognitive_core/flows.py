@@ -21,6 +21,12 @@ from person import service as persons
 log = logging.getLogger("deputy.core")
 
 
+def _group_of(situation: rules.Situation) -> str | None:
+    """The group chat a request came from (its confirmations go back there), None for a direct message."""
+    signal = situation.signal
+    return signal.chat_id if signal.chat_type == "group" and signal.chat_id else None
+
+
 def _reply(uow: UnitOfWork, situation: rules.Situation, decision_id: str, text: str, key: str | None = None) -> None:
     """Answer what the sender just wrote: where they wrote it (a group's command is answered in the group)."""
     signal = situation.signal
@@ -82,6 +88,7 @@ def apply(
             priority=params["priority"],
             decision_id=decision_id,
             origin_channel=situation.signal.channel,
+            origin_chat_id=_group_of(situation),
             source_fact_id=fact_id,
             deadline=datetime.fromisoformat(params["deadline"]) if params.get("deadline") else None,
         )
@@ -250,6 +257,7 @@ def _direct(
             purpose="tell",
             ack_person_id=situation.sender.person_id,
             ack_channel=situation.signal.channel,
+            ack_chat_id=_group_of(situation),
         )
     elif params["action"] == "reassign":
         outcome = press_flows.reassign(
@@ -282,6 +290,7 @@ def _direct(
             purpose="policy",
             ack_person_id=situation.sender.person_id,
             ack_channel=situation.signal.channel,
+            ack_chat_id=_group_of(situation),
         )
 
 

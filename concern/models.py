@@ -30,6 +30,8 @@ class Concern(SQLModel, table=True):
     priority: str = Field(sa_column=Column(String(2), nullable=False))
     deadline: datetime | None = Field(default=None, sa_column=Column(UTCDateTime))
     origin_channel: str | None = Field(default=None, sa_column=Column(String(16)))
+    # The group chat the request came from (its confirmation is answered there), None for a direct message.
+    origin_chat_id: str | None = Field(default=None, sa_column=Column(String(128)))
     state: str = Field(sa_column=Column(String(16), nullable=False, index=True))
     follow_up_count: int = Field(default=0, sa_column=Column(Integer, nullable=False))
     next_follow_up_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime, index=True))
@@ -81,6 +83,7 @@ class OutboxEntry(SQLModel, table=True):
     # Who asked for this action and on which channel: they are told the outcome (tell, policy).
     ack_person_id: str | None = Field(default=None, sa_column=Column(String(64)))
     ack_channel: str | None = Field(default=None, sa_column=Column(String(16)))
+    ack_chat_id: str | None = Field(default=None, sa_column=Column(String(128)))  # a group: answered there
     state: str = Field(sa_column=Column(String(12), nullable=False, index=True))  # open | done | superseded | failed
     action_id: str | None = Field(default=None, sa_column=Column(String(32)))
     created_at: datetime = Field(sa_column=Column(UTCDateTime, nullable=False))

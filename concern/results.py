@@ -13,7 +13,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from action.ledger import contact_times
-from action.models import ActionRecord, ActionRequest, possibly_delivered
+from action.models import ActionRecord, ActionRequest, Destination, possibly_delivered
 from concern import buttons as concern_buttons
 from concern import escalation, flows, messages, reasons, replies, service
 from concern.models import ACTIVE_STATES, Concern, OutboxEntry
@@ -51,11 +51,13 @@ def _reply(
     reactive: bool = True,
     buttons: str | None = None,
     concern_id: str | None = None,
+    chat_id: str | None = None,
     **values: str,
 ) -> None:
     """Queue a reply to `to` in their language: reactive (to what they just wrote) or a later solicited notice.
 
-    `buttons` names the set (concern.buttons.SETS) the message carries, about `concern_id`.
+    `buttons` names the set (concern.buttons.SETS) the message carries, about `concern_id`. A reactive reply to a
+    request made in a group (`chat_id`) is answered in that group.
     """
     person = persons.get(uow, person_id=to)
     if person is None:
@@ -76,6 +78,9 @@ def _reply(
         notification_type="reply" if reactive else "loop_outcome",
         request_key=key,
         buttons=specs,
+        destination=Destination(channel=origin_channel, chat_id=chat_id)
+        if chat_id and reactive and origin_channel
+        else None,
     )
     service.enqueue(uow, request=request, purpose="reply")
 
@@ -170,6 +175,7 @@ def _asked(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest, record: 
                 causation=concern.concern_id,
                 origin_channel=concern.origin_channel,
                 key=f"{concern.concern_id}:ack",
+                chat_id=concern.origin_chat_id,
                 buttons=None if concern.approval else "confirmation",
                 target=target,
                 maker=target,
@@ -309,7 +315,12 @@ def _told(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest, record: A
     attempt = int(tries or 1)
     teller = persons.get_or_404(uow, person_id=entry.ack_person_id)
     target = _name(uow, request.target_person_id)
-    common = {"to": entry.ack_person_id, "causation": request.decision_ref, "origin_channel": entry.ack_channel}
+    common = {
+        "to": entry.ack_person_id,
+        "causation": request.decision_ref,
+        "origin_channel": entry.ack_channel,
+        "chat_id": entry.ack_chat_id,
+    }
     not_before = record.result_detail.get("not_before")
     if record.result == "success":
         if attempt == 1:
@@ -322,6 +333,7 @@ def _told(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest, record: A
             purpose="tell",
             ack_person_id=entry.ack_person_id,
             ack_channel=entry.ack_channel,
+            ack_chat_id=entry.ack_chat_id,
             available_at=datetime.fromisoformat(not_before),
         )
         if attempt == 1:
@@ -360,6 +372,7 @@ def _policy_changed(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest,
         template=template,
         causation=request.decision_ref,
         origin_channel=entry.ack_channel,
+        chat_id=entry.ack_chat_id,
         key=f"{entry.request_key}:ack",
         reason=reasons.not_done(record.result_detail, person.locale, target=person.display_name),
         what=request.text,

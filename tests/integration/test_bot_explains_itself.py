@@ -31,6 +31,19 @@ def test_a_command_in_a_group_is_answered_in_that_group(ctx, team):
     assert feishu.sent[-1].message.chat_id is None and feishu.sent[-1].message.external_user_id == "ou_boss"
 
 
+def test_confirmations_of_a_request_made_in_a_group_are_answered_in_that_group(ctx, team):
+    feishu, telegram = team
+    group = {"channel": "feishu", "user": "ou_boss", "chat_type": "group", "mentions_bot": True, "chat_id": "oc_team"}
+    say(ctx, text="@Deputy /ask @p_zhangsan 提测什么时候能给？", **group)
+    [sent] = [d.message for d in feishu.sent if "已发给张三" in d.message.text]
+    assert sent.chat_id == "oc_team" and [b.label for b in sent.buttons] == ["催一下", "取消"]
+    say(ctx, text="@Deputy /tell @p_zhangsan 明早10点开会", **group)
+    assert feishu.sent[-1].message.chat_id == "oc_team" and "已转告张三" in feishu.sent[-1].message.text
+    say(ctx, text="@Deputy /pause 3d", **group)
+    assert feishu.sent[-1].message.chat_id == "oc_team" and "暂停" in feishu.sent[-1].message.text
+    assert telegram.texts_to("tg_zs")[0].endswith("提测什么时候能给？")  # the person asked is asked privately
+
+
 def test_a_strangers_help_gets_one_reply_on_getting_linked_per_hour(ctx, team):
     _, telegram = team
     say(ctx, channel="telegram", user="tg_stranger", text="/help")

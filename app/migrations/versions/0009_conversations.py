@@ -7,6 +7,8 @@
 - `concerns.acknowledged_by` / `acknowledged_at`: who took an escalation ("I'll handle it") and when.
   `escalation_level` (how far up the management chain the loop went, 1 = the target's manager) and
   `escalation_repeats` (repeats at the current level).
+- `concerns.origin_chat_id` / `action_outbox.ack_chat_id`: the group a request came from, so its confirmations
+  are answered in that group.
 - `buttons`: the opaque token behind every button sent, what pressing it means, who may press it, and the
   message it sits on and its text (to edit it once pressed: the outcome is added under the text).
 
@@ -37,6 +39,8 @@ def upgrade() -> None:
     op.add_column("concerns", sa.Column("escalation_level", sa.Integer, nullable=False, server_default="0"))
     op.add_column("concerns", sa.Column("escalation_repeats", sa.Integer, nullable=False, server_default="0"))
     op.execute("UPDATE concerns SET escalation_level = 1 WHERE escalated_to IS NOT NULL")
+    op.add_column("concerns", sa.Column("origin_chat_id", sa.String(128)))
+    op.add_column("action_outbox", sa.Column("ack_chat_id", sa.String(128)))
     op.create_index("ix_concerns_kind_state", "concerns", ["kind", "state"])
     op.create_table(
         "buttons",
@@ -59,6 +63,8 @@ def upgrade() -> None:
 def downgrade() -> None:
     op.drop_table("buttons")
     op.drop_index("ix_concerns_kind_state", table_name="concerns")
+    op.drop_column("action_outbox", "ack_chat_id")
+    op.drop_column("concerns", "origin_chat_id")
     op.execute("UPDATE concerns SET kind = 'risk' WHERE approval")
     op.execute("UPDATE concerns SET kind = 'ask' WHERE kind = 'question'")
     for column in (
