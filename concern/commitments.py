@@ -125,17 +125,7 @@ def complete_commitment(
         )
     else:
         text = promises.render("done", originator.locale, target=who, text=concern.question, timing=timing)
-    request = ActionRequest(
-        action_type="backflow",
-        decision_ref=decision_id,
-        target_person_id=concern.originator_id,
-        text=text,
-        priority=concern.priority,
-        origin_channel=concern.origin_channel,
-        concern_id=concern.concern_id,
-        request_key=f"{concern.concern_id}:backflow:1",
-    )
-    service.enqueue(uow, request=request, purpose="backflow", concern=concern)
+    flows.queue_backflow(uow, concern, text=text, decision_id=decision_id)
     if concern.escalated_to and concern.escalated_to != by:
         target = persons.get_or_404(uow, person_id=concern.target_person_id)
         flows.notice(

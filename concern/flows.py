@@ -293,6 +293,16 @@ def resolve(
             originator.locale,
             target=target.display_name,
         )
+    note = media | {"note": concern_media.note(media, originator.locale)} if media else None
+    queue_backflow(uow, concern, text=text, decision_id=decision_id, media=note)
+    _close_for_others(uow, concern, template="closed_answered", answered_by=answered_by)
+    return concern
+
+
+def queue_backflow(
+    uow: UnitOfWork, concern: Concern, *, text: str, decision_id: str, media: dict[str, Any] | None = None
+) -> None:
+    """Queue the answer's way back to the originator: once per loop (its key), solicited, with any media."""
     request = ActionRequest(
         action_type="backflow",
         decision_ref=decision_id,
@@ -302,11 +312,9 @@ def resolve(
         origin_channel=concern.origin_channel,
         concern_id=concern.concern_id,
         request_key=f"{concern.concern_id}:backflow:1",
-        media=media | {"note": concern_media.note(media, originator.locale)} if media else None,
+        media=media,
     )
     service.enqueue(uow, request=request, purpose="backflow", concern=concern)
-    _close_for_others(uow, concern, template="closed_answered", answered_by=answered_by)
-    return concern
 
 
 def cancel(uow: UnitOfWork, *, concern_id: str, by: str, is_admin: bool, decision_id: str | None = None) -> Concern:
