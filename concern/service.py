@@ -371,8 +371,10 @@ def enqueue(
         "available_at": available_at or uow.now + lease,
     }
     insert_ = pg_insert if uow.postgres else sqlite_insert
-    stmt = insert_(OutboxEntry.__table__).values(**values).on_conflict_do_nothing(index_elements=["request_key"])
-    return uow.session.execute(stmt).rowcount == 1
+    table = OutboxEntry.__table__
+    stmt = insert_(table).values(**values).on_conflict_do_nothing(index_elements=["request_key"]).returning(table.c.id)
+    # RETURNING, not rowcount: PostgreSQL's driver reports -1 rows for this statement.
+    return uow.session.execute(stmt).first() is not None
 
 
 def claim(uow: UnitOfWork, *, owner: str, lease: timedelta, request_key: str | None = None) -> OutboxEntry | None:

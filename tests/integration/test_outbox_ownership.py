@@ -168,3 +168,15 @@ def test_a_notification_decided_just_before_a_crash_goes_out_once_after_the_clai
     tick(ctx)
     tick(ctx)
     assert telegram.texts_to("tg_zs") == ["明早10点开会"]
+
+
+def test_queueing_says_whether_the_entry_is_new_on_both_databases(ctx):
+    from action.models import ActionRequest
+
+    request = ActionRequest(
+        action_type="notify", decision_ref="dec_20260318_001", target_person_id="p_x", text="hi", request_key="k:1"
+    )
+    with ctx.uow(actor="test") as uow:
+        first = service.enqueue(uow, request=request, purpose="reply")
+        again = service.enqueue(uow, request=request, purpose="reply")
+    assert (first, again) == (True, False)
