@@ -270,7 +270,8 @@ def _decide(uow: UnitOfWork, *, person_id: str, key: str) -> bool:
         request_key=key,
         buttons=composed[1],
     )
-    return concern_service.enqueue(uow, request=request, purpose="brief")
+    concern_service.enqueue(uow, request=request, purpose="brief")  # the gate above makes it the only one
+    return True
 
 
 def send_due(ctx: AppContext) -> int:
