@@ -223,6 +223,8 @@ def _command(intent: Intent, situation: Situation) -> Decision:
         return Decision(DecisionKind.reply, "did", params)
     if name == "brief":
         return Decision(DecisionKind.reply, "brief", {"template": "brief", "all": bool(args.get("all"))})
+    if name == "review":
+        return Decision(DecisionKind.reply, "review", {"template": "review"})
     return Decision(DecisionKind.reply, name, {"template": name})
 
 
