@@ -84,6 +84,20 @@ def siblings(uow: UnitOfWork, *, button: ButtonRow) -> list[ButtonRow]:
     return list(uow.session.scalars(select(ButtonRow).where(ButtonRow.request_key == button.request_key)))
 
 
+def others_on_message(uow: UnitOfWork, *, button: ButtonRow) -> list[ButtonRow]:
+    """Unpressed buttons of other items on the same message (a brief's items each have their own)."""
+    if not (button.channel and button.chat_id and button.message_id):
+        return []
+    stmt = select(ButtonRow).where(
+        ButtonRow.channel == button.channel,
+        ButtonRow.chat_id == button.chat_id,
+        ButtonRow.message_id == button.message_id,
+        ButtonRow.request_key != button.request_key,
+        ButtonRow.pressed_at.is_(None),
+    )
+    return list(uow.session.scalars(stmt.order_by(ButtonRow.request_key, ButtonRow.created_at)))
+
+
 def claim_press(uow: UnitOfWork, *, button: ButtonRow, fact_id: str) -> bool:
     """Mark the message's buttons pressed by this press; False when one of them was pressed already.
 

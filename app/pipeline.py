@@ -15,6 +15,7 @@ import time
 from typing import Any
 
 from action.service import recover_interrupted
+from cognitive_core import briefs, reviews
 from cognitive_core.inbox import process_pending
 from concern import flows, outbox
 from concern import service as concerns
@@ -35,6 +36,7 @@ def tick(ctx: AppContext, *, limit: int = 100) -> dict[str, int]:
     """One pass; safe to run from several replicas at once (inbox rows, due timers and entries are claimed)."""
     processed = process_pending(ctx, limit=SIGNALS_PER_PASS)
     fired = flows.fire_due(ctx, limit=limit)
+    briefed = briefs.send_due(ctx) + reviews.send_due(ctx)  # queued here, sent by this pass's drain
     # Interrupted actions are finalised before draining, so their entries' results are applied in this pass.
     recovered = len(recover_interrupted(ctx, older_than=ctx.settings.action_pending_timeout))
     drained = outbox.drain(ctx, limit=ACTIONS_PER_PASS)
@@ -43,6 +45,7 @@ def tick(ctx: AppContext, *, limit: int = 100) -> dict[str, int]:
         "timers_fired": fired,
         "actions_drained": drained,
         "actions_recovered": recovered,
+        "briefs_queued": briefed,
         # A pass that stopped at a limit left work behind: the processor runs again at once, not at the interval.
         "more": int(processed >= SIGNALS_PER_PASS or fired >= limit or drained >= ACTIONS_PER_PASS),
     }

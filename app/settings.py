@@ -139,6 +139,9 @@ class Settings(BaseSettings):
     # How long /healthz and /readyz wait for the database to answer before reporting it unreachable.
     probe_timeout: Duration = timedelta(seconds=1)
 
+    # The service's public address (https://deputy.example.com): a long brief links to its console.
+    public_url: str | None = None
+
     # The admin console (/console): signed session cookies; unset, a random secret per process (see README "Console").
     console_secret: SecretStr | None = None
     console_secure_cookies: bool = False  # mark the session cookie Secure (serve the console over HTTPS)

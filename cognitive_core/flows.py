@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from action.models import ActionRequest, Destination
-from cognitive_core import rules, strangers, summaries
+from cognitive_core import briefs, reviews, rules, strangers, summaries
 from concern import commitments, messages, press_flows, reasons, replies
 from concern import flows as concerns
 from concern import service as concern_service
@@ -69,6 +69,8 @@ def apply(
             decision_id=decision_id,
             fact_id=fact_id,
         )
+    elif decision.kind == DecisionKind.reply and params.get("template") in ("brief", "review"):
+        _brief(uow, situation, decision_id, everything=bool(params.get("all")), review=params["template"] == "review")
     elif decision.kind == DecisionKind.reply:
         _reply(uow, situation, decision_id, _reply_text(uow, decision, situation))
     elif decision.kind == DecisionKind.raise_concern and params.get("parent_id"):
@@ -141,6 +143,23 @@ def apply(
         _cancel(uow, situation, params["concern_id"], decision_id)
     elif decision.kind == DecisionKind.direct_action:
         _direct(uow, decision, situation, decision_id, content)
+
+
+def _brief(uow: UnitOfWork, situation: rules.Situation, decision_id: str, *, everything: bool, review: bool) -> None:
+    """`/brief` (with its buttons) or `/review`: now, where it was asked for."""
+    signal = situation.signal
+    in_group = signal.chat_type == "group" and signal.chat_id
+    common = {
+        "person": persons.get_or_404(uow, person_id=situation.sender.person_id),
+        "decision_id": decision_id,
+        "key": f"{signal.fact_id}:reply",
+        "origin_channel": signal.channel,
+        "destination": Destination(channel=signal.channel, chat_id=signal.chat_id) if in_group else None,
+    }
+    if review:
+        reviews.answer(uow, **common)
+    else:
+        briefs.answer(uow, everything=everything, **common)
 
 
 def _is_commitment(uow: UnitOfWork, concern_id: str) -> bool:

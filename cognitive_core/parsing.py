@@ -41,6 +41,8 @@ _PATTERNS: list[tuple[str, re.Pattern]] = [
     ("pause", re.compile(rf"^(?:/pause|暂停|pause)\s*{_SPAN}$", re.I)),
     ("resume", re.compile(r"^(?:/resume|恢复|resume)$", re.I)),
     ("snooze", re.compile(rf"^(?:/later|later|稍后|晚点)\s*{_SPAN}$", re.I)),
+    ("brief", re.compile(r"^(?:/brief|简报|今天的简报|今日简报)(?:\s*(?P<all>all|全部))?$", re.I)),
+    ("review", re.compile(r"^(?:/review|周报|本周回顾)$", re.I)),
     ("help", re.compile(r"^(?:/help|/start|帮助|help|\?|？)$", re.I)),
 ]
 
@@ -58,6 +60,8 @@ SLASH_COMMANDS = {
     "resume": "resume",
     "later": "later",
     "snooze": "later",
+    "brief": "brief",
+    "review": "review",
     "help": "help",
 }
 _SLASH = re.compile(r"^/([A-Za-z_]+)(?:@\w+)?(?=\s|$)")

@@ -86,7 +86,9 @@ def process(uow: UnitOfWork, fact: Fact) -> None:
     outcome = _carry_out(uow, decision, button, presser, decision_id)
     keep: list[ButtonSpec] = []
     if isinstance(outcome, Refused):  # nothing happened: the message keeps its buttons, pressable again
-        keep = concern_buttons.shown_again(buttons.release(uow, button=button), presser.locale)
+        keep = _labelled(buttons.release(uow, button=button), presser.locale)
+    # Other items of the same message (a brief) keep their buttons.
+    keep += _labelled(buttons.others_on_message(uow, button=button), presser.locale)
     key = f"{fact.fact_id}:press"
     closed = concern_service.get(uow, concern_id=button.concern_id) if button.concern_id else None
     if button.verb == "cancel" and closed is not None and closed.state == "cancelled":
@@ -160,6 +162,14 @@ def _carry_out(uow: UnitOfWork, decision: Decision, button: ButtonRow, presser: 
     if verb in ("nudge", "remind"):
         return _outcome(escalation.nudge(uow, concern_id=concern_id, by=presser.person_id, decision_id=decision_id))
     raise ValueError(f"no handler for the button verb {verb!r}")
+
+
+def _labelled(rows: list[ButtonRow], locale: str) -> list[ButtonSpec]:
+    """Buttons shown again: with the label they were minted with (a brief item's number), else their set's."""
+    if not rows or not all(row.args.get("label") for row in rows):
+        return concern_buttons.shown_again(rows, locale)
+    ranked = sorted(rows, key=lambda row: (row.request_key, row.args.get("at", 0)))
+    return [ButtonSpec(label=r.args["label"], token=r.token, style=r.args.get("style", "default")) for r in ranked]
 
 
 class Refused(str):

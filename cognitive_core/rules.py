@@ -221,6 +221,10 @@ def _command(intent: Intent, situation: Situation) -> Decision:
             who = find_person(args["who"], situation.people, situation.signal.mentions)
             params["person_id"] = who.person_id if who else None
         return Decision(DecisionKind.reply, "did", params)
+    if name == "brief":
+        return Decision(DecisionKind.reply, "brief", {"template": "brief", "all": bool(args.get("all"))})
+    if name == "review":
+        return Decision(DecisionKind.reply, "review", {"template": "review"})
     return Decision(DecisionKind.reply, name, {"template": name})
 
 

@@ -15,6 +15,7 @@ HELP = {
     "/concerns —— 在等谁\n"
     "/cancel con_… —— 取消\n"
     "/did [24h] [@某人] —— 我做了什么\n"
+    "/brief —— 今天的简报 · /review —— 本周回顾\n"
     "/quiet 22:00-08:00 · /pause 3d · /resume —— 免打扰设置\n"
     "回复“稍后 2小时”可以推迟跟进。",
     "en": "I can:\n"
@@ -23,6 +24,7 @@ HELP = {
     "/concerns — who we are waiting for\n"
     "/cancel con_… — cancel\n"
     "/did [24h] [@someone] — what I did\n"
+    "/brief — today's brief · /review — this week's review\n"
     "/quiet 22:00-08:00 · /pause 3d · /resume — quiet settings\n"
     'Reply "later 2h" to push a follow-up back.',
 }
@@ -66,6 +68,8 @@ USAGE = {
     "later": {"zh": "用法：/later 2h，或回复“稍后 2小时”", "en": 'Usage: /later 2h, or reply "later 2h"'},
     "did": {"zh": "用法：/did [24h] [@某人]", "en": "Usage: /did [24h] [@someone]"},
     "resume": {"zh": "用法：/resume", "en": "Usage: /resume"},
+    "brief": {"zh": "用法：/brief，或 /brief all 查看全部", "en": "Usage: /brief, or /brief all for everything"},
+    "review": {"zh": "用法：/review", "en": "Usage: /review"},
     "concerns": {"zh": "用法：/concerns", "en": "Usage: /concerns"},
     "start": {"zh": "用法：/start 绑定码", "en": "Usage: /start <bind code>"},
     "bind": {"zh": "用法：绑定 绑定码", "en": "Usage: bind <bind code>"},

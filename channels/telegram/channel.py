@@ -17,7 +17,7 @@ from channels.telegram.errors import is_parse_error, to_channel_error
 from channels.telegram.loop import LoopThread
 from channels.telegram.markup import MAX_CAPTION_UNITS, keyboard, keyboard_or_none_shown
 from channels.telegram.pacing import Pacer
-from channels.telegram.text import MAX_MESSAGE_UNITS, split_text, utf16_len
+from channels.telegram.text import MAX_MESSAGE_UNITS, split_text, to_html, utf16_len
 
 log = logging.getLogger("deputy.channels.telegram")
 GET_ME_RETRY = 60.0  # after a failed getMe, webhook requests do not wait on Telegram again for this long
@@ -135,7 +135,7 @@ class TelegramChannel(Channel):
         if media is not None and utf16_len(message.text) <= MAX_CAPTION_UNITS:
             parts, caption = [], message.text or None
         else:
-            parts = split_text(message.text)
+            parts = split_text(to_html(message.text))
             caption = "" if media is not None else None
         if not parts and media is None:
             raise InvalidRequest("telegram refuses an empty message", code="empty_text")
@@ -184,7 +184,8 @@ class TelegramChannel(Channel):
         detail: dict[str, Any] = {"edited": True}
         try:
             try:
-                _, plain = self._html("edit_message_text", "text", text=edit.text, reply_markup=markup, **ids)
+                text = to_html(edit.text)
+                _, plain = self._html("edit_message_text", "text", text=text, reply_markup=markup, **ids)
             except InvalidRequest as exc:
                 if "no text in the message to edit" not in exc.message.lower():
                     raise

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+import re
 import unicodedata
 
 MAX_MESSAGE_UNITS = 4096  # sendMessage limit, counted in UTF-16 code units like every Telegram offset
@@ -75,3 +77,16 @@ def split_text(text: str, limit: int = MAX_MESSAGE_UNITS) -> list[str]:
         rest = rest[cut:]
     parts.append(rest)
     return [p for p in parts if p.strip()]
+
+
+_HEADER = re.compile(r"^\*\*([^*\n]+)\*\*$", re.MULTILINE)
+
+
+def to_html(text: str) -> str:
+    """A text with `**Section**` header lines (a brief) as Telegram HTML: headers bold, the rest escaped.
+
+    Any other text goes out as it is, exactly as before.
+    """
+    if not _HEADER.search(text):
+        return text
+    return _HEADER.sub(lambda m: f"<b>{m.group(1)}</b>", html.escape(text, quote=False))
