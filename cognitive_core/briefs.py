@@ -128,15 +128,16 @@ def items(uow: UnitOfWork, *, person: Person) -> list[Item]:
         who = names.get(c.answered_by or c.target_person_id, c.answered_by or c.target_person_id)
         line = text("answer", locale, who=who, question=clip(c.question, 40), answer=clip(c.answer or "", 80))
         found.append(Item("answers", line, c.resolved_at.timestamp()))
+    # The loop's own words, not the failed message's preview: that was written in its recipient's language.
     failed = (
-        select(ActionRow)
+        select(ActionRow, Concern.question)
         .join(Concern, Concern.concern_id == ActionRow.concern_id)
         .where(Concern.originator_id == me, ActionRow.result == "failed", ActionRow.created_at > since)
         .where(or_(ActionRow.notification_type.is_(None), ActionRow.notification_type != "reply"))
     )
-    for row in uow.session.scalars(failed.order_by(ActionRow.pk)):
+    for row, question in uow.session.execute(failed.order_by(ActionRow.pk)):
         who = names.get(row.target_person_id or "", row.target_person_id or "-")
-        line = text("failed", locale, who=who, preview=clip(row.content_preview, 50))
+        line = text("failed", locale, who=who, preview=clip(question, 50))
         found.append(Item("attention", line, row.created_at.timestamp()))
     owed = select(Concern).where(
         Concern.state.in_(ACTIVE_STATES), Concern.target_person_id == me, Concern.kind == "question"

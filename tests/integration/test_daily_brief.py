@@ -248,3 +248,15 @@ def test_buttons_on_brief_items_nudge_cancel_and_extend(ctx, clock, team):
     press(ctx, channel="feishu", user="ou_boss", token=buttons_to(feishu, "ou_boss")["2 取消"])
     with ctx.reader() as uow:
         assert uow.session.get(Concern, question.concern_id).state == "cancelled"
+
+
+def test_a_failed_delivery_is_listed_in_the_readers_words_not_the_failed_messages(ctx, clock, team):
+    from channels.errors import Unreachable
+
+    feishu, telegram = team
+    telegram.fail_with("tg_ls", Unreachable("blocked", permanent=True), always=True)
+    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_lisi 预算表呢？")  # 李四 reads English
+    clock.set(NINE_NEXT_DAY)
+    tick(ctx)
+    [text] = _brief_texts(feishu)
+    assert "发给 李四 的消息没送到：预算表呢？" in text and "would like to know" not in text

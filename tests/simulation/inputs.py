@@ -12,7 +12,7 @@ from tests.simulation.world import PersonSpec
 ACKS = ("收到", "好的", "ok", "got it", "我看下", "好的👌", "收到！", "OK.")
 MALFORMED = ("/quiet 25:00-08:00", "/pause abc", "/cancel", "/ask", "/later soon", "/quiet", "/tell @nobody")
 SELF_SERVICE = ("/quiet 22:00-07:00", "免打扰 23:00-07:00", "/pause 1d", "暂停 2小时", "/resume", "恢复")
-STATUS = ("/did", "/concerns", "在等谁", "今天做了什么", "/did 24h", "/help")
+STATUS = ("/did", "/concerns", "在等谁", "今天做了什么", "/did 24h", "/help", "/brief", "简报", "/review", "本周回顾")
 NOTIFICATION_TYPES = ("default", "task_overdue", "weekly_report")
 PRIORITIES = ("P0", "P1", "P1", "P2", "P2", "P3")
 

@@ -77,6 +77,7 @@ class Invariants:
             self._solicited_not_capped,
             self._no_secret_in_logs,
             self._buttons_act_once_for_their_addressee,
+            self._one_brief_a_day,
         ):
             if rule.__name__.strip("_") not in self.sim.options.ignore:
                 rule(state, final)
@@ -268,6 +269,18 @@ class Invariants:
         for key, n in acted.items():
             if n > 1:
                 self.violations.append(f"the buttons of {key} acted {n} times")
+
+    def _one_brief_a_day(self, state: State, final: bool) -> None:
+        """A principal gets at most one scheduled brief per local day (across replicas, restarts and ticks)."""
+        days: Counter[tuple[str, str]] = Counter()
+        for row in state.actions.values():
+            if row.notification_type != "daily_brief" or row.result not in ("success", "pending"):
+                continue
+            person = state.persons[row.target_person_id]
+            days[(person.person_id, f"{row.created_at.astimezone(ZoneInfo(person.timezone)):%Y-%m-%d}")] += 1
+        for (person_id, day), n in days.items():
+            if n > 1:
+                self.violations.append(f"{person_id} got {n} daily briefs on {day}")
 
     def _nothing_set_aside(self, state: State, final: bool) -> None:
         """No queued action and no signal is given up on."""

@@ -81,6 +81,10 @@ def _policy(rng: random.Random, start: datetime, *, gentle: bool) -> dict[str, A
         policy["paused_until"] = (
             start + rng.choice((timedelta(hours=2), timedelta(hours=20), timedelta(days=3)))
         ).isoformat()
+    # The principal's day: a brief at various local times (inside quiet hours too), sometimes none; a review.
+    policy["daily_brief_at"] = rng.choice(("09:00", "07:30", "18:00", "23:30", None))
+    if rng.random() < 0.3:
+        policy["weekly_review_at"] = rng.choice(("MON 09:00", "FRI 17:30", "SUN 23:00"))
     return policy
 
 
