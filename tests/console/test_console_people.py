@@ -93,6 +93,11 @@ def test_a_good_policy_is_saved_and_audited_with_the_admin_token_name(admin, ctx
         "preferred_channel": "telegram",
         "quiet_hours": [{"start": "22:00", "end": "08:00"}, {"start": "12:00", "end": "13:30"}],
         "quiet_days": [6, 7],
+        # Not on the form: kept as they were.
+        "daily_brief_at": "09:00",
+        "weekly_review_at": None,
+        "digest": False,
+        "digest_max_wait": "4h",
     }
     fact = facts_of(ctx, "person_changed", zhangsan)[0]
     assert fact.content["actor"] == "ops" and fact.content["change"] == "policy_changed"
