@@ -114,7 +114,7 @@ def process_pending(ctx: AppContext, *, limit: int = 200) -> int:
                     if people is None:
                         break
                     claimed.append(entry.fact_id)
-                    _process(uow, entry, people, llm=llm)
+                    _process(uow, entry, people, llm)
         except StaleDirectory:
             cache.refresh(ctx)
             continue
@@ -146,7 +146,7 @@ def _process_each(ctx: AppContext, fact_ids: list[str], *, llm: bool) -> None:
                 stmt = select(InboxEntry).where(InboxEntry.fact_id == fact_id, InboxEntry.state == "pending")
                 entry = uow.session.scalars(stmt.with_for_update(skip_locked=True) if uow.postgres else stmt).first()
                 if entry is not None:
-                    _process(uow, entry, cache.people(uow), llm=llm)
+                    _process(uow, entry, cache.people(uow), llm)
         except StaleDirectory:
             continue
         except Exception as exc:
@@ -155,7 +155,7 @@ def _process_each(ctx: AppContext, fact_ids: list[str], *, llm: bool) -> None:
         pending.pop(0)
 
 
-def _process(uow: UnitOfWork, entry: InboxEntry, people: tuple[rules.PersonView, ...], *, llm: bool) -> None:
+def _process(uow: UnitOfWork, entry: InboxEntry, people: tuple[rules.PersonView, ...], llm: bool = False) -> None:
     fact = facts.get(uow, fact_id=entry.fact_id)
     state = "done"
     if fact.fact_type == "message_received":
