@@ -63,7 +63,12 @@ def dispatch(ctx: AppContext) -> int:
             if fact_id in inflight:
                 continue
             inflight.add(fact_id)
-        ctx.classifier.submit(_ask_about, ctx, fact_id)
+        try:
+            ctx.classifier.submit(_ask_about, ctx, fact_id)
+        except RuntimeError:  # the pool is shutting down with the process: the row waits for the next one
+            with lock:
+                inflight.discard(fact_id)
+            break
         handed += 1
     return handed
 
