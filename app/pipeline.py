@@ -1,4 +1,5 @@
-"""The one owner of the pipeline: process signals → fire timers → finish interrupted actions → drain the outbox.
+"""The one owner of the pipeline: process signals → hand messages to the optional LLM → fire timers → finish
+interrupted actions → drain the outbox.
 
 One `Processor` per process runs these passes. Everything that has work for it only wakes it: a webhook or
 signal endpoint after recording, the scheduler interval, a Redis wake-up from another replica, a send's pacing
@@ -15,7 +16,7 @@ import time
 from typing import Any
 
 from action.service import recover_interrupted
-from cognitive_core import briefs, reviews
+from cognitive_core import briefs, llm_worker, reviews
 from cognitive_core.inbox import process_pending
 from concern import flows, outbox
 from concern import service as concerns
@@ -35,6 +36,7 @@ ACTIONS_PER_PASS = 200
 def tick(ctx: AppContext, *, limit: int = 100) -> dict[str, int]:
     """One pass; safe to run from several replicas at once (inbox rows, due timers and entries are claimed)."""
     processed = process_pending(ctx, limit=SIGNALS_PER_PASS)
+    llm_worker.dispatch(ctx)  # only hands them over: the calls run on the LLM's own pool, never in this pass
     fired = flows.fire_due(ctx, limit=limit)
     briefed = briefs.send_due(ctx) + reviews.send_due(ctx)  # queued here, sent by this pass's drain
     # Interrupted actions are finalised before draining, so their entries' results are applied in this pass.

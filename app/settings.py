@@ -133,6 +133,8 @@ class Settings(BaseSettings):
     llm_api_key: SecretStr | None = None
     llm_model: str = "gpt-4o-mini"
     llm_timeout: Duration = timedelta(seconds=5)
+    # Calls a day (in DEPUTY_TIMEZONE), counted in the database across replicas; then the rules' answer stands.
+    llm_daily_budget: int = Field(500, ge=0)
     scheduler_enabled: bool = True  # the in-process timer loop; off for replicas that only serve HTTP
     # A pending action older than this cannot still be in flight (channel timeouts are far shorter).
     action_pending_timeout: Duration = timedelta(seconds=120)

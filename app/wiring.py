@@ -37,10 +37,10 @@ def build_context(
         )
     classifier = None
     if settings.llm_base_url:
-        from cognitive_core.llm import OpenAICompatibleClassifier
+        from cognitive_core.llm import OpenAICompatibleLLM
 
         key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
-        classifier = OpenAICompatibleClassifier(
+        classifier = OpenAICompatibleLLM(
             settings.llm_base_url, api_key=key, model=settings.llm_model, timeout=settings.llm_timeout.total_seconds()
         )
     return context_class(

@@ -7,12 +7,11 @@ fails is rolled back and its signals run one by one, so only the failing one is 
 from __future__ import annotations
 
 import logging
-from dataclasses import replace
 
 from sqlalchemy import select
 
 from action.ledger import contact_times
-from cognitive_core import presses, rules
+from cognitive_core import llm_rules, presses, proposals, rules
 from cognitive_core.flows import apply
 from concern import press_flows
 from concern import service as concern_service
@@ -20,7 +19,7 @@ from fact import decisions
 from fact import service as facts
 from fact.decisions import DecisionKind
 from kernel.context import AppContext, UnitOfWork
-from perception.models import InboxEntry
+from perception.models import LLM_PENDING, InboxEntry
 from person.cache import DirectoryEntry, PeopleCache, StaleDirectory, cache_of
 
 log = logging.getLogger("deputy.core")
@@ -84,42 +83,6 @@ def situation_of(uow: UnitOfWork, content: dict, fact_id: str, people: tuple[rul
     )
 
 
-def _with_rewrite(
-    situation: rules.Situation, decided: list[rules.Decision], command: str | None
-) -> list[rules.Decision]:
-    """Decide again on the classifier's command, if it gave one for free text the rules only answered with help."""
-    if command is None or [decision.rule for decision in decided] != ["fallback_help"]:
-        return decided
-    rewritten = rules.decide(
-        replace(situation, signal=replace(situation.signal, text=command, mentions_bot=False, chat_type="p2p"))
-    )
-    return [
-        replace(decision, rule=f"llm:{decision.rule}", params={**decision.params, "llm_command": command})
-        for decision in rewritten
-    ]
-
-
-def _llm_hint(ctx: AppContext, cache: PeopleCache[rules.PersonView]) -> dict[str, str | None]:
-    """Ask the optional classifier about the next pending signal before any write lock (it is a network call)."""
-    if ctx.classifier is None:
-        return {}
-    with ctx.reader() as uow:
-        entry = uow.session.scalars(
-            select(InboxEntry).where(InboxEntry.state == "pending").order_by(InboxEntry.fact_pk).limit(1)
-        ).first()
-        fact = facts.get(uow, fact_id=entry.fact_id) if entry else None
-        if fact is None or fact.fact_type != "message_received":
-            return {}
-        try:
-            situation = situation_of(uow, fact.content, fact.fact_id, cache.people(uow))
-        except StaleDirectory:  # the write transaction will find out and refresh; no hint this time
-            return {}
-    if situation.sender is None or [decision.rule for decision in rules.decide(situation)] != ["fallback_help"]:
-        return {}
-    people = [f"{person.person_id}: {person.display_name}, {', '.join(person.aliases)}" for person in situation.people]
-    return {fact.fact_id: ctx.classifier.rewrite(situation.signal.text, people=people)}
-
-
 # Signals processed in one transaction when several wait: one commit (one fsync on PostgreSQL, one turn of SQLite's
 # write lock) for the lot. A batch that fails is rolled back whole and its signals processed one by one.
 BATCH = 16
@@ -136,12 +99,11 @@ def process_pending(ctx: AppContext, *, limit: int = 200) -> int:
     """Process waiting signal facts in order, a batch per transaction (a crash re-processes only unfinished ones)."""
     cache = people_cache(ctx)
     cache.refresh(ctx)
-    size = 1 if ctx.classifier is not None else BATCH  # the classifier's hint is for one signal at a time
+    llm = ctx.classifier is not None
     done = 0
     while done < limit:
-        hints = _llm_hint(ctx, cache)
         claimed: list[str] = []
-        wanted, exhausted = min(size, limit - done), False
+        wanted, exhausted = min(BATCH, limit - done), False
         try:
             with ctx.uow(actor="cognitive_core") as uow:
                 entries = _claim(uow, wanted)
@@ -152,7 +114,7 @@ def process_pending(ctx: AppContext, *, limit: int = 200) -> int:
                     if people is None:
                         break
                     claimed.append(entry.fact_id)
-                    _process(uow, entry, hints, people)
+                    _process(uow, entry, people, llm)
         except StaleDirectory:
             cache.refresh(ctx)
             continue
@@ -163,7 +125,7 @@ def process_pending(ctx: AppContext, *, limit: int = 200) -> int:
                 log.exception("signal %s could not be processed", claimed[0])
                 _quarantine(ctx, claimed[0], exc)
             else:
-                _process_each(ctx, claimed, hints)
+                _process_each(ctx, claimed, llm=llm)
             done += len(claimed)
             continue
         done += len(claimed)
@@ -172,7 +134,7 @@ def process_pending(ctx: AppContext, *, limit: int = 200) -> int:
     return done
 
 
-def _process_each(ctx: AppContext, fact_ids: list[str], hints: dict[str, str | None]) -> None:
+def _process_each(ctx: AppContext, fact_ids: list[str], *, llm: bool) -> None:
     """After a failed batch: each of its signals in a transaction of its own, the failing one set aside."""
     cache = people_cache(ctx)
     pending = list(fact_ids)
@@ -184,7 +146,7 @@ def _process_each(ctx: AppContext, fact_ids: list[str], hints: dict[str, str | N
                 stmt = select(InboxEntry).where(InboxEntry.fact_id == fact_id, InboxEntry.state == "pending")
                 entry = uow.session.scalars(stmt.with_for_update(skip_locked=True) if uow.postgres else stmt).first()
                 if entry is not None:
-                    _process(uow, entry, hints, cache.people(uow))
+                    _process(uow, entry, cache.people(uow), llm)
         except StaleDirectory:
             continue
         except Exception as exc:
@@ -193,26 +155,32 @@ def _process_each(ctx: AppContext, fact_ids: list[str], hints: dict[str, str | N
         pending.pop(0)
 
 
-def _process(
-    uow: UnitOfWork, entry: InboxEntry, hints: dict[str, str | None], people: tuple[rules.PersonView, ...]
-) -> None:
+def _process(uow: UnitOfWork, entry: InboxEntry, people: tuple[rules.PersonView, ...], llm: bool = False) -> None:
     fact = facts.get(uow, fact_id=entry.fact_id)
+    state = "done"
     if fact.fact_type == "message_received":
         situation = situation_of(uow, fact.content, fact.fact_id, people)
-        for decision in _with_rewrite(situation, rules.decide(situation), hints.get(fact.fact_id)):
+        decided = rules.decide(situation)
+        # Not understood: answered now by the rules; the LLM is asked afterwards, off this transaction
+        # (cognitive_core.llm_worker takes the row in this state), and its proposal comes back as a signal.
+        asked = {"llm": "asked"} if llm and llm_rules.wants_llm(situation, decided) else {}
+        for decision in decided:
             decision_id = decisions.record(
                 uow,
                 kind=decision.kind,
                 rule=decision.rule,
                 inputs=[fact.fact_id, *_concern_inputs(decision)],
-                requested=[decision.params | {"kind": decision.kind.value}],
+                requested=[decision.params | {"kind": decision.kind.value} | asked],
                 person_refs=fact.person_refs,
             )
             apply(
                 uow, decision, decision_id=decision_id, situation=situation, fact_id=fact.fact_id, content=fact.content
             )
+        state = LLM_PENDING if asked else state
     elif fact.fact_type == "button_pressed":
-        presses.process(uow, fact)
+        presses.process(uow, fact, people)
+    elif fact.fact_type == "llm_proposal":
+        proposals.process(uow, fact, people)
     else:
         decisions.record(
             uow,
@@ -221,7 +189,7 @@ def _process(
             inputs=[fact.fact_id],
             person_refs=fact.person_refs,
         )
-    entry.state, entry.processed_at = "done", uow.now
+    entry.state, entry.processed_at = state, (uow.now if state == "done" else None)
 
 
 def _quarantine(ctx: AppContext, fact_id: str, exc: Exception) -> None:

@@ -1,30 +1,65 @@
-"""Optional LLM classifier (OpenAI-compatible): rewrites free text the rules did not understand into a command.
+"""The optional LLM (any OpenAI-compatible API): asked for a proposal, as JSON-schema structured output.
 
-The rules stay the authority: a rewrite is used only if the command parser accepts it, and any
-failure (timeout, bad answer) falls back to the rules' own answer.
+It is only a network client: the proposal it returns is judged by `llm_rules` (the rules and the person layer)
+and carried out only through the normal decisions. Every failure is an `Answer` with a status, never an exception.
 """
 
 from __future__ import annotations
 
+import json
 import logging
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from typing import Any
 
 import httpx
 
-from cognitive_core.parsing import parse
-
 log = logging.getLogger("deputy.llm")
 
+INTENTS = ("ask", "tell", "status", "did", "none")
+SCHEMA: dict[str, Any] = {
+    "name": "deputy_proposal",
+    "strict": True,
+    "schema": {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "intent": {"type": "string", "enum": list(INTENTS)},
+            "person": {"type": ["string", "null"], "description": "person_id of the person to ask or tell"},
+            "text": {"type": ["string", "null"], "description": "the question or message, in the user's language"},
+            "priority": {"type": ["string", "null"], "enum": ["P0", "P1", "P2", "P3", None]},
+            "deadline": {"type": ["string", "null"], "description": "ISO 8601 with offset, or null"},
+        },
+        "required": ["intent", "person", "text", "priority", "deadline"],
+    },
+}
 SYSTEM_PROMPT = (
-    "You turn a chat message to an assistant bot into exactly one command line, or NONE.\n"
-    "Commands: /ask @person_id question | /tell @person_id text | /concerns | /did | /quiet HH:MM-HH:MM | "
-    "/pause 3d | /resume | later 2h | /help.\n"
-    "Known people (person_id: names): {people}\n"
-    "Answer with the command only, in the message's language for free text parts, or NONE."
+    "You read one chat message a manager sent to their assistant bot and say what they want, or intent none.\n"
+    "Intents: ask (put a question to a person and wait for the answer), tell (pass a message on to a person), "
+    "status (which questions are still waiting for answers), did (what the bot did recently), none.\n"
+    "person: the person_id of a known person, or null. Known people (person_id: names): {people}\n"
+    "text: the question or message itself, in the message's language, without the person and without priority or "
+    "deadline words. priority: P0 (urgent) to P3, or null. deadline: when the answer is needed, ISO 8601 with "
+    "offset, or null. Now is {now}."
 )
+MAX_RAW = 2000  # characters of the model's output kept in the facts
 
 
-class OpenAICompatibleClassifier:
-    """Calls `POST {base_url}/chat/completions` with a short timeout."""
+@dataclass(frozen=True)
+class Answer:
+    """What the model said: `status` ok (then `data` is the JSON object) or why not; `raw` as received."""
+
+    status: str  # ok | timeout | rate_limited | http_error | unreachable | garbage
+    raw: str = ""
+    data: dict[str, Any] | None = None
+
+
+class OpenAICompatibleLLM:
+    """`POST {base_url}/chat/completions` with a JSON schema and a short timeout; runs requests on a small pool.
+
+    The pool keeps the call off the processor's thread: the pass that recorded the request goes on at once.
+    """
 
     def __init__(
         self,
@@ -33,6 +68,7 @@ class OpenAICompatibleClassifier:
         api_key: str | None,
         model: str,
         timeout: float = 5.0,
+        workers: int = 2,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
@@ -40,28 +76,65 @@ class OpenAICompatibleClassifier:
             base_url=base_url.rstrip("/"), headers=headers, timeout=timeout, transport=transport
         )
         self.model = model
+        self.timeout = timeout
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="deputy-llm")
+        self._running: set[Future] = set()
+        self._lock = threading.Lock()
 
-    def rewrite(self, text: str, *, people: list[str]) -> str | None:
-        """A parseable command for `text`, or None (also on any error)."""
+    def propose(self, text: str, *, people: list[str], now: str) -> Answer:
+        """The model's proposal for `text` (never raises: a failure is an Answer saying which)."""
         body = {
             "model": self.model,
             "temperature": 0,
+            "response_format": {"type": "json_schema", "json_schema": SCHEMA},
             "messages": [
-                {"role": "system", "content": SYSTEM_PROMPT.format(people="; ".join(people))},
+                {"role": "system", "content": SYSTEM_PROMPT.format(people="; ".join(people), now=now)},
                 {"role": "user", "content": text},
             ],
         }
         try:
             response = self._client.post("/chat/completions", json=body)
-            response.raise_for_status()
-            answer = response.json()["choices"][0]["message"]["content"].strip()
-        except (httpx.HTTPError, KeyError, IndexError, TypeError, ValueError) as exc:
-            log.warning("llm classifier unavailable: %s", type(exc).__name__)
-            return None
-        if answer.upper() == "NONE" or parse(answer) is None:
-            return None
-        return answer
+        except httpx.TimeoutException:
+            return Answer("timeout")
+        except httpx.HTTPError as exc:
+            log.warning("llm unreachable: %s", type(exc).__name__)
+            return Answer("unreachable")
+        if response.status_code == 429:
+            return Answer("rate_limited", response.text[:MAX_RAW])
+        if response.status_code >= 400:
+            return Answer("http_error", f"HTTP {response.status_code}: {response.text[:MAX_RAW]}")
+        try:
+            raw = response.json()["choices"][0]["message"]["content"]
+        except (KeyError, IndexError, TypeError, ValueError):
+            return Answer("garbage", response.text[:MAX_RAW])
+        try:
+            data = json.loads(raw)
+        except (TypeError, ValueError):
+            return Answer("garbage", str(raw)[:MAX_RAW])
+        if not isinstance(data, dict) or not isinstance(data.get("intent"), str):
+            return Answer("garbage", str(raw)[:MAX_RAW])
+        return Answer("ok", str(raw)[:MAX_RAW], data)
+
+    def submit(self, job: Any, *args: Any) -> None:
+        """Run `job(*args)` on the pool (the caller goes on)."""
+        future = self._pool.submit(job, *args)
+        with self._lock:
+            self._running.add(future)
+        future.add_done_callback(self._finished)
+
+    def _finished(self, future: Future) -> None:
+        with self._lock:
+            self._running.discard(future)
+        if (exc := future.exception()) is not None:
+            log.error("llm request failed: %s", type(exc).__name__, exc_info=exc)
+
+    def settle(self, timeout: float = 30) -> None:
+        """Wait for the requests submitted so far (tests, shutdown)."""
+        with self._lock:
+            running = set(self._running)
+        wait(running, timeout=timeout)
 
     def close(self) -> None:
-        """Release the HTTP connection pool."""
+        """Finish the running requests (each bounded by the timeout) and release the connections."""
+        self._pool.shutdown(wait=True, cancel_futures=True)
         self._client.close()

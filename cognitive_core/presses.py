@@ -11,7 +11,7 @@ from typing import Any
 
 from action import buttons
 from action.models import ActionRequest, ButtonRow, ButtonSpec, Destination
-from cognitive_core import press_rules
+from cognitive_core import press_rules, proposals
 from cognitive_core.rules import Decision
 from concern import buttons as concern_buttons
 from concern import commitments, escalation, press_flows
@@ -62,8 +62,8 @@ def toast(uow: UnitOfWork, *, token: str, presser_id: str | None, fact_id: str) 
     return press_text("received" if why == "ok" else why, presser.locale if presser else "zh")
 
 
-def process(uow: UnitOfWork, fact: Fact) -> None:
-    """Decide and carry out one press (inside the inbox's transaction)."""
+def process(uow: UnitOfWork, fact: Fact, people: tuple = ()) -> None:
+    """Decide and carry out one press (inside the inbox's transaction); `people` as the rules see them."""
     content = fact.content
     presser_id = content.get("person_id")
     button = buttons.get(uow, token=content.get("token", ""))
@@ -83,7 +83,10 @@ def process(uow: UnitOfWork, fact: Fact) -> None:
     if decision.kind == DecisionKind.ignore or button is None:
         return
     presser = persons.get_or_404(uow, person_id=presser_id)
-    outcome = _carry_out(uow, decision, button, presser, decision_id)
+    if button.verb in proposals.VERBS:  # an LLM proposal's Confirm · Cancel
+        outcome = proposals.carry_out(uow, button=button, presser=presser, press=fact, people=people)
+    else:
+        outcome = _carry_out(uow, decision, button, presser, decision_id)
     keep: list[ButtonSpec] = []
     if isinstance(outcome, Refused):  # nothing happened: the message keeps its buttons, pressable again
         keep = _labelled(buttons.release(uow, button=button), presser.locale)

@@ -8,6 +8,7 @@
 | "not me"                        | the originator     | Cancel · Ask someone else          |
 | escalation                      | the manager        | I'll handle it · Remind them       |
 | commitment check-in             | the person         | Done · 2 more hours                |
+| the LLM's proposal              | the principal      | Confirm · Cancel                   |
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ LABELS: dict[str, dict[str, str]] = {
     "remind": {"zh": "提醒他", "en": "Remind them"},
     "done": {"zh": "已完成", "en": "Done"},
     "extend": {"zh": "再给我 2 小时", "en": "2 more hours"},
+    "llm_confirm": {"zh": "确认", "en": "Confirm"},
+    "llm_cancel": {"zh": "取消", "en": "Cancel"},
 }
 # Each message's buttons: (verb, args, style).
 SETS: dict[str, tuple[tuple[str, dict[str, Any], str], ...]] = {
@@ -41,6 +44,7 @@ SETS: dict[str, tuple[tuple[str, dict[str, Any], str], ...]] = {
     "not_me": (("cancel", {}, "danger"), ("reassign", {}, "primary")),
     "escalation": (("handle", {}, "primary"), ("remind", {}, "default")),
     "check_in": (("done", {}, "primary"), ("extend", {"hours": 2}, "default")),
+    "llm_proposal": (("llm_confirm", {}, "primary"), ("llm_cancel", {}, "danger")),
 }
 
 
@@ -56,6 +60,15 @@ def for_message(
     """Mint the buttons of one message of `kind` (a key of SETS), pressable by `addressee_id` only."""
     choices = [Choice(verb, label(verb, locale), args, style) for verb, args, style in SETS[kind]]
     return buttons.mint(uow, request_key=request_key, addressee_id=addressee_id, choices=choices, concern_id=concern_id)
+
+
+def for_proposal(
+    uow: UnitOfWork, *, request_key: str, addressee_id: str, locale: str, decision_id: str
+) -> list[ButtonSpec]:
+    """Confirm · Cancel under an LLM proposal; both name the decision that holds the proposal."""
+    args = {"decision_id": decision_id}
+    choices = [Choice(verb, label(verb, locale), args, style) for verb, _, style in SETS["llm_proposal"]]
+    return buttons.mint(uow, request_key=request_key, addressee_id=addressee_id, choices=choices)
 
 
 def shown_again(rows: list[Any], locale: str) -> list[ButtonSpec]:

@@ -22,6 +22,9 @@ TEXTS: dict[str, dict[str, str]] = {
     "done": {"zh": "好的，已告诉{asker}", "en": "OK, I told {asker}"},
     "extended": {"zh": "好的，{until} 再问你", "en": "OK, I'll check back {until}"},
     "nothing": {"zh": "已结束", "en": "already closed"},
+    "llm_confirmed": {"zh": "好的，这就去办", "en": "OK, on it"},
+    "llm_cancelled": {"zh": "好的，不发了", "en": "OK, I won't send it"},
+    "llm_stale": {"zh": "现在办不了了，请重新说一遍", "en": "I can't do that any more; please ask again"},
 }
 
 

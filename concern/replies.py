@@ -130,6 +130,9 @@ REPLIES = {
         "en": "Hi, I don't know you yet. Ask an administrator for a bind code, then send me: /start <code>",
     },
     "passed_on": {"zh": "已转告{asker}。", "en": "Passed on to {asker}."},
+    # The optional LLM's proposal, confirmed by the principal before anyone is contacted.
+    "llm_confirm_ask": {"zh": "要我去问{target}：“{text}”吗？", "en": 'Shall I ask {target}: "{text}"?'},
+    "llm_confirm_tell": {"zh": "要我告诉{target}：“{text}”吗？", "en": 'Shall I tell {target}: "{text}"?'},
 }
 
 

@@ -57,3 +57,9 @@ def record(
         },
     )
     return decision_id
+
+
+def get(uow: UnitOfWork, *, decision_id: str) -> dict[str, Any] | None:
+    """A recorded decision's content (kind, rule, inputs, requested), or None."""
+    fact = facts.get_by_dedup_key(uow, dedup_key=f"decision:{decision_id}") if decision_id else None
+    return dict(fact.content) if fact is not None else None

@@ -18,6 +18,7 @@ class FactType(StrEnum):
     message_received = "message_received"
     external_signal = "external_signal"
     button_pressed = "button_pressed"
+    llm_proposal = "llm_proposal"  # the optional LLM's answer about a message the rules did not understand
     decision = "decision"
     concern_changed = "concern_changed"
     action_result = "action_result"

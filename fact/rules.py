@@ -17,6 +17,7 @@ from typing import Any
 FIELDS: dict[str, tuple[str, ...]] = {
     "message_received": ("text", "mentions.*.name"),
     "external_signal": ("content.**",),
+    "llm_proposal": ("proposal.text",),
     "decision": ("requested.*.question", "requested.*.answer", "requested.*.text", "requested.*.who"),
     "concern_changed": ("question", "after.answer", "reason"),
     "action_result": ("content_preview", "result_detail.reason"),
@@ -27,6 +28,7 @@ REFERENCES: dict[str, tuple[str, ...]] = {
     "decision": ("decision_id", "inputs.*", "requested.*.concern_id"),
     "concern_changed": ("concern_id",),
     "button_pressed": ("concern_id",),
+    "llm_proposal": ("message_fact_id",),
     "action_result": ("action_id", "decision_ref"),
     "system": ("fact_id", "action_id", "request_key"),
 }

@@ -10,7 +10,7 @@ from fact import service
 from fact.models import Fact
 from kernel.context import UnitOfWork
 
-SIGNAL_TYPES = ("message_received", "external_signal", "button_pressed")
+SIGNAL_TYPES = ("message_received", "external_signal", "button_pressed", "llm_proposal")
 MAX_STEPS = 50
 
 

@@ -68,7 +68,7 @@ class AppContext:
     redis: Any = None
     # Called (with this context) after a signal fact is durable: the composition root's processor subscribes here.
     signal_listeners: list[Callable[[AppContext], None]] = field(default_factory=list)
-    classifier: Any = None  # optional LLM classifier (cognitive_core.llm), off unless DEPUTY_LLM_BASE_URL is set
+    classifier: Any = None  # the optional LLM (cognitive_core.llm), off unless DEPUTY_LLM_BASE_URL is set
     # Per-process state the layers keep over this context's database, by name (person.cache's copy of the
     # people, perception's group commit): created on first use, gone with the context.
     shared: dict[str, Any] = field(default_factory=dict)

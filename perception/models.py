@@ -15,6 +15,9 @@ from kernel.db import UTCDateTime
 from kernel.limits import SaneInstant
 
 _PK = BigInteger().with_variant(Integer(), "sqlite")
+# A message the rules did not understand, waiting for the optional LLM (cognitive_core.llm_worker); while it is
+# being asked, `processed_at` holds when the asking replica took it (a lease another replica may take over).
+LLM_PENDING = "llm_pending"
 
 
 class ExternalSignal(BaseModel):
@@ -39,6 +42,8 @@ class InboxEntry(SQLModel, table=True):
 
     fact_pk: int = Field(sa_column=Column(_PK, primary_key=True))
     fact_id: str = Field(sa_column=Column(String(32), nullable=False, unique=True))
-    state: str = Field(sa_column=Column(String(12), nullable=False, index=True))  # pending | done
+    state: str = Field(
+        sa_column=Column(String(12), nullable=False, index=True)
+    )  # pending | done | failed | llm_pending
     received_at: datetime = Field(sa_column=Column(UTCDateTime, nullable=False))
     processed_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime))

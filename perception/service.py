@@ -70,13 +70,19 @@ def _record_in(uow: UnitOfWork, message: InboundMessage) -> tuple[Fact, bool]:
 
 
 def _append_queued(
-    uow: UnitOfWork, fact_type: str, content: dict[str, Any], *, person_id: str | None, dedup_key: str
+    uow: UnitOfWork,
+    fact_type: str,
+    content: dict[str, Any],
+    *,
+    person_id: str | None,
+    dedup_key: str,
+    source: str = "perception",
 ) -> tuple[Fact, bool]:
     """The signal's fact (once per dedup key) and, when it is new, its inbox row: in the caller's transaction."""
     fact, created = facts.append(
         uow,
         fact_type=fact_type,
-        source="perception",
+        source=source,
         content=content,
         person_refs=[person_id] if person_id else [],
         dedup_key=dedup_key,
@@ -84,6 +90,13 @@ def _append_queued(
     if created:
         _enqueue(uow, fact)
     return fact, created
+
+
+def queue_internal(
+    uow: UnitOfWork, fact_type: str, content: dict[str, Any], *, person_id: str | None, dedup_key: str, source: str
+) -> tuple[Fact, bool]:
+    """An internal signal (the LLM's proposal) recorded and queued like an inbound one, in the caller's transaction."""
+    return _append_queued(uow, fact_type, content, person_id=person_id, dedup_key=dedup_key, source=source)
 
 
 def record_press(ctx: AppContext, *, press: InboundPress, about: dict[str, Any]) -> tuple[Fact, bool]:

@@ -18,7 +18,7 @@ from kernel.context import UnitOfWork
 from person.models import Person
 
 ID = re.compile(r"\b(?:fact|dec|con|act)_\d{8}_\d{3,}\b|\bp_[a-z0-9_]{1,48}\b")
-SIGNALS = ("message_received", "external_signal", "button_pressed")
+SIGNALS = ("message_received", "external_signal", "button_pressed", "llm_proposal")
 
 
 def href(ref: str) -> str:
@@ -86,6 +86,10 @@ def fact_line(fact: Any, t: Translator, *, who: dict[str, str], tz: ZoneInfo, no
         return (
             f"{presser} ({t.channel(c.get('channel', ''))}): [{c.get('verb', '?')}] {c.get('concern_id') or ''}".strip()
         )
+    if fact.fact_type == "llm_proposal":
+        proposal = c.get("proposal") or {}
+        said = f"{proposal.get('intent', '?')} {proposal.get('person') or ''}".strip() if proposal else c.get("status")
+        return f"LLM ({c.get('message_fact_id', '')}): {said}"
     if fact.fact_type == "external_signal":
         return f"{c.get('source')}/{c.get('signal_type')} {json.dumps(c.get('content', {}), ensure_ascii=False)}"
     if fact.fact_type == "decision":

@@ -23,6 +23,7 @@ COLUMNS = {
     "message_received": 0,
     "external_signal": 0,
     "button_pressed": 0,
+    "llm_proposal": 0,
     "decision": 1,
     "concern_changed": 2,
     "action_result": 3,
