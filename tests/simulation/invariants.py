@@ -29,7 +29,7 @@ _ENGLISH = re.compile(r"[A-Za-z]{3,}")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 # Parts of a message that are not language: ids, commands, durations, channel names.
 _NOT_WORDS = re.compile(
-    r"\b(?:con|act|dec|fact)_[\d_…]+|\bp_[a-z0-9_]+|/[a-z]+|@\S+|\b\d+[smhd]\b|Telegram|Feishu|Lark|HH:MM"
+    r"\b(?:con|act|dec|fact)_[\d_…]+|\bp_[a-z0-9_]+|/[a-z]+(?: all\b)?|@\S+|\b\d+[smhd]\b|Telegram|Feishu|Lark|HH:MM"
 )
 
 

@@ -14,7 +14,7 @@ from concern import escalation_texts, messages, reasons, replies
 ENGLISH_WORD = re.compile(r"[A-Za-z]{2,}")
 CJK = re.compile(r"[\u4e00-\u9fff]")
 # Not language: commands, ids and their placeholders, channel names, a time format.
-NOT_WORDS = re.compile(r"/[a-z]+|\bcon_[\d_…]+|\b[pP]\d\b|@\S+|\b\d+[smhd]\b|Telegram|HH:MM")
+NOT_WORDS = re.compile(r"/[a-z]+(?: all\b)?|\bcon_[\d_…]+|\b[pP]\d\b|@\S+|\b\d+[smhd]\b|Telegram|HH:MM")
 ZH_VALUES = {
     "asker": "老板",
     "target": "张三",
