@@ -19,6 +19,7 @@ from concern import flows as concerns
 from concern import service as concern_service
 from concern.press_texts import press_text
 from fact import decisions
+from fact import service as facts
 from fact.decisions import DecisionKind
 from fact.models import Fact
 from kernel.context import UnitOfWork
@@ -90,6 +91,14 @@ def process(uow: UnitOfWork, fact: Fact, people: tuple = ()) -> None:
     keep: list[ButtonSpec] = []
     if isinstance(outcome, Refused):  # nothing happened: the message keeps its buttons, pressable again
         keep = _labelled(buttons.release(uow, button=button), presser.locale)
+        facts.append(
+            uow,
+            fact_type="system",
+            source="cognitive_core",
+            causation_id=decision_id,
+            person_refs=fact.person_refs,
+            content={"event": "press_released", "fact_id": fact.fact_id, "reason": str(outcome)},
+        )
     # Other items of the same message (a brief) keep their buttons.
     keep += _labelled(buttons.others_on_message(uow, button=button), presser.locale)
     key = f"{fact.fact_id}:press"

@@ -242,6 +242,9 @@ def test_a_nudge_quiet_hours_hold_back_says_when_and_keeps_the_buttons(ctx, cloc
     text, still = feishu.shown(confirmation.message_id)
     assert "18:00" in text.split("— ")[-1]
     assert [b.label for b in still] == ["催一下", "取消"]  # pressable again later
+    with ctx.reader() as uow:
+        released = [f for f in uow.session.scalars(select(Fact)) if f.content.get("event") == "press_released"]
+    assert len(released) == 1 and "18:00" in released[0].content["reason"]  # the log says why it was given back
     press(ctx, channel="feishu", user="ou_boss", token=buttons_to(feishu, "ou_boss")["取消"])
     assert _concern(ctx).state == "cancelled"
 

@@ -256,9 +256,17 @@ class Invariants:
                 for f in uow.session.scalars(select(Fact).where(Fact.fact_type == "decision"))
                 if f.content.get("rule", "").startswith("press:")
             ]
+            # A press that changed nothing (a refused nudge) gives the message's buttons back: it does not count.
+            released = {
+                f.content["fact_id"]
+                for f in uow.session.scalars(select(Fact).where(Fact.fact_type == "system"))
+                if f.content.get("event") == "press_released"
+            }
         acted: Counter[str] = Counter()
         for decision in rules:
             if decision["kind"] == "ignore":
+                continue
+            if decision["inputs"][0] in released:
                 continue
             press = presses.get(decision["inputs"][0], {})
             button = owners.get(press.get("token", ""))
