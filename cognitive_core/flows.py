@@ -8,7 +8,8 @@ from zoneinfo import ZoneInfo
 
 from action.models import ActionRequest, Destination
 from cognitive_core import briefs, reviews, rules, strangers, summaries
-from concern import commitments, messages, press_flows, reasons, replies
+from concern import buttons as concern_buttons
+from concern import commitments, escalation, messages, press_flows, reasons, replies
 from concern import flows as concerns
 from concern import service as concern_service
 from concern.media import forwardable
@@ -27,9 +28,25 @@ def _group_of(situation: rules.Situation) -> str | None:
     return signal.chat_id if signal.chat_type == "group" and signal.chat_id else None
 
 
-def _reply(uow: UnitOfWork, situation: rules.Situation, decision_id: str, text: str, key: str | None = None) -> None:
-    """Answer what the sender just wrote: where they wrote it (a group's command is answered in the group)."""
+def _reply(
+    uow: UnitOfWork,
+    situation: rules.Situation,
+    decision_id: str,
+    text: str,
+    key: str | None = None,
+    choices: list[tuple[str, str, dict]] | None = None,
+) -> None:
+    """Answer what the sender just wrote: where they wrote it (a group's command is answered in the group).
+
+    `choices` (verb, label, args) become the reply's buttons, pressable by the sender only.
+    """
     signal = situation.signal
+    key = key or f"{signal.fact_id}:reply"
+    shown = (
+        concern_buttons.choices(uow, request_key=key, addressee_id=situation.sender.person_id, options=choices)
+        if choices
+        else []
+    )
     in_group = signal.chat_type == "group" and signal.chat_id
     request = ActionRequest(
         action_type="notify",
@@ -39,8 +56,9 @@ def _reply(uow: UnitOfWork, situation: rules.Situation, decision_id: str, text: 
         reactive=True,
         origin_channel=signal.channel,
         notification_type="reply",
-        request_key=key or f"{signal.fact_id}:reply",
+        request_key=key,
         destination=Destination(channel=signal.channel, chat_id=signal.chat_id) if in_group else None,
+        buttons=shown,
     )
     concern_service.enqueue(uow, request=request, purpose="reply")
 
@@ -72,7 +90,8 @@ def apply(
     elif decision.kind == DecisionKind.reply and params.get("template") in ("brief", "review"):
         _brief(uow, situation, decision_id, everything=bool(params.get("all")), review=params["template"] == "review")
     elif decision.kind == DecisionKind.reply:
-        _reply(uow, situation, decision_id, _reply_text(uow, decision, situation))
+        text = _reply_text(uow, decision, situation)
+        _reply(uow, situation, decision_id, text, choices=_choices(uow, decision, locale))
     elif decision.kind == DecisionKind.raise_concern and params.get("parent_id"):
         commitments.open_(
             uow,
@@ -278,6 +297,11 @@ def _direct(
             ack_channel=situation.signal.channel,
             ack_chat_id=_group_of(situation),
         )
+    elif params["action"] == "nudge":  # "催一下张三": their one open question
+        outcome = escalation.nudge(
+            uow, concern_id=params["concern_id"], by=situation.sender.person_id, decision_id=decision_id
+        )
+        _reply(uow, situation, decision_id, outcome.text)
     elif params["action"] == "reassign":
         outcome = press_flows.reassign(
             uow,
@@ -330,10 +354,31 @@ def _reply_text(uow: UnitOfWork, decision: rules.Decision, situation: rules.Situ
         )
     if params["template"] == "concerns":
         return summaries.concerns(uow, viewer_id=sender.person_id, locale=sender.locale, tz=tz)
+    target = persons.get(uow, person_id=params["target_person_id"]) if params.get("target_person_id") else None
+    names = [persons.get(uow, person_id=p) for p in params.get("choices", []) if isinstance(p, str)]
     return replies.reply(
         params["template"],
         sender.locale,
         who=params.get("who", ""),
         command=params.get("command", ""),
         role=sender.role,
+        hint=params.get("hint", "ask"),
+        target=target.display_name if target else "",
+        names=" / ".join(p.display_name for p in names if p),
     )
+
+
+def _choices(uow: UnitOfWork, decision: rules.Decision, locale: str) -> list[tuple[str, str, dict]]:
+    """The buttons a question back carries: who was meant, ask or tell, which open question."""
+    params, template = decision.params, decision.params.get("template")
+    if template == "did_you_mean_person":
+        people = [persons.get(uow, person_id=p) for p in params["choices"]]
+        return [("pick_person", p.display_name, {"person_id": p.person_id, **params["request"]}) for p in people if p]
+    if template == "ask_or_tell":
+        pending = {"person_id": params["target_person_id"], **params["request"]}
+        labels = {verb: replies.ASK_OR_TELL[verb].get(locale, replies.ASK_OR_TELL[verb]["en"]) for verb in ("ask", "tell")}
+        return [("ask_or_tell", labels[verb], pending | {"as": verb}) for verb in ("ask", "tell")]
+    if template in ("nudge_which", "cancel_which"):
+        verb = template.removesuffix("_which") + "_pick"
+        return [(verb, question, {"concern_id": concern_id}) for concern_id, question in params["choices"]]
+    return []

@@ -75,11 +75,21 @@ def situation_of(uow: UnitOfWork, content: dict, fact_id: str, people: tuple[rul
         media_kind=(content.get("media") or {}).get("kind"),
         chat_id=content.get("chat_id"),
     )
-    awaiting = ()
+    awaiting, open_asks = (), ()
     if sender is not None and sender.role == "principal":
         awaiting = tuple((c.concern_id, c.question) for c in press_flows.awaiting_name(uow, person_id=sender.person_id))
+        open_asks = tuple(
+            rules.OpenAsk(c.concern_id, c.target_person_id, c.question)
+            for c in concern_service.asked_by(uow, person_id=sender.person_id)
+        )
     return rules.Situation(
-        signal=signal, sender=sender, people=people, waiting=tuple(waiting), now=uow.now, awaiting_name=awaiting
+        signal=signal,
+        sender=sender,
+        people=people,
+        waiting=tuple(waiting),
+        now=uow.now,
+        awaiting_name=awaiting,
+        open_asks=open_asks,
     )
 
 

@@ -15,7 +15,7 @@ from cognitive_core.llm import INTENTS
 from cognitive_core.parsing import slash_command
 
 # Rules that mean "the rules did not understand this message" (adjust here when the NL rules rename them).
-NOT_UNDERSTOOD = frozenset({"fallback_help"})
+NOT_UNDERSTOOD = rules.UNDERSTOOD_NOTHING  # the principal's one-line "did you mean", a member's help
 NOT_UNDERSTOOD_PREFIXES = ("did_you_mean",)
 CONTACTS = ("ask", "tell")  # proposals that would contact someone: confirmed by the principal first
 READS = {"status": "/concerns", "did": "/did"}  # proposals that only read: answered at once

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from cognitive_core import understood
 from cognitive_core.rules import Decision
 from fact.decisions import DecisionKind
 
@@ -17,6 +18,8 @@ ON_OPEN_LOOPS = frozenset(
     {"later", "tomorrow", "not_me", "approve", "decline", "nudge", "cancel", "reassign", "handle", "remind", "done",
      "extend"}
 )  # fmt: skip
+# Verbs of a question the bot asked back: the pending request (or the loop picked) is in the button's args.
+PICKS = frozenset({"pick_person", "ask_or_tell", "nudge_pick", "cancel_pick"})
 # Verbs only while the loop still waits on the person asked (not once it was escalated).
 WHILE_WAITING = frozenset({"later", "tomorrow"})
 
@@ -56,6 +59,14 @@ def decide_press(view: PressView) -> Decision:
         return Decision(DecisionKind.ignore, f"press:{why}", {"verb": view.verb, "concern_id": view.concern_id})
     params: dict[str, Any] = {"verb": view.verb, "concern_id": view.concern_id}
     rule = f"press:{view.verb}"
+    if view.verb in ("pick_person", "ask_or_tell"):  # completes the request the reply was about
+        request = {k: v for k, v in view.args.items() if k not in ("person_id", "as")}
+        kind, _, completed = understood.complete(request, target_id=view.args["person_id"], intent=view.args.get("as"))
+        return Decision(kind, rule, completed | {"verb": view.verb})
+    if view.verb == "nudge_pick":
+        return Decision(DecisionKind.direct_action, rule, {"verb": view.verb, "action": "nudge", **view.args})
+    if view.verb == "cancel_pick":
+        return Decision(DecisionKind.cancel_concern, rule, {"verb": view.verb, **view.args})
     if view.verb == "later":
         hours = int(view.args.get("hours", 2))
         return Decision(DecisionKind.snooze_concern, rule, params | {"duration_s": hours * 3600})

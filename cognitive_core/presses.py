@@ -11,7 +11,7 @@ from typing import Any
 
 from action import buttons
 from action.models import ActionRequest, ButtonRow, ButtonSpec, Destination
-from cognitive_core import press_rules, proposals
+from cognitive_core import flows, press_rules, proposals, rules
 from cognitive_core.rules import Decision
 from concern import buttons as concern_buttons
 from concern import commitments, escalation, press_flows
@@ -86,6 +86,8 @@ def process(uow: UnitOfWork, fact: Fact, people: tuple = ()) -> None:
     presser = persons.get_or_404(uow, person_id=presser_id)
     if button.verb in proposals.VERBS:  # an LLM proposal's Confirm · Cancel
         outcome = proposals.carry_out(uow, button=button, presser=presser, press=fact, people=people)
+    elif button.verb in press_rules.PICKS:  # a choice on a question the bot asked back
+        outcome = _picked(uow, decision, button, presser, decision_id, fact)
     else:
         outcome = _carry_out(uow, decision, button, presser, decision_id)
     keep: list[ButtonSpec] = []
@@ -182,6 +184,30 @@ def _labelled(rows: list[ButtonRow], locale: str) -> list[ButtonSpec]:
         return concern_buttons.shown_again(rows, locale)
     ranked = sorted(rows, key=lambda row: (row.request_key, row.args.get("at", 0)))
     return [ButtonSpec(label=r.args["label"], token=r.token, style=r.args.get("style", "default")) for r in ranked]
+
+
+def _picked(uow: UnitOfWork, decision: Decision, button: ButtonRow, presser: Any, decision_id: str, fact: Fact) -> str:
+    """A choice on a question the bot asked back: the original request goes ahead as if typed in full."""
+    locale = presser.locale
+    if button.verb == "nudge_pick":
+        return _outcome(
+            escalation.nudge(uow, concern_id=decision.params["concern_id"], by=presser.person_id, decision_id=decision_id)
+        )
+    sender = rules.PersonView(
+        person_id=presser.person_id,
+        display_name=presser.display_name,
+        role=presser.role,
+        locale=locale,
+        timezone=presser.timezone,
+    )
+    signal = rules.SignalView(fact_id=fact.fact_id, channel=fact.content.get("channel") or "", text="")
+    situation = rules.Situation(signal=signal, sender=sender, people=(sender,), now=uow.now)
+    flows.apply(uow, decision, decision_id=decision_id, situation=situation, fact_id=fact.fact_id)
+    if button.verb == "cancel_pick":
+        return press_text("picked", locale)
+    target = persons.get(uow, person_id=decision.params["target_person_id"])
+    verb = "picked_tell" if decision.kind == DecisionKind.direct_action else "picked_ask"
+    return press_text(verb, locale, target=target.display_name if target else "")
 
 
 class Refused(str):

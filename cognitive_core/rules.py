@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from cognitive_core import promises
+from cognitive_core import intents, promises, understood
 from cognitive_core.parsing import Intent, is_acknowledgement, keyword_command, parse, slash_command, strip_bot_mention
 from fact.decisions import DecisionKind
 
@@ -89,6 +89,15 @@ class SignalView:
 
 
 @dataclass(frozen=True)
+class OpenAsk:
+    """A question the sender asked that is still open: "催一下张三" / "不用问张三了" act on it."""
+
+    concern_id: str
+    target_person_id: str
+    question: str
+
+
+@dataclass(frozen=True)
 class Situation:
     """Everything `decide` reads: the signal, who sent it, who exists, what waits on the sender."""
 
@@ -99,6 +108,11 @@ class Situation:
     now: datetime | None = None
     # Loops whose originator (the sender) pressed "Ask someone else": (concern_id, question), newest last.
     awaiting_name: tuple[tuple[str, str], ...] = ()
+    open_asks: tuple[OpenAsk, ...] = ()  # the sender's own open questions, oldest first
+
+
+# Rules of the answer to a message that meant nothing (the optional LLM is consulted for those).
+UNDERSTOOD_NOTHING = frozenset({"fallback_help", "not_understood"})
 
 
 @dataclass(frozen=True)
@@ -236,10 +250,12 @@ def _usage(command: str) -> Decision:
 
 
 def _names_someone_else(intent: Intent, situation: Situation) -> bool:
-    """A principal's ask or tell about a known other person: a request, even from someone who owes an answer."""
-    if intent.name not in ("ask", "tell") or situation.sender is None or situation.sender.role != "principal":
+    """A principal's request about a known other person: a request, even from someone who owes an answer."""
+    if intent.name not in understood.ABOUT_SOMEONE or situation.sender is None or situation.sender.role != "principal":
         return False
-    target = find_person(intent.args["who"], situation.people, situation.signal.mentions)
+    target = intent.args.get("person") or find_person(
+        intent.args.get("who", ""), situation.people, situation.signal.mentions
+    )
     return target is not None and target.person_id != situation.sender.person_id
 
 
@@ -304,6 +320,82 @@ def _promised(answer: Decision, situation: Situation, text: str) -> list[Decisio
     return [Decision(*promises.commitment_decision(params))] if params else []
 
 
+_GREETING = re.compile(
+    r"^(?:你好|您好|哈喽|嗨|在吗|在不在|早|早上好|下午好|晚上好|hi|hello|hey|yo|good (?:morning|afternoon|evening))"
+    r"[\s!！。.~,，?？]*(?:deputy|bot|机器人)?[\s!！。.~?？]*$",
+    re.I,
+)
+
+
+def _read(situation: Situation, text: str) -> intents.Reading | None:
+    """The plain-words reading of a message (intents.read), in the sender's timezone."""
+    sender = situation.sender
+    return intents.read(
+        text,
+        people=situation.people,
+        mentions=situation.signal.mentions,
+        sender_id=sender.person_id if sender else None,
+        now=situation.now,
+        tz=sender.timezone if sender else "UTC",
+    )
+
+
+def _as_intent(reading: intents.Reading | None) -> Intent | None:
+    """A reading as the command intent `_from_someone_waited_on` weighs (its person already found)."""
+    if reading is None or reading.ambiguous:
+        return Intent(reading.intent, {"person": reading.person}) if reading else None
+    return Intent(reading.intent, {**reading.args, "person": reading.person})
+
+
+def _understood(reading: intents.Reading, situation: Situation, text: str) -> Decision:
+    """The decision for a plain-words request (cognitive_core.understood builds it)."""
+    sender = situation.sender
+    matched = {"rule": reading.rule, "words": reading.words}
+    if reading.intent in understood.ABOUT_SOMEONE:
+        if sender.role != "principal":
+            return Decision(DecisionKind.reply, f"{reading.intent}:not_principal", {"template": "not_principal"})
+        open_asks = tuple((a.concern_id, a.target_person_id, a.question) for a in situation.open_asks)
+        return Decision(
+            *understood.about_someone(
+                reading,
+                message=text,
+                sender_id=sender.person_id,
+                open_asks=open_asks,
+                tz=sender.timezone,
+                now=situation.now,
+            )
+        )
+    if reading.intent == "snooze":
+        decided = _command(Intent("snooze", reading.args), situation)
+        return Decision(decided.kind, decided.rule, {**decided.params, "matched": matched})
+    own = understood.own(reading, now=situation.now)
+    if own is None:
+        return Decision(DecisionKind.reply, "not_understood", {"template": "not_understood", "hint": reading.intent})
+    return Decision(*own)
+
+
+def _unknown_in_command(intent: Intent | None, situation: Situation) -> bool:
+    """`问一下小张：…`: a keyword ask or tell whose name nobody has (the plain-words reading may suggest one)."""
+    return (
+        intent is not None
+        and intent.name in ("ask", "tell")
+        and find_person(intent.args["who"], situation.people, situation.signal.mentions) is None
+    )
+
+
+def _nothing_matched(situation: Situation, text: str) -> Decision:
+    """Thanks are let be, a greeting is greeted; a principal hears the closest request, a member the help."""
+    if is_acknowledgement(text):
+        return Decision(DecisionKind.ignore, "acknowledgement:nothing_waiting")
+    if _GREETING.match(text):
+        return Decision(DecisionKind.reply, "greeting", {"template": "greeting"})
+    if situation.sender.role == "principal":
+        return Decision(
+            DecisionKind.reply, "not_understood", {"template": "not_understood", "hint": understood.hint(text)}
+        )
+    return Decision(DecisionKind.reply, "fallback_help", {"template": "help"})
+
+
 def decide(situation: Situation) -> list[Decision]:
     """Decisions for one inbound message (an empty list never happens: at least `ignore`)."""
     sig = situation.signal
@@ -319,12 +411,17 @@ def decide(situation: Situation) -> list[Decision]:
         return [Decision(DecisionKind.ignore, "unknown_sender")]
     if (slash := slash_command(text)) is not None:  # anything that starts as a command is a command
         return [_command(intent, situation) if intent is not None else _usage(slash)]
-    if intent is None and (named := _names_who_to_ask(situation, text)) is not None:
+    reading = _read(situation, text) if intent is None or _unknown_in_command(intent, situation) else None
+    if reading is not None:
+        intent = None  # the plain-words reading knows more than the keyword command
+    if intent is None and reading is None and (named := _names_who_to_ask(situation, text)) is not None:
         return [named]
-    if (answer := _from_someone_waited_on(situation, text, intent)) is not None:
+    if (answer := _from_someone_waited_on(situation, text, intent or _as_intent(reading))) is not None:
         return [answer, *_promised(answer, situation, text)]
     if intent is not None:
         return [_command(intent, situation)]
+    if reading is not None:
+        return [_understood(reading, situation, text)]
     if (keyword := keyword_command(text)) is not None:
         return [_usage(keyword)]
     keywords = _risky(text)
@@ -345,4 +442,4 @@ def decide(situation: Situation) -> list[Decision]:
                     {"decision_maker_id": maker, "question": text, "keywords": keywords},
                 )
             ]
-    return [Decision(DecisionKind.reply, "fallback_help", {"template": "help"})]
+    return [_nothing_matched(situation, text)]

@@ -71,6 +71,14 @@ def for_proposal(
     return buttons.mint(uow, request_key=request_key, addressee_id=addressee_id, choices=choices)
 
 
+def choices(
+    uow: UnitOfWork, *, request_key: str, addressee_id: str, options: list[tuple[str, str, dict[str, Any]]]
+) -> list[ButtonSpec]:
+    """Buttons for a question the bot asks back ("did you mean …?"): (verb, label, args) each, labels cut to fit."""
+    picks = [Choice(verb, text if len(text) <= 40 else text[:39] + "…", args) for verb, text, args in options]
+    return buttons.mint(uow, request_key=request_key, addressee_id=addressee_id, choices=picks)
+
+
 def shown_again(rows: list[Any], locale: str) -> list[ButtonSpec]:
     """A message's existing buttons (rows of action.models.ButtonRow), labelled and in their set's order."""
     verbs = {row.verb for row in rows}

@@ -25,6 +25,9 @@ TEXTS: dict[str, dict[str, str]] = {
     "llm_confirmed": {"zh": "好的，这就去办", "en": "OK, on it"},
     "llm_cancelled": {"zh": "好的，不发了", "en": "OK, I won't send it"},
     "llm_stale": {"zh": "现在办不了了，请重新说一遍", "en": "I can't do that any more; please ask again"},
+    "picked_ask": {"zh": "好的，去问{target}", "en": "OK, asking {target}"},
+    "picked_tell": {"zh": "好的，转告{target}", "en": "OK, telling {target}"},
+    "picked": {"zh": "好的", "en": "OK"},
 }
 
 

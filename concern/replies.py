@@ -9,39 +9,41 @@ from zoneinfo import ZoneInfo
 from concern.messages import WEEKDAYS
 
 HELP = {
-    "zh": "我可以帮你：\n"
-    "/ask @某人 问题 —— 替你去问并跟进（或：问一下张三：……）\n"
-    "/tell @某人 内容 —— 转告\n"
-    "/concerns —— 在等谁\n"
-    "/cancel con_… —— 取消\n"
-    "/did [24h] [@某人] —— 我做了什么\n"
-    "/brief —— 今天的简报 · /review —— 本周回顾\n"
-    "/quiet 22:00-08:00 · /pause 3d · /resume —— 免打扰设置\n"
-    "回复“稍后 2小时”可以推迟跟进。",
-    "en": "I can:\n"
-    "/ask @someone question — ask on your behalf and follow up (or: ask Zhang San: …)\n"
-    "/tell @someone text — pass a message on\n"
-    "/concerns — who we are waiting for\n"
-    "/cancel con_… — cancel\n"
-    "/did [24h] [@someone] — what I did\n"
-    "/brief — today's brief · /review — this week's review\n"
-    "/quiet 22:00-08:00 · /pause 3d · /resume — quiet settings\n"
-    'Reply "later 2h" to push a follow-up back.',
+    "zh": "我可以帮你问人、转告、跟进。直接跟我说就行，例如：\n"
+    "帮我问问张三提测什么时候能给 · 告诉李四明早10点开会 · 催一下张三\n"
+    "现在在等谁回复？ · 你今天做了什么？ · 简报 · 周报 · 晚上10点到早上8点别打扰我 · 这周别打扰我\n"
+    "命令也可以：/ask /tell /concerns /did /cancel /brief /review /quiet /pause /resume",
+    "en": "I can ask people, pass messages on and follow up. Just tell me, e.g.:\n"
+    "ask Zhang San when the build is ready · let Li Si know standup moved to 10 · chase Zhang San\n"
+    "what are you waiting on? · what did you do today? · /brief · /review · no messages from 10pm to 8am\n"
+    "Commands work too: /ask /tell /concerns /did /cancel /brief /review /quiet /pause /resume",
 }
 
 # What a member (not a principal) can do: they never see /ask or /tell.
 HELP_MEMBER = {
     "zh": "我可以帮你：\n"
-    "/concerns —— 有什么在等你回复\n"
-    "/did [24h] —— 我做了什么\n"
-    "/quiet 22:00-08:00 · /pause 3d · /resume —— 免打扰设置\n"
+    "在等我回复什么？（/concerns） · 你今天做了什么？（/did）\n"
+    "晚上10点到早上8点别打扰我（/quiet 22:00-08:00） · 暂停3天（/pause 3d） · 恢复（/resume）\n"
     "回复“稍后 2小时”可以推迟跟进。",
     "en": "I can:\n"
-    "/concerns — what is waiting for your reply\n"
-    "/did [24h] — what I did\n"
-    "/quiet 22:00-08:00 · /pause 3d · /resume — quiet settings\n"
+    "what is waiting for my reply? (/concerns) · what did you do today? (/did)\n"
+    "no messages from 10pm to 8am (/quiet 22:00-08:00) · pause for 3 days (/pause 3d) · /resume\n"
     'Reply "later 2h" to push a follow-up back.',
 }
+
+# "Did you mean …?" when nothing matched: one line, by the intent the words come closest to.
+NOT_UNDERSTOOD = {
+    "ask": {"zh": "没看懂；你是想让我去问谁吗？比如“帮我问问张三提测什么时候能给”。",
+            "en": 'I didn\'t understand; did you want me to ask someone? e.g. "ask Zhang San when the build is ready".'},
+    "tell": {"zh": "没看懂；你是想让我转告谁吗？比如“告诉李四明早10点开会”。",
+             "en": 'I didn\'t understand; did you want me to pass something on? e.g. "tell Li Si standup is at 10".'},
+    "status": {"zh": "没看懂；你是想知道现在在等谁回复吗？可以问我“现在在等谁？”。",
+               "en": 'I didn\'t understand; did you mean "what are you waiting on?"'},
+    "did": {"zh": "没看懂；你是想知道我今天做了什么吗？可以问我“你今天做了什么？”。",
+            "en": 'I didn\'t understand; did you mean "what did you do today?"'},
+    "pause": {"zh": "没看懂；你是想设免打扰吗？比如“晚上10点到早上8点别打扰我”或“这周别打扰我”。",
+              "en": 'I didn\'t understand; did you mean quiet hours? e.g. "no messages from 10pm to 8am" or "pause for 3 days".'},
+}  # fmt: skip
 
 # One line per command: what a malformed use of it gets instead of the whole help.
 USAGE = {
@@ -133,7 +135,28 @@ REPLIES = {
     # The optional LLM's proposal, confirmed by the principal before anyone is contacted.
     "llm_confirm_ask": {"zh": "要我去问{target}：“{text}”吗？", "en": 'Shall I ask {target}: "{text}"?'},
     "llm_confirm_tell": {"zh": "要我告诉{target}：“{text}”吗？", "en": 'Shall I tell {target}: "{text}"?'},
+    "did_you_mean_person": {"zh": '我不认识"{who}"，你是指 {names} 吗？', "en": 'I don\'t know "{who}"; do you mean {names}?'},
+    "ask_or_tell": {
+        "zh": "要我去问{target}（等回复并跟进），还是只转告一声？",
+        "en": "Should I ask {target} (and follow up until they answer), or just pass it on?",
+    },
+    "nudge_which": {"zh": "你在等{target}回复的有好几件，催哪一件？", "en": "Several questions to {target} are open; which one?"},
+    "cancel_which": {"zh": "你问{target}的有好几件，取消哪一件？", "en": "Several questions to {target} are open; which one?"},
+    "nudge_what": {
+        "zh": "现在没有在等{target}回复的事。要问{target}什么？比如“问一下{target}提测什么时候能给”。",
+        "en": 'Nothing to {target} is open. What should I ask? e.g. "ask {target} when the build is ready".',
+    },
+    "nothing_to_cancel": {"zh": "现在没有在问{target}的事。", "en": "No question to {target} is open."},
+    "ask_what": {"zh": "要问{target}什么？", "en": "What should I ask {target}?"},
+    "tell_what": {"zh": "要告诉{target}什么？", "en": "What should I tell {target}?"},
+    "greeting": {
+        "zh": "你好！要我去问谁、转告什么，直接说就行。",
+        "en": "Hi! Tell me who to ask or what to pass on, in your own words.",
+    },
 }
+
+# The labels of the ask-or-tell buttons.
+ASK_OR_TELL = {"ask": {"zh": "去问（等回复）", "en": "Ask"}, "tell": {"zh": "只转告", "en": "Just tell"}}
 
 
 def policy_change(patch: dict[str, Any], locale: str, *, tz: ZoneInfo, now: datetime) -> str:
@@ -161,6 +184,9 @@ def reply(template: str, locale: str, **values: str) -> str:
     """A short reactive reply by template name (`help`, `usage:<command>` or a REPLIES key)."""
     if template == "help":
         table = HELP if values.get("role") == "principal" else HELP_MEMBER
+        return table.get(locale, table["en"])
+    if template == "not_understood":
+        table = NOT_UNDERSTOOD.get(values.get("hint", "ask"), NOT_UNDERSTOOD["ask"])
         return table.get(locale, table["en"])
     if template.startswith("usage:"):
         table = USAGE.get(template.removeprefix("usage:"), USAGE["help"])

@@ -256,6 +256,17 @@ def waiting_on(uow: UnitOfWork, *, person_id: str) -> list[Concern]:
     return list(uow.session.scalars(stmt))
 
 
+def asked_by(uow: UnitOfWork, *, person_id: str) -> list[Concern]:
+    """Open questions this person asked (oldest first): what "催一下张三" and "不用问张三了" act on."""
+    stmt = (
+        select(Concern)
+        .where(Concern.originator_id == person_id, Concern.kind == "question", Concern.state.in_(ACTIVE_STATES))
+        .order_by(Concern.created_at)
+        .limit(50)
+    )
+    return list(uow.session.scalars(stmt))
+
+
 def _reached(person_id: str) -> Any:
     """The concerns whose escalation reached `person_id` (a counted escalate action: it went out)."""
     return select(ActionRow.concern_id).where(

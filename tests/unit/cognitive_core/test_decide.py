@@ -64,7 +64,7 @@ def test_only_principals_may_ask_or_tell():
 
 def test_unknown_person_gets_a_reply_naming_them():
     [d] = decide(sit("问一下赵六：在吗"))
-    assert d.params == {"template": "unknown_person", "who": "赵六"}
+    assert (d.params["template"], d.params["who"]) == ("unknown_person", "赵六")
 
 
 def test_unknown_sender_is_ignored():
@@ -123,7 +123,7 @@ def test_risk_without_a_manager_goes_to_a_principal_and_principals_are_not_escal
         ]
         == "p_boss"
     )
-    assert decide(sit("合同怎么样了"))[0].rule == "fallback_help"
+    assert decide(sit("合同怎么样了"))[0].rule == "not_understood"
 
 
 def test_a_reply_beats_risk_keywords():
@@ -131,8 +131,18 @@ def test_a_reply_beats_risk_keywords():
     assert decide(sit("合同明天签", sender=ZS, waiting=waiting))[0].kind == "resolve_concern"
 
 
-def test_anything_else_gets_help():
-    assert decide(sit("你好"))[0].params == {"template": "help"}
+def test_a_principals_message_that_matches_nothing_gets_one_did_you_mean_line_not_the_help():
+    assert decide(sit("合同那个事你看着办"))[0].params == {"template": "not_understood", "hint": "ask"}
+    assert decide(sit("别烦我了行吗"))[0].params["hint"] in ("pause", "ask")
+
+
+def test_a_members_message_that_matches_nothing_gets_the_member_help():
+    assert decide(sit("这个怎么弄", sender=WW))[0].params == {"template": "help"}
+
+
+def test_a_greeting_is_greeted_and_thanks_are_let_be():
+    assert decide(sit("你好"))[0].params == {"template": "greeting"}
+    assert decide(sit("谢谢"))[0].kind == "ignore"
 
 
 @pytest.mark.parametrize(
