@@ -33,11 +33,11 @@ if TYPE_CHECKING:
 
 _LEAD = (
     r"(?:(?:请|麻烦(?:你)?|劳驾|帮忙|你|hi|hey|ok|okay|pls|please|can you|could you|would you|would you mind|"
-    r"i need you to|i want you to|go|quickly|quick)[\s,.:!]*)*"
+    r"i need you to|i want you to|go|quickly|quick|有空(?:的时候|的话)?|方便(?:的话|时)?|回头|顺便)[\s,.:!]*)*"
 )
-_END = r"[\s.!?,~…。]*(?:吧|呀|啊|哈|哦|谢谢|thanks|thx|please|pls)?[\s.!?,~…]*"
+_END = r"[\s.!?,~…。]*(?:了|的|呢|吧|呀|啊|哈|哦|谢谢|thanks|thx|please|pls)?[\s.!?,~…]*"
 _SENTENCE = re.compile(r"(?<=[.!?;\n])\s*")  # where a request may start inside a longer message
-_Q = r"(?:[?]|吗|嘛|么|呢|没有?|了没|能不能|可不可以|是不是|有没有|是否|什么时候|何时|几点|多久|怎么样|如何|哪|谁)"
+_Q = r"(?:[?]\s*$|[吗嘛么呢]\s*$|了没有?\s*$|能不能|可不可以|是不是|有没有|是否|什么时候|何时|几点|多久|怎么样|为什么|哪|谁)"
 _EN_Q = r"(?:\?|^(?:when|what|whether|if|is|are|can|could|will|would|did|does|do|how|who|where|why)\b)"
 _PRONOUN = re.compile(r"^(?:你|我|他|她|它|咱|大家|自己|一下|一声|这|那|谁)")
 # A name nobody has: two or three Chinese characters, an @handle, or capitalised words ("Bob", "Wang Fang").
@@ -88,7 +88,7 @@ class Reading:
     ambiguous: bool = False  # could be an ask or a tell
 
 
-_ASK_ZH = r"(?:帮我|替我|帮忙|你)?(?:去|再)?(?:问一下|问一问|问问|问下|问)"
+_ASK_ZH = r"(?:帮我|替我|帮忙|你)?(?:去|再)?(?:问一下|问一问|问问|问下|问|ask|wen(?=一下|下))"
 _TELL_ZH = r"(?:帮我|替我|帮忙|你)?(?:去)?(?:告诉|通知|转告|提醒|知会)(?:一下|下)?"
 _NUDGE_ZH = r"(?:帮我|替我|你)?(?:再)?(?:催一下|催一催|催催|催下|催)"
 FRAMES: tuple[Frame, ...] = (
@@ -100,10 +100,11 @@ FRAMES: tuple[Frame, ...] = (
     Frame("cancel", r"(?:never\s?mind|forget)\s+(?:about\s+)?(?:asking\s+)?{P}(?P<body>.*)", "cancel:en:never_mind"),
     Frame("cancel", r"(?:stop|don't|do not)\s+(?:asking|chasing|pinging|bugging)\s+{P}(?P<body>.*)",
           "cancel:en:stop_asking"),
-    Frame("nudge", rf"{_NUDGE_ZH}(?:一下)?{{P}}(?:一下|下)?(?:的)?(?P<body>.*)", "nudge:zh:cui", True),
+    Frame("nudge", rf"{_NUDGE_ZH}(?:一下)?{{P}}(?:一下|下(?![周午个次班月面载单雨]))?(?:的)?(?P<body>.*)", "nudge:zh:cui", True),
     Frame("nudge", r"(?:nudge|chase|ping|poke|remind)\s+{P}\s+(?:again|once more)(?P<body>.*)", "nudge:en:again"),
-    Frame("nudge", r"(?:nudge|chase|poke)\s+{P}(?:\s+(?:about|on|for|re:?))?(?P<body>.*)", "nudge:en:chase", True),
-    Frame("ask", rf"{_ASK_ZH}(?:一下|下)?{{P}}(?:一下|下)?(?:看|问)?(?P<body>.+)", "ask:zh:verb_first", True),
+    Frame("nudge", r"(?:nudge|poke)\s+{P}(?:\s+(?:about|on|for|re:?))?(?P<body>.*)", "nudge:en:nudge", True),
+    Frame("nudge", r"chase\s+{P}", "nudge:en:chase", True),
+    Frame("ask", rf"{_ASK_ZH}(?:一下|以下|下)?{{P}}(?:一下|下(?![周午个次班月面载单雨]))?(?:看|问)?(?P<body>.*)", "ask:zh:verb_first", True),
     Frame("ask", r"(?:帮我|替我|你)?(?:跟|和|向|找)(?:一下)?{P}(?:确认|核实|核对|了解|打听|问|要)(?:一下|下)?(?P<body>.+)",
           "ask:zh:confirm_with", True),
     Frame("ask", r"(?:帮我|替我)?(?:跟进|追)(?:一下|下)?{P}(?:的|那边的?)?(?P<body>.+)", "ask:zh:follow_up", True),
@@ -112,11 +113,12 @@ FRAMES: tuple[Frame, ...] = (
           "ask:zh:name_then_verb"),
     Frame("ask", r"(?P<body>.+?)[\s,]*(?:帮我|你|麻烦)?(?:去)?(?:问一下|问问|问下|确认一下|确认下)(?:一下)?{P}",
           "ask:zh:body_first"),
-    Frame("tell", rf"{_TELL_ZH}{{P}}(?:一声|一下|下)?(?P<body>.+)", "tell:zh:verb_first", True),
+    Frame("tell", rf"{_TELL_ZH}{{P}}(?:一声|一下|下(?![周午个次班月面载单雨]))?(?P<body>.+)", "tell:zh:verb_first", True),
     Frame("tell", r"(?:帮我|替我|你)?(?:跟|和|给|对){P}(?:说|讲|带个话|带句话)(?:一声|一下|下)?(?P<body>.+)",
           "tell:zh:say_to", True, soft=True),
-    Frame("tell", r"(?P<body>.+?)[\s,]*(?:帮我|你)?(?:告诉|通知|转告|转达给)(?:一下|下)?{P}", "tell:zh:body_first"),
-    Frame("ask", r"(?:ask|check with|find out from|follow up with|chase|query|confirm with|check in with)\s+{P}"
+    Frame("tell", r"(?P<body>.+?)[\s,]*(?:帮我|你)?(?:告诉|通知|转告|转达给)(?:一下|下)?{P}(?:看一下|看下|一下|一声|下)?",
+          "tell:zh:body_first"),
+    Frame("ask", r"(?:ask|aks|check with|find out from|follow up with|chase|query|confirm with|check in with)\s+{P}"
           r"(?:\s+(?:about|on|for|whether|if|re:?))?(?P<body>.+)", "ask:en:verb_first", True),
     Frame("ask", r"(?:find out|check|see|confirm)\s+(?:from|with)?\s*{P}\s+(?P<body>.+)", "ask:en:find_out"),
     Frame("ask", r"(?:find out|check|see|confirm)\s+(?P<body>.+?)\s+(?:from|with)\s+{P}", "ask:en:body_first"),
@@ -193,13 +195,15 @@ _DISTURB_ZH = r"(?:别|不要|不用|勿|先别)(?:再)?(?:打扰|烦|找|联系
 _DISTURB_EN = r"(?:don'?t|do not|no)\s+(?:bother|disturb|message|ping|contact|notify|text)(?:\s+me)?|no messages|mute|silence"
 PHRASES: tuple[Phrase, ...] = (
     Phrase("quiet", rf".*[\d一二两三四五六七八九十].*(?:{_DISTURB_ZH}|免打扰|静音|安静).*", "quiet:zh:range", _quiet),
+    Phrase("quiet", r"(?:免打扰|静音)(?:时间|时段)?(?:改成|改为|设为|设置为|设成)?.*[\d一二两三四五六七八九十].*", "quiet:zh:set",
+           _quiet),
     Phrase("quiet", rf".*(?:{_DISTURB_EN}|quiet hours?|do not disturb|dnd|quiet)\b.*\d.*", "quiet:en:range", _quiet),
     Phrase("pause", rf"(?:暂停|{_DISTURB_ZH})(?:消息|通知)?\s*{_N}{_UNIT_ZH}(?:内|以内|之内)?", "pause:zh:for", _dur),
     Phrase("pause", rf".*?(?:接下来|未来)?{_N}{_UNIT_ZH}(?:内|以内|之内)?(?:都)?(?:{_DISTURB_ZH}|暂停(?:消息|通知)?)",
            "pause:zh:for_first", _dur),
     Phrase("pause", rf".*?(?:这周|本周|今天|今晚|.{{1,8}}(?:之前|以前|前))(?:都|先)?(?:{_DISTURB_ZH}|暂停)",
            "pause:zh:until", _pause),
-    Phrase("pause", rf"(?:{_DISTURB_ZH}|暂停)(?:到|直到)(?P<rest>.+)", "pause:zh:until_after", _pause),
+    Phrase("pause", rf".*?(?:{_DISTURB_ZH}|暂停)(?:到|直到)(?P<rest>.+)", "pause:zh:until_after", _pause),
     Phrase("pause", rf"(?:pause|{_DISTURB_EN}|snooze (?:all|everything|notifications))(?:\s+(?:me|messages|notifications))?"
            rf"\s+(?:for\s+)?(?:the next\s+)?{_N}{_UNIT_EN}", "pause:en:for", _dur),
     Phrase("pause", rf"(?:pause|{_DISTURB_EN})(?:\s+(?:me|messages|notifications))?\s+(?:for\s+)?"
@@ -221,14 +225,14 @@ PHRASES: tuple[Phrase, ...] = (
            _snooze),
     Phrase("status", r"(?:现在|目前|还)?(?:我们|我|你)?(?:都|还)?(?:在)?等(?:着)?(?:谁|哪些人|什么|哪些)(?:的)?(?:回复|回音|答复|回)?(?:呢|啊)?",
            "status:zh:waiting"),
-    Phrase("status", r"(?:现在|目前)?(?:还)?有(?:哪些|什么|几个)(?:事|事情|问题)?(?:还)?(?:没(?:有)?(?:回|回复|答复|结束|搞定)|在等|在跟进|待回复)",
+    Phrase("status", r"(?:现在|目前)?(?:还)?有(?:哪些|什么|几个)(?:事|事情|问题)?(?:还)?(?:没(?:有)?(?:回|回复|答复|结束|搞定)|在等|在跟进|待回复)(?:的)?",
            "status:zh:open"),
     Phrase("status", r"(?:谁还没(?:回|回复|答复)|(?:跟进|待办|进展)(?:情况|列表)|有什么进展|进展(?:怎么样|如何)(?:了)?)",
            "status:zh:progress"),
     Phrase("status", r"(?:what|who) (?:are|am) (?:you|we|i) (?:still )?waiting (?:on|for)|what'?s (?:still )?(?:pending|open|outstanding)|"
            r"(?:any|what) (?:open|pending|outstanding) (?:questions|items|requests|loops)|who hasn'?t (?:replied|answered)(?: yet)?|"
            r"status(?: update)?|what'?s the status|where are we(?: at)?", "status:en"),
-    Phrase("did", r"(?:你)?(?:今天|今日|这周|本周|最近|刚才)?(?:都|一共)?(?:做|干|办)了(?:些|哪些)?(?:什么|啥)(?:事|事情)?", "did:zh", _did),
+    Phrase("did", r"(?:你)?(?:今天|今日|这周|本周|最近|刚才)?(?:都|一共)?(?:做|干|办)了(?:(?:些|哪些)?(?:什么|啥)|哪些)(?:事|事情)?", "did:zh", _did),
     Phrase("did", r"what (?:did|have) you (?:do|done|been doing|been up to|get done)(?: (?:today|this week|lately|so far))?|"
            r"what have you done(?: today| this week)?", "did:en", _did),
     Phrase("help", r"(?:你是谁|你能(?:做|干)(?:什么|啥|些什么)|你会(?:做)?(?:什么|啥)|怎么用(?:你)?|(?:怎么|如何)使用|有什么功能|帮助|使用说明)",
@@ -302,7 +306,7 @@ def _unknown(original: str, folded: str, people: tuple, sender_id: str | None) -
         who = original[m.start("who") : m.end("who")]
         suggestions = tuple(names.suggest(who, people, exclude=sender_id))
         separated = re.match(r"\s*[,:\s]", folded[m.end("who") :]) is not None
-        if not suggestions and not separated:  # "问题是…" names nobody: only a name set apart may be a stranger
+        if not suggestions and not separated and not names.nickname(who):  # "问题是…" names nobody
             continue
         body = _body(original, m, 0)
         return Reading(frame.intent, {"text": body}, frame.rule, _words(original, m), who=who, suggestions=suggestions)

@@ -88,6 +88,11 @@ def _nickname_core(word: str) -> str:
     return core
 
 
+def nickname(word: str) -> bool:
+    """小刘 / 老王 / 张总 / 李工: a Chinese way to name someone by the surname."""
+    return not word.isascii() and _nickname_core(word) != word and len(_nickname_core(word)) == 1
+
+
 def _score(word: str, person: PersonView) -> float:
     key = simplified(word).casefold().strip().lstrip("@")
     best = 0.0
@@ -97,6 +102,9 @@ def _score(word: str, person: PersonView) -> float:
         core = _nickname_core(key)
         if core != key and not core.isascii() and cand.startswith(core):  # 小张 → 张三, 张总 → 张伟
             best = max(best, 0.8)
+        same_shape = len(key) == len(cand) and not key.isascii() and not cand.isascii()
+        if same_shape and key[0] == cand[0]:  # 张山 / 张叁 → 张三: the surname right, a slip in the given name
+            best = max(best, 0.7)
     return best
 
 

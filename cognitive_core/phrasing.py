@@ -39,7 +39,7 @@ _PRIORITIES = (
     (r"\b(?:no rush|not urgent|low[- ]priority|whenever (?:they|he|she) can)\b", "P3"),
 )
 _PRIORITY = re.compile("|".join(f"(?:{p})" for p, _ in _PRIORITIES), re.I)
-_FILLER = r"[\s,.:;!?、~\-]*"
+_FILLER = r"[\s,.:;!?、~\-，。：；！？]*"
 
 
 def simplified(text: str) -> str:

@@ -82,7 +82,7 @@ def about_someone(
     if target == sender_id:
         return DecisionKind.reply, f"{reading.intent}:self", {"template": "ask_self", "matched": matched}
     if reading.intent in ("nudge", "cancel"):
-        return _about_open(reading, target, open_asks, matched)
+        return _about_open(reading, target, open_asks, matched, request)
     if reading.ambiguous:
         params = {"template": "ask_or_tell", "target_person_id": target, "request": request, "matched": matched}
         return DecisionKind.reply, "ask_or_tell", params
@@ -94,20 +94,23 @@ def about_someone(
 
 
 def _about_open(
-    reading: Reading, target: str, open_asks: tuple[tuple[str, str, str], ...], matched: dict
+    reading: Reading, target: str, open_asks: tuple[tuple[str, str, str], ...], matched: dict, request: dict
 ) -> tuple[DecisionKind, str, dict]:
     """催一下张三 / 不用问张三了: the open question to them, or which one (buttons), or there is none."""
     mine = [(cid, question) for cid, tid, question in open_asks if tid == target]
+    common = {"target_person_id": target, "matched": matched}
     if len(mine) == 1 and reading.intent == "nudge":
-        return DecisionKind.direct_action, "nudge", {"action": "nudge", "concern_id": mine[0][0], "matched": matched}
+        return DecisionKind.direct_action, "nudge", {"action": "nudge", "concern_id": mine[0][0], **common}
     if len(mine) == 1:
-        return DecisionKind.cancel_concern, "cancel", {"concern_id": mine[0][0], "matched": matched}
+        return DecisionKind.cancel_concern, "cancel", {"concern_id": mine[0][0], **common}
     if mine:
-        params = {"template": f"{reading.intent}_which", "target_person_id": target, "choices": mine}
-        return DecisionKind.reply, f"{reading.intent}:which", params | {"matched": matched}
+        params = {"template": f"{reading.intent}_which", "choices": mine, **common}
+        return DecisionKind.reply, f"{reading.intent}:which", params
+    if reading.intent == "nudge" and reading.args.get("text"):  # "催一下张三的设计稿" with nothing open: ask it
+        kind, _, params = complete(request, target_id=target)
+        return kind, "nudge:none_open:ask", params
     template = "nudge_what" if reading.intent == "nudge" else "nothing_to_cancel"
-    return DecisionKind.reply, f"{reading.intent}:none_open", {"template": template, "target_person_id": target,
-                                                               "matched": matched}  # fmt: skip
+    return DecisionKind.reply, f"{reading.intent}:none_open", {"template": template, **common}
 
 
 def own(reading: Reading, *, now: datetime | None) -> tuple[DecisionKind, str, dict] | None:
