@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from cognitive_core.phrasing import simplified
 
 if TYPE_CHECKING:
-    from cognitive_core.rules import PersonView
+    from cognitive_core.situation import PersonView
 
 # Chinese nickname frames: 小张 / 老张 / 阿张 / 张总 / 张工 / 张哥 / 张老师 name someone by the surname.
 _NICK_PREFIX = ("小", "老", "阿")
@@ -47,9 +47,7 @@ def _pattern(word: str) -> re.Pattern:
     return re.compile(escaped, re.I)
 
 
-def named(
-    text: str, people: tuple[PersonView, ...], mentions: tuple[tuple[str | None, str], ...] = ()
-) -> list[Named]:
+def named(text: str, people: tuple[PersonView, ...], mentions: tuple[tuple[str | None, str], ...] = ()) -> list[Named]:
     """Every person `text` names, in text order, overlaps resolved to the longest match."""
     candidates: list[tuple[str, PersonView]] = [(w, p) for p in people for w in _words_of(p)]
     for ext_id, name in mentions:  # a platform mention: its shown name stands for whoever is bound to it

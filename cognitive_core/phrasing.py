@@ -33,7 +33,10 @@ _WIDE = str.maketrans("：，。！？；（）　～＠", ":,.!?;() ~@")
 # Priority words, lifted out of the text: (pattern, priority).
 _PRIORITIES = (
     (r"\b[Pp]([0-3])\b", None),
-    (r"(?:非常|特别|十万火急|火急|很|特|超)?(?:紧急|加急)|十万火急|急急急?|很急|特急|超急|非常急|高优先级?|优先级高", "P0"),
+    (
+        r"(?:非常|特别|十万火急|火急|很|特|超)?(?:紧急|加急)|十万火急|急急急?|很急|特急|超急|非常急|高优先级?|优先级高",
+        "P0",
+    ),
     (r"\b(?:urgent(?:ly)?|asap|a\.s\.a\.p\.|high[- ]priority|top priority|critical)\b", "P0"),
     (r"不急|不着急|不用急|不赶|有空的时候|低优先级?|优先级低", "P3"),
     (r"\b(?:no rush|not urgent|low[- ]priority|whenever (?:they|he|she) can)\b", "P3"),
@@ -48,7 +51,7 @@ def simplified(text: str) -> str:
 
 
 def _is_emoji(char: str) -> bool:
-    return unicodedata.category(char) in ("So", "Sk", "Cs") or char in "\ufe0f\u200d" or 0x1F000 <= ord(char)
+    return unicodedata.category(char) in ("So", "Sk", "Cs") or char in "\ufe0f\u200d" or ord(char) >= 0x1F000
 
 
 def without_emoji(text: str) -> str:

@@ -191,7 +191,9 @@ def _picked(uow: UnitOfWork, decision: Decision, button: ButtonRow, presser: Any
     locale = presser.locale
     if button.verb == "nudge_pick":
         return _outcome(
-            escalation.nudge(uow, concern_id=decision.params["concern_id"], by=presser.person_id, decision_id=decision_id)
+            escalation.nudge(
+                uow, concern_id=decision.params["concern_id"], by=presser.person_id, decision_id=decision_id
+            )
         )
     sender = rules.PersonView(
         person_id=presser.person_id,

@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from cognitive_core import intents, promises, understood
 from cognitive_core.parsing import Intent, is_acknowledgement, keyword_command, parse, slash_command, strip_bot_mention
+from cognitive_core.situation import (  # noqa: F401 (the rules' data, re-exported: callers import it from here)
+    UNDERSTOOD_NOTHING,
+    Decision,
+    OpenAsk,
+    PersonView,
+    SignalView,
+    Situation,
+    WaitingConcern,
+)
 from fact.decisions import DecisionKind
 
 RISK_KEYWORDS = (
@@ -44,84 +52,6 @@ RISK_KEYWORDS = (
     "compensation",
     "salary",
 )
-
-
-@dataclass(frozen=True)
-class PersonView:
-    """What the rules know about a person."""
-
-    person_id: str
-    display_name: str
-    role: str = "member"
-    locale: str = "zh"
-    aliases: tuple[str, ...] = ()
-    manager_id: str | None = None
-    external_ids: tuple[tuple[str, str], ...] = ()  # (channel, external_user_id)
-    timezone: str = "UTC"  # where their "明天下午3点" is read
-
-
-@dataclass(frozen=True)
-class WaitingConcern:
-    """A concern waiting for the sender's answer: as the person asked, or as the escalation's recipient."""
-
-    concern_id: str
-    originator_id: str
-    question: str
-    message_refs: tuple[str, ...] = ()
-    last_contact_at: datetime | None = None
-    role: str = "target"  # target | escalation
-    kind: str = "question"  # question | commitment | reminder
-
-
-@dataclass(frozen=True)
-class SignalView:
-    """The parts of a message_received fact the rules read."""
-
-    fact_id: str
-    channel: str
-    text: str
-    chat_type: str = "p2p"
-    mentions_bot: bool = False
-    mentions: tuple[tuple[str | None, str], ...] = ()  # (external_user_id, name)
-    reply_to: str | None = None  # "channel:message_id" of the quoted message
-    media_kind: str | None = None  # a photo, file, voice note …: an answer even without a caption
-    chat_id: str | None = None  # where it was said (a group's replies go back there)
-
-
-@dataclass(frozen=True)
-class OpenAsk:
-    """A question the sender asked that is still open: "催一下张三" / "不用问张三了" act on it."""
-
-    concern_id: str
-    target_person_id: str
-    question: str
-
-
-@dataclass(frozen=True)
-class Situation:
-    """Everything `decide` reads: the signal, who sent it, who exists, what waits on the sender."""
-
-    signal: SignalView
-    sender: PersonView | None
-    people: tuple[PersonView, ...]
-    waiting: tuple[WaitingConcern, ...] = ()
-    now: datetime | None = None
-    # Loops whose originator (the sender) pressed "Ask someone else": (concern_id, question), newest last.
-    awaiting_name: tuple[tuple[str, str], ...] = ()
-    open_asks: tuple[OpenAsk, ...] = ()  # the sender's own open questions, oldest first
-
-
-# Rules of the answer to a message that meant nothing (the optional LLM is consulted for those).
-UNDERSTOOD_NOTHING = frozenset({"fallback_help", "not_understood"})
-
-
-@dataclass(frozen=True)
-class Decision:
-    """One conclusion: kind, the rule that fired, and kind-specific parameters."""
-
-    kind: DecisionKind
-    rule: str
-    params: dict[str, Any] = field(default_factory=dict)
 
 
 def find_person(

@@ -53,7 +53,11 @@ def complete(request: dict[str, Any], *, target_id: str, intent: str | None = No
     matched = request.get("matched", {})
     if intent == "tell":
         params = {"action": "notify", "target_person_id": target_id, "text": request["text"]}
-        return DecisionKind.direct_action, "tell", params | {"priority": request.get("priority", "P2"), "matched": matched}
+        return (
+            DecisionKind.direct_action,
+            "tell",
+            params | {"priority": request.get("priority", "P2"), "matched": matched},
+        )
     params = {"target_person_id": target_id, "question": request["text"], "priority": request.get("priority", "P1")}
     deadline = {k: request[k] for k in ("deadline", "deadline_words") if request.get(k)}
     return DecisionKind.raise_concern, "ask", params | deadline | {"matched": matched}
@@ -73,8 +77,8 @@ def about_someone(
     request = request_of(reading, message=message, tz=tz, now=now)
     if reading.person is None:
         if not reading.suggestions:
-            return DecisionKind.reply, f"{reading.intent}:unknown_person", {"template": "unknown_person",
-                                                                           "who": reading.who, "matched": matched}  # fmt: skip
+            params = {"template": "unknown_person", "who": reading.who, "matched": matched}
+            return DecisionKind.reply, f"{reading.intent}:unknown_person", params
         choices = [p.person_id for p in reading.suggestions]
         params = {"template": "did_you_mean_person", "who": reading.who, "choices": choices, "request": request}
         return DecisionKind.reply, f"{reading.intent}:did_you_mean", params | {"matched": matched}
@@ -87,8 +91,8 @@ def about_someone(
         params = {"template": "ask_or_tell", "target_person_id": target, "request": request, "matched": matched}
         return DecisionKind.reply, "ask_or_tell", params
     if not request["text"]:
-        return DecisionKind.reply, f"{reading.intent}:what", {"template": f"{reading.intent}_what",
-                                                             "target_person_id": target, "matched": matched}  # fmt: skip
+        params = {"template": f"{reading.intent}_what", "target_person_id": target, "matched": matched}
+        return DecisionKind.reply, f"{reading.intent}:what", params
     kind, rule, params = complete(request, target_id=target)
     return kind, f"{rule}:{reading.rule}", params
 
@@ -127,11 +131,19 @@ def own(reading: Reading, *, now: datetime | None) -> tuple[DecisionKind, str, d
         return DecisionKind.reply, "help", {"template": "help", "matched": matched}
     if reading.intent == "quiet":
         patch = {"quiet_hours": args["windows"]}
-        return DecisionKind.direct_action, "self_service:quiet", {"action": "policy", "patch": patch, "matched": matched}
+        return (
+            DecisionKind.direct_action,
+            "self_service:quiet",
+            {"action": "policy", "patch": patch, "matched": matched},
+        )
     if reading.intent == "pause" and now is not None:
         until = args["until"] if "until" in args else now + args["duration"]
         patch = {"paused_until": until.astimezone(UTC).isoformat()}
-        return DecisionKind.direct_action, "self_service:pause", {"action": "policy", "patch": patch, "matched": matched}
+        return (
+            DecisionKind.direct_action,
+            "self_service:pause",
+            {"action": "policy", "patch": patch, "matched": matched},
+        )
     if reading.intent == "resume":
         patch = {"paused_until": None}
         return DecisionKind.direct_action, "self_service:resume", {"action": "policy", "patch": patch,

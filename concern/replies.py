@@ -34,7 +34,7 @@ HELP_MEMBER = {
 # "Did you mean …?" when nothing matched: one line, by the intent the words come closest to.
 NOT_UNDERSTOOD = {
     "ask": {"zh": "没看懂；你是想让我去问谁吗？比如“帮我问问张三提测什么时候能给”。",
-            "en": 'I didn\'t understand; did you want me to ask someone? e.g. "ask Zhang San when the build is ready".'},
+            "en": 'I didn\'t understand; should I ask someone? e.g. "ask Zhang San when the build is ready".'},
     "tell": {"zh": "没看懂；你是想让我转告谁吗？比如“告诉李四明早10点开会”。",
              "en": 'I didn\'t understand; did you want me to pass something on? e.g. "tell Li Si standup is at 10".'},
     "status": {"zh": "没看懂；你是想知道现在在等谁回复吗？可以问我“现在在等谁？”。",
@@ -42,7 +42,7 @@ NOT_UNDERSTOOD = {
     "did": {"zh": "没看懂；你是想知道我今天做了什么吗？可以问我“你今天做了什么？”。",
             "en": 'I didn\'t understand; did you mean "what did you do today?"'},
     "pause": {"zh": "没看懂；你是想设免打扰吗？比如“晚上10点到早上8点别打扰我”或“这周别打扰我”。",
-              "en": 'I didn\'t understand; did you mean quiet hours? e.g. "no messages from 10pm to 8am" or "pause for 3 days".'},
+              "en": 'I didn\'t understand; did you mean quiet hours? e.g. "no messages from 10pm to 8am".'},
 }  # fmt: skip
 
 # One line per command: what a malformed use of it gets instead of the whole help.
@@ -135,13 +135,22 @@ REPLIES = {
     # The optional LLM's proposal, confirmed by the principal before anyone is contacted.
     "llm_confirm_ask": {"zh": "要我去问{target}：“{text}”吗？", "en": 'Shall I ask {target}: "{text}"?'},
     "llm_confirm_tell": {"zh": "要我告诉{target}：“{text}”吗？", "en": 'Shall I tell {target}: "{text}"?'},
-    "did_you_mean_person": {"zh": '我不认识"{who}"，你是指 {names} 吗？', "en": 'I don\'t know "{who}"; do you mean {names}?'},
+    "did_you_mean_person": {
+        "zh": '我不认识"{who}"，你是指 {names} 吗？',
+        "en": 'I don\'t know "{who}"; do you mean {names}?',
+    },
     "ask_or_tell": {
         "zh": "要我去问{target}（等回复并跟进），还是只转告一声？",
         "en": "Should I ask {target} (and follow up until they answer), or just pass it on?",
     },
-    "nudge_which": {"zh": "你在等{target}回复的有好几件，催哪一件？", "en": "Several questions to {target} are open; which one?"},
-    "cancel_which": {"zh": "你问{target}的有好几件，取消哪一件？", "en": "Several questions to {target} are open; which one?"},
+    "nudge_which": {
+        "zh": "你在等{target}回复的有好几件，催哪一件？",
+        "en": "Several questions to {target} are open; which one?",
+    },
+    "cancel_which": {
+        "zh": "你问{target}的有好几件，取消哪一件？",
+        "en": "Several questions to {target} are open; which one?",
+    },
     "nudge_what": {
         "zh": "现在没有在等{target}回复的事。要问{target}什么？比如“问一下{target}提测什么时候能给”。",
         "en": 'Nothing to {target} is open. What should I ask? e.g. "ask {target} when the build is ready".',

@@ -29,7 +29,10 @@ PEOPLE = (
     PersonView("p_bob", "Bob Smith", aliases=("Bob",), locale="en"),
 )
 NAMES = {p.person_id: p.display_name for p in PEOPLE}
-OPEN = (OpenAsk("con_20260318_001", "p_zhangsan", "提测什么时候能给？"), OpenAsk("con_20260318_002", "p_lisi", "周报？"))
+OPEN = (
+    OpenAsk("con_20260318_001", "p_zhangsan", "提测什么时候能给？"),
+    OpenAsk("con_20260318_002", "p_lisi", "周报？"),
+)
 COMMANDS = {"ask", "tell", "ask_or_tell", "nudge", "cancel", "status", "did", "quiet", "pause", "resume", "snooze"}
 _TEMPLATES = {
     "concerns": "status",
