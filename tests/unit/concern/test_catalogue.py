@@ -43,11 +43,13 @@ ZH_VALUES = {
     "previous": "王五",
     "managers": "王五、赵六",
     "count": "2",
+    "names": "张三 / 张伟",
 }
 EN_VALUES = {
     key: (
         "Zhang San"
-        if key in ("target", "asker", "manager", "answerer", "member", "maker", "sender", "name", "who", "previous")
+        if key
+        in ("target", "asker", "manager", "answerer", "member", "maker", "sender", "name", "who", "previous", "names")
         else value
         if not CJK.search(value)
         else "sample"
@@ -66,6 +68,8 @@ def _tables():
     yield from (("usage", name, table) for name, table in replies.USAGE.items())
     yield ("help", "help", replies.HELP)
     yield ("help", "help_member", replies.HELP_MEMBER)
+    yield from (("not_understood", name, table) for name, table in replies.NOT_UNDERSTOOD.items())
+    yield from (("ask_or_tell", name, table) for name, table in replies.ASK_OR_TELL.items())
     for group in (escalation_texts.OUTCOMES, escalation_texts.REFUSED):
         yield from (("escalation", name, table) for name, table in group.items())
     for group in (
