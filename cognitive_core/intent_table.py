@@ -79,7 +79,7 @@ FRAMES: tuple[Frame, ...] = (
     Frame("nudge", r"(?:nudge|chase|ping|poke|remind)\s+{P}\s+(?:again|once more)(?P<body>.*)", "nudge:en:again"),
     Frame("nudge", r"(?:nudge|poke)\s+{P}(?:\s+(?:about|on|for|re:?))?(?P<body>.*)", "nudge:en:nudge", True),
     Frame("nudge", r"chase\s+{P}", "nudge:en:chase", True),
-    Frame("ask", rf"{_ASK_ZH}(?:一下|以下|下)?{{P}}(?:一下|下(?![周午个次班月面载单雨]))?(?:看|问)?(?P<body>.*)", "ask:zh:verb_first", True),
+    Frame("ask", rf"{_ASK_ZH}(?:一下|以下|下)?{{P}}(?:一下|下(?![周午个次班月面载单雨]))?(?P<body>.*)", "ask:zh:verb_first", True),
     Frame("ask", r"(?:帮我|替我|你)?(?:跟|和|向|找)(?:一下)?{P}(?:确认|核实|核对|了解|打听|问|要)(?:一下|下)?(?P<body>.+)",
           "ask:zh:confirm_with", True),
     Frame("ask", r"(?:帮我|替我)?(?:跟进|追)(?:一下|下)?{P}(?:的|那边的?)?(?P<body>.+)", "ask:zh:follow_up", True),

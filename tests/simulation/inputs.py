@@ -8,11 +8,40 @@ from dataclasses import dataclass
 from typing import Any
 
 from tests.simulation.world import PersonSpec
+from tests.unit.cognitive_core.corpus import PEOPLE as CORPUS_PEOPLE
+from tests.unit.cognitive_core.corpus.en import EN as CORPUS_EN
+from tests.unit.cognitive_core.corpus.zh import ZH as CORPUS_ZH
 
 ACKS = ("收到", "好的", "ok", "got it", "我看下", "好的👌", "收到！", "OK.")
 MALFORMED = ("/quiet 25:00-08:00", "/pause abc", "/cancel", "/ask", "/later soon", "/quiet", "/tell @nobody")
-SELF_SERVICE = ("/quiet 22:00-07:00", "免打扰 23:00-07:00", "/pause 1d", "暂停 2小时", "/resume", "恢复")
-STATUS = ("/did", "/concerns", "在等谁", "今天做了什么", "/did 24h", "/help", "/brief", "简报", "/review", "本周回顾")
+SELF_SERVICE = (
+    "/quiet 22:00-07:00",
+    "免打扰 23:00-07:00",
+    "/pause 1d",
+    "暂停 2小时",
+    "/resume",
+    "恢复",
+    "晚上11点到早上7点别打扰我",
+    "这周别打扰我",
+    "pause for 2 hours",
+    "I'm back",
+)
+STATUS = (
+    "/did",
+    "/concerns",
+    "在等谁",
+    "今天做了什么",
+    "/did 24h",
+    "/help",
+    "现在在等谁回复？",
+    "what are you waiting on?",
+    "你今天都做了什么？",
+    "what did you do today?",
+    "/brief",
+    "简报",
+    "/review",
+    "本周回顾",
+)
 NOTIFICATION_TYPES = ("default", "task_overdue", "weekly_report")
 PRIORITIES = ("P0", "P1", "P1", "P2", "P2", "P3")
 
@@ -46,22 +75,48 @@ def question(rng: random.Random, n: int, locale: str) -> str:
     )
 
 
+def _phrasings(rows: list[tuple], intent: str) -> tuple[str, ...]:
+    """The corpus's ways of saying `intent` as templates: its person as `{who}`, its message as `{text}`.
+
+    Only rows that name a person and carry a message with no priority or deadline words of their own.
+    """
+    words = {name: (name, *aliases) for _, name, aliases in CORPUS_PEOPLE}
+    found = []
+    for text, kind, person, body, priority, deadline in rows:
+        if kind != intent or person is None or not body or priority or deadline or text.count(body) != 1:
+            continue
+        said = next((w for w in words[person] if text.count(w) == 1 and w not in body), None)
+        if said is not None:
+            found.append(text.replace(body, "{text}").replace(said, "{who}"))
+    return tuple(dict.fromkeys(found))
+
+
+PHRASINGS = {
+    ("ask", "zh"): _phrasings(CORPUS_ZH, "ask"),
+    ("ask", "en"): _phrasings(CORPUS_EN, "ask"),
+    ("tell", "zh"): _phrasings(CORPUS_ZH, "tell"),
+    ("tell", "en"): _phrasings(CORPUS_EN, "tell"),
+}
+
+
+def _natural(rng: random.Random, intent: str, asker: PersonSpec, target: PersonSpec, text: str) -> str:
+    """`text` for `target` as the corpus's managers say it (zh names by display name, en by alias)."""
+    who = target.display_name if asker.locale == "zh" else target.aliases[0]
+    return rng.choice(PHRASINGS[(intent, asker.locale)]).format(who=who, text=text)
+
+
 def ask_text(rng: random.Random, asker: PersonSpec, target: PersonSpec, text: str) -> str:
-    """An ask in one of the forms the rules understand."""
+    """An ask as a command or, mostly, in the plain words of the corpus."""
     priority = rng.choice(("",) * 4 + PRIORITIES) if rng.random() < 0.5 else ""
     forms = [f"/ask @{target.person_id} {priority + ' ' if priority else ''}{text}"]
-    if asker.locale == "zh":
-        forms.append(f"问一下{target.display_name}：{text}")
-    else:
-        forms.append(f"ask {target.aliases[0]}: {text}")
+    forms += [_natural(rng, "ask", asker, target, text)] * 3
     return rng.choice(forms)
 
 
 def tell_text(rng: random.Random, asker: PersonSpec, target: PersonSpec, n: int) -> tuple[str, str]:
-    """(the command, the relayed text)."""
+    """(what the principal says, the relayed text): a command or, mostly, the corpus's plain words."""
     body = f"通知{n}：明早10点开会" if asker.locale == "zh" else f"Note{n}: standup moved to 11"
-    forms = [f"/tell @{target.person_id} {body}"]
-    forms.append(f"告诉{target.display_name}：{body}" if asker.locale == "zh" else f"tell {target.aliases[0]}: {body}")
+    forms = [f"/tell @{target.person_id} {body}", *[_natural(rng, "tell", asker, target, body)] * 3]
     return rng.choice(forms), body
 
 

@@ -11,6 +11,7 @@ from collections import Counter
 from datetime import UTC, datetime
 
 from cognitive_core.rules import Decision, OpenAsk, PersonView, SignalView, Situation, decide
+from tests.unit.cognitive_core.corpus import PEOPLE as CAST
 from tests.unit.cognitive_core.corpus.en import EN
 from tests.unit.cognitive_core.corpus.none import NONE
 from tests.unit.cognitive_core.corpus.zh import ZH
@@ -19,14 +20,7 @@ NOW = datetime(2026, 3, 18, 2, 0, tzinfo=UTC)  # Wednesday 10:00 in Shanghai
 BOSS = PersonView("p_boss", "老板", role="principal", timezone="Asia/Shanghai", aliases=("Boss",))
 PEOPLE = (
     BOSS,
-    PersonView("p_zhangsan", "张三", aliases=("Zhang San", "老张")),
-    PersonView("p_lisi", "李四", aliases=("Li Si",)),
-    PersonView("p_wangwu", "王五", aliases=("Wang Wu",)),
-    PersonView("p_zhangwei", "张伟", aliases=("Zhang Wei",)),
-    PersonView("p_zhaomin", "赵敏", aliases=("Zhao Min",)),
-    PersonView("p_chenjing", "陈静", aliases=("Chen Jing",)),
-    PersonView("p_alice", "Alice Chen", aliases=("Alice",), locale="en"),
-    PersonView("p_bob", "Bob Smith", aliases=("Bob",), locale="en"),
+    *(PersonView(pid, name, aliases=aliases, locale="en" if name.isascii() else "zh") for pid, name, aliases in CAST),
 )
 NAMES = {p.person_id: p.display_name for p in PEOPLE}
 OPEN = (
