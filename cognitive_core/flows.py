@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from action.models import ActionRequest, Destination
-from cognitive_core import briefs, reviews, rules, strangers, summaries
+from cognitive_core import answers, briefs, reviews, rules, strangers
 from concern import buttons as concern_buttons
 from concern import commitments, escalation, messages, press_flows, reasons, replies
 from concern import flows as concerns
@@ -90,8 +90,8 @@ def apply(
     elif decision.kind == DecisionKind.reply and params.get("template") in ("brief", "review"):
         _brief(uow, situation, decision_id, everything=bool(params.get("all")), review=params["template"] == "review")
     elif decision.kind == DecisionKind.reply:
-        text = _reply_text(uow, decision, situation)
-        _reply(uow, situation, decision_id, text, choices=_choices(uow, decision, locale))
+        text = answers.text(uow, decision, situation)
+        _reply(uow, situation, decision_id, text, choices=answers.choices(uow, decision, locale))
     elif decision.kind == DecisionKind.raise_concern and params.get("parent_id"):
         commitments.open_(
             uow,
@@ -335,52 +335,3 @@ def _direct(
             ack_channel=situation.signal.channel,
             ack_chat_id=_group_of(situation),
         )
-
-
-def _reply_text(uow: UnitOfWork, decision: rules.Decision, situation: rules.Situation) -> str:
-    sender = situation.sender
-    params = decision.params
-    tz = ZoneInfo(persons.get(uow, person_id=sender.person_id).timezone)
-    if params["template"] == "did":
-        return summaries.did(
-            uow,
-            viewer_id=sender.person_id,
-            viewer_role=sender.role,
-            locale=sender.locale,
-            tz=tz,
-            window=timedelta(seconds=params["window_s"]),
-            today=params["today"],
-            person_id=params.get("person_id"),
-        )
-    if params["template"] == "concerns":
-        return summaries.concerns(uow, viewer_id=sender.person_id, locale=sender.locale, tz=tz)
-    target = persons.get(uow, person_id=params["target_person_id"]) if params.get("target_person_id") else None
-    names = [persons.get(uow, person_id=p) for p in params.get("choices", []) if isinstance(p, str)]
-    return replies.reply(
-        params["template"],
-        sender.locale,
-        who=params.get("who", ""),
-        command=params.get("command", ""),
-        role=sender.role,
-        hint=params.get("hint", "ask"),
-        target=target.display_name if target else "",
-        names=" / ".join(p.display_name for p in names if p),
-    )
-
-
-def _choices(uow: UnitOfWork, decision: rules.Decision, locale: str) -> list[tuple[str, str, dict]]:
-    """The buttons a question back carries: who was meant, ask or tell, which open question."""
-    params, template = decision.params, decision.params.get("template")
-    if template == "did_you_mean_person":
-        people = [persons.get(uow, person_id=p) for p in params["choices"]]
-        return [("pick_person", p.display_name, {"person_id": p.person_id, **params["request"]}) for p in people if p]
-    if template == "ask_or_tell":
-        pending = {"person_id": params["target_person_id"], **params["request"]}
-        labels = {
-            verb: replies.ASK_OR_TELL[verb].get(locale, replies.ASK_OR_TELL[verb]["en"]) for verb in ("ask", "tell")
-        }
-        return [("ask_or_tell", labels[verb], pending | {"as": verb}) for verb in ("ask", "tell")]
-    if template in ("nudge_which", "cancel_which"):
-        verb = template.removesuffix("_which") + "_pick"
-        return [(verb, question, {"concern_id": concern_id}) for concern_id, question in params["choices"]]
-    return []

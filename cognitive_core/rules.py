@@ -19,39 +19,11 @@ from cognitive_core.situation import (  # noqa: F401 (the rules' data, re-export
 )
 from fact.decisions import DecisionKind
 
-RISK_KEYWORDS = (
-    "付款",
-    "打款",
-    "转账",
-    "报销",
-    "预算",
-    "合同",
-    "签约",
-    "法务",
-    "律师",
-    "诉讼",
-    "审批",
-    "批准",
-    "采购",
-    "发票",
-    "报价",
-    "赔偿",
-    "罚款",
-    "涨薪",
-    "payment",
-    "refund",
-    "budget",
-    "contract",
-    "legal",
-    "lawyer",
-    "lawsuit",
-    "approve",
-    "approval",
-    "purchase",
-    "invoice",
-    "compensation",
-    "salary",
+# Words that make a member's message a decision for their manager (money, contracts, legal, approvals).
+_RISK = "付款 打款 转账 报销 预算 合同 签约 法务 律师 诉讼 审批 批准 采购 发票 报价 赔偿 罚款 涨薪 " + (
+    "payment refund budget contract legal lawyer lawsuit approve approval purchase invoice compensation salary"
 )
+RISK_KEYWORDS = tuple(_RISK.split())
 
 
 def find_person(
@@ -250,13 +222,6 @@ def _promised(answer: Decision, situation: Situation, text: str) -> list[Decisio
     return [Decision(*promises.commitment_decision(params))] if params else []
 
 
-_GREETING = re.compile(
-    r"^(?:你好|您好|哈喽|嗨|在吗|在不在|早|早上好|下午好|晚上好|hi|hello|hey|yo|good (?:morning|afternoon|evening))"
-    r"[\s!！。.~,，?？]*(?:deputy|bot|机器人)?[\s!！。.~?？]*$",
-    re.I,
-)
-
-
 def _read(situation: Situation, text: str) -> intents.Reading | None:
     """The plain-words reading of a message (intents.read), in the sender's timezone."""
     sender = situation.sender
@@ -313,19 +278,6 @@ def _unknown_in_command(intent: Intent | None, situation: Situation) -> bool:
     )
 
 
-def _nothing_matched(situation: Situation, text: str) -> Decision:
-    """Thanks are let be, a greeting is greeted; a principal hears the closest request, a member the help."""
-    if is_acknowledgement(text):
-        return Decision(DecisionKind.ignore, "acknowledgement:nothing_waiting")
-    if _GREETING.match(text):
-        return Decision(DecisionKind.reply, "greeting", {"template": "greeting"})
-    if situation.sender.role == "principal":
-        return Decision(
-            DecisionKind.reply, "not_understood", {"template": "not_understood", "hint": understood.hint(text)}
-        )
-    return Decision(DecisionKind.reply, "fallback_help", {"template": "help"})
-
-
 def decide(situation: Situation) -> list[Decision]:
     """Decisions for one inbound message (an empty list never happens: at least `ignore`)."""
     sig = situation.signal
@@ -372,4 +324,4 @@ def decide(situation: Situation) -> list[Decision]:
                     {"decision_maker_id": maker, "question": text, "keywords": keywords},
                 )
             ]
-    return [_nothing_matched(situation, text)]
+    return [Decision(*understood.nothing_matched(text, principal=situation.sender.role == "principal"))]

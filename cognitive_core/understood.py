@@ -14,6 +14,7 @@ from typing import Any
 
 from cognitive_core import promises
 from cognitive_core.intents import Reading
+from cognitive_core.parsing import is_acknowledgement
 from fact.decisions import DecisionKind
 
 ABOUT_SOMEONE = frozenset({"ask", "tell", "nudge", "cancel"})  # the intents that name a person
@@ -25,6 +26,24 @@ _HINTS = (
     ("tell", r"告诉|通知|转告|说一声|tell|let .* know|inform"),
     ("ask", r"问|确认|催|ask|check|chase|follow"),
 )
+
+
+_GREETING = re.compile(
+    r"^(?:你好|您好|哈喽|嗨|在吗|在不在|早|早上好|下午好|晚上好|hi|hello|hey|yo|good (?:morning|afternoon|evening))"
+    r"[\s!！。.~,，?？]*(?:deputy|bot|机器人)?[\s!！。.~?？]*$",
+    re.I,
+)
+
+
+def nothing_matched(text: str, *, principal: bool) -> tuple[DecisionKind, str, dict]:
+    """Thanks are let be, a greeting is greeted; a principal hears the closest request, a member the help."""
+    if is_acknowledgement(text):
+        return DecisionKind.ignore, "acknowledgement:nothing_waiting", {}
+    if _GREETING.match(text):
+        return DecisionKind.reply, "greeting", {"template": "greeting"}
+    if principal:
+        return DecisionKind.reply, "not_understood", {"template": "not_understood", "hint": hint(text)}
+    return DecisionKind.reply, "fallback_help", {"template": "help"}
 
 
 def hint(text: str) -> str:
