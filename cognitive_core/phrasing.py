@@ -89,7 +89,7 @@ def _joiner(text: str, match: re.Match) -> str:
 # Clock words for quiet hours: "晚上10点", "22:00", "10pm", "早上8点", "8点".
 _CLOCK = (
     r"(?:(?:凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|半夜)\s*)?(?:\d{1,2}|[一二两三四五六七八九十]{1,3})"
-    r"(?:[:：点]\d{0,2}|点半?)?(?:\s*[ap]\.?m\.?)?"
+    r"(?:点半|[:：点]\d{0,2})?(?:\s*[ap]\.?m\.?)?"
 )
 _RANGE = re.compile(rf"(?P<a>{_CLOCK})\s*(?:到|至|-|~|～|—|–|to|until|till|and)\s*(?P<b>{_CLOCK})", re.I)
 
@@ -108,11 +108,17 @@ def clock(words: str, *, now: datetime, tz: str) -> str | None:
     return f"{local:%H:%M}"
 
 
+def _bare(words: str) -> bool:
+    return re.fullmatch(r"(\d{1,2}|[一二两三四五六七八九十]{1,3})(?:[:：点](\d{2})?)?(半)?", words.strip()) is not None
+
+
 def quiet_windows(text: str, *, now: datetime, tz: str) -> list[dict[str, str]]:
     """Every clock range in `text` ("晚上10点到早上8点", "10pm-8am") as quiet-hours windows."""
     windows = []
     for m in _RANGE.finditer(simplified(text)):
         start, end = clock(m.group("a"), now=now, tz=tz), clock(m.group("b"), now=now, tz=tz)
+        if start and end and _bare(m.group("b")) and int(start[:2]) >= 12 > int(end[:2]) > int(start[:2]) - 12:
+            end = f"{int(end[:2]) + 12:02d}{end[2:]}"  # "中午12点到1点半": the afternoon's 13:30, not 01:30
         if start and end and start != end:
             windows.append({"start": start, "end": end})
     return windows
