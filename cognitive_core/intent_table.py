@@ -8,6 +8,8 @@ Adding an intent (or a phrasing of one) is adding a row:
 - a request without a person: a `Phrase` in PHRASES, with a pattern over the whole message and an `args`
   function turning the match into the intent's arguments (None: "not this after all", the next row is tried).
   Its decision is made in `understood.own` (add a branch for a new intent).
+A reminder for oneself ("提醒我…", "remind me…") is only ever read by PHRASES: the person frames are skipped
+for it, so "提醒我" never tells someone called "我". Issue 13's phrasings (简报, 周报, 提醒我…) go in as PHRASES rows.
 Rows are tried in order, the first match wins (so "不用问张三了" is a cancel before "问张三" can be an ask).
 Patterns are matched on the simplified, emoji-free text (traditional characters and full-width punctuation
 folded), case-insensitively, with optional politeness in front (请 / 麻烦 / please / can you …) and particles

@@ -126,16 +126,18 @@ def read(
     stated = phrasing.priority(_QUOTE.sub("", phrasing.without_emoji(text)).strip())
     original = stated.rest
     folded = phrasing.simplified(original)
-    if not folded or _REMINDER_FOR_ME.match(folded):  # "提醒我…" is a reminder for the sender, not a tell to "我"
+    if not folded:
         return None
-    reading = _frames(original, folded, people, mentions)
+    # "提醒我…" is for the sender (a reminder: a PHRASES row), never a tell to someone called "我".
+    for_me = _REMINDER_FOR_ME.match(folded) is not None
+    reading = None if for_me else _frames(original, folded, people, mentions)
     if reading is None:
         ctx = Context(now, tz)
         for phrase, pattern in _PHRASES:
             if (m := pattern.fullmatch(folded)) is not None and (args := phrase.args(m, ctx)) is not None:
                 reading = Reading(phrase.intent, args, phrase.rule, original[m.start() : m.end()].strip())
                 break
-    if reading is None:
+    if reading is None and not for_me:
         reading = _unknown(original, folded, people, sender_id)
     if reading is None:
         return None
