@@ -58,7 +58,7 @@ def test_an_ask_the_rules_did_not_understand_is_confirmed_by_the_principal_befor
     say(ctx, channel="feishu", user="ou_boss", text=VAGUE)
     settle(ctx)
     first, confirmation = feishu.texts_to("ou_boss")
-    assert first.startswith("我可以帮你")  # the rules' answer, at once
+    assert first.startswith("没看懂；你是想")  # the rules' one-line "did you mean", at once
     assert confirmation == "要我去问张三：“上线的事有谱了吗？”吗？"
     assert telegram.texts_to("tg_zs") == [] and client.get("/v1/concerns").json()["items"] == []
     [held] = decisions(client, "llm_proposal")
@@ -123,7 +123,7 @@ def test_a_failing_llm_leaves_the_rules_answer_and_records_why(ctx, client, team
     settle(ctx)
     [fallback] = decisions(client, "llm_proposal")
     assert (fallback["rule"], fallback["requested"][0]["why"]) == ("llm_proposal:fallback", why)
-    assert len(feishu.texts_to("ou_boss")) == 1 and feishu.texts_to("ou_boss")[0].startswith("我可以帮你")
+    assert len(feishu.texts_to("ou_boss")) == 1 and feishu.texts_to("ou_boss")[0].startswith("没看懂；你是想")
     assert telegram.texts_to("tg_zs") == [] and client.get("/v1/concerns").json()["items"] == []
 
 

@@ -74,7 +74,7 @@ def test_reads_are_answered_at_once():
 
 
 def test_only_a_principals_message_the_rules_did_not_understand_goes_to_the_llm():
-    helped = [Decision(DecisionKind.reply, "fallback_help", {"template": "help"})]
+    helped = [Decision(DecisionKind.reply, "not_understood", {"template": "not_understood", "hint": "ask"})]
     assert not_understood(helped) and wants_llm(sit(), helped)
     assert not wants_llm(sit(sender=ZS), helped)
     assert not wants_llm(sit("/frobnicate"), helped)
