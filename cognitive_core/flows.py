@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 
 from action.models import ActionRequest, Destination
 from cognitive_core import briefs, reviews, rules, strangers, summaries
-from concern import commitments, messages, press_flows, reasons, replies
+from concern import commitments, messages, press_flows, reasons, reminders, replies
 from concern import flows as concerns
 from concern import service as concern_service
 from concern.media import forwardable
@@ -73,6 +73,17 @@ def apply(
         _brief(uow, situation, decision_id, everything=bool(params.get("all")), review=params["template"] == "review")
     elif decision.kind == DecisionKind.reply:
         _reply(uow, situation, decision_id, _reply_text(uow, decision, situation))
+    elif decision.kind == DecisionKind.raise_concern and params.get("kind") == "reminder":
+        reminder = reminders.set_(
+            uow,
+            person_id=sender.person_id,
+            text=params["text"],
+            due_at=datetime.fromisoformat(params["due_at"]),
+            decision_id=decision_id,
+            origin_channel=situation.signal.channel,
+            source_fact_id=fact_id,
+        )
+        _reply(uow, situation, decision_id, reminders.confirmation(uow, reminder))
     elif decision.kind == DecisionKind.raise_concern and params.get("parent_id"):
         commitments.open_(
             uow,
@@ -328,6 +339,11 @@ def _reply_text(uow: UnitOfWork, decision: rules.Decision, situation: rules.Situ
             today=params["today"],
             person_id=params.get("person_id"),
         )
+    if params["template"] == "reminders":
+        return reminders.listing(uow, person_id=sender.person_id, locale=sender.locale, tz=tz)
+    if params["template"] == "remind_past":
+        when = messages.when(datetime.fromisoformat(params["at"]), tz, sender.locale, now=uow.now)
+        return reminders.render("past", sender.locale, when=when)
     if params["template"] == "concerns":
         return summaries.concerns(uow, viewer_id=sender.person_id, locale=sender.locale, tz=tz)
     return replies.reply(

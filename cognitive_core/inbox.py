@@ -50,7 +50,7 @@ def situation_of(uow: UnitOfWork, content: dict, fact_id: str, people: tuple[rul
     if sender is not None:
         for c in concern_service.waiting_on(uow, person_id=sender.person_id):
             _, last = contact_times(uow, concern_id=c.concern_id, person_id=c.target_person_id)
-            if last is None:  # a question still held back has not reached them: nothing they say answers it
+            if last is None or c.kind == "reminder":  # held back, or their own reminder: nothing they say answers it
                 continue
             waiting.append(
                 rules.WaitingConcern(

@@ -15,7 +15,7 @@ from fact.decisions import DecisionKind
 # Verbs that act on an open loop; a press on a closed one changes nothing.
 ON_OPEN_LOOPS = frozenset(
     {"later", "tomorrow", "not_me", "approve", "decline", "nudge", "cancel", "reassign", "handle", "remind", "done",
-     "extend"}
+     "extend", "remind_later"}
 )  # fmt: skip
 # Verbs only while the loop still waits on the person asked (not once it was escalated).
 WHILE_WAITING = frozenset({"later", "tomorrow"})
@@ -56,7 +56,7 @@ def decide_press(view: PressView) -> Decision:
         return Decision(DecisionKind.ignore, f"press:{why}", {"verb": view.verb, "concern_id": view.concern_id})
     params: dict[str, Any] = {"verb": view.verb, "concern_id": view.concern_id}
     rule = f"press:{view.verb}"
-    if view.verb == "later":
+    if view.verb in ("later", "remind_later"):
         hours = int(view.args.get("hours", 2))
         return Decision(DecisionKind.snooze_concern, rule, params | {"duration_s": hours * 3600})
     if view.verb == "tomorrow":

@@ -22,7 +22,7 @@ from kernel.context import AppContext, UnitOfWork
 
 log = logging.getLogger("deputy.concern.outbox")
 # Decided for one version of a concern (a timer, a raise): a newer version (a reply, a cancel) supersedes them.
-VERSIONED = {"question", "follow_up", "nudge", "escalation"}
+VERSIONED = {"question", "follow_up", "nudge", "escalation", "reminder"}
 # Longer than any send can take (channel timeouts are far shorter); a dead owner's entry is free after it.
 LEASE = flows.OWNED_LEASE
 

@@ -16,6 +16,7 @@ HELP = {
     "/cancel con_… —— 取消\n"
     "/did [24h] [@某人] —— 我做了什么\n"
     "/brief —— 今天的简报 · /review —— 本周回顾\n"
+    "/remind 10m 内容 · 提醒我明天上午10点交周报 · /reminders —— 提醒\n"
     "/quiet 22:00-08:00 · /pause 3d · /resume —— 免打扰设置\n"
     "回复“稍后 2小时”可以推迟跟进。",
     "en": "I can:\n"
@@ -25,6 +26,7 @@ HELP = {
     "/cancel con_… — cancel\n"
     "/did [24h] [@someone] — what I did\n"
     "/brief — today's brief · /review — this week's review\n"
+    "/remind 10m call the vendor · /remind tomorrow 9:30 notes · /reminders — reminders\n"
     "/quiet 22:00-08:00 · /pause 3d · /resume — quiet settings\n"
     'Reply "later 2h" to push a follow-up back.',
 }
@@ -34,11 +36,13 @@ HELP_MEMBER = {
     "zh": "我可以帮你：\n"
     "/concerns —— 有什么在等你回复\n"
     "/did [24h] —— 我做了什么\n"
+    "/remind 10m 内容 · 提醒我明天上午10点交周报 · /reminders —— 提醒\n"
     "/quiet 22:00-08:00 · /pause 3d · /resume —— 免打扰设置\n"
     "回复“稍后 2小时”可以推迟跟进。",
     "en": "I can:\n"
     "/concerns — what is waiting for your reply\n"
     "/did [24h] — what I did\n"
+    "/remind 10m call the vendor · /reminders — reminders\n"
     "/quiet 22:00-08:00 · /pause 3d · /resume — quiet settings\n"
     'Reply "later 2h" to push a follow-up back.',
 }
@@ -67,6 +71,11 @@ USAGE = {
     },
     "later": {"zh": "用法：/later 2h，或回复“稍后 2小时”", "en": 'Usage: /later 2h, or reply "later 2h"'},
     "did": {"zh": "用法：/did [24h] [@某人]", "en": "Usage: /did [24h] [@someone]"},
+    "remind": {
+        "zh": "用法：提醒我1分钟后提交周报、提醒我明天上午10点交周报，或 /remind 10m 内容",
+        "en": "Usage: /remind 10m call the vendor, or /remind tomorrow 9:30 standup notes",
+    },
+    "reminders": {"zh": "用法：/reminders", "en": "Usage: /reminders"},
     "resume": {"zh": "用法：/resume", "en": "Usage: /resume"},
     "brief": {"zh": "用法：/brief，或 /brief all 查看全部", "en": "Usage: /brief, or /brief all for everything"},
     "review": {"zh": "用法：/review", "en": "Usage: /review"},
