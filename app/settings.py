@@ -122,6 +122,8 @@ class Settings(BaseSettings):
     max_active_concerns: int = Field(30, ge=0)
     max_active_concerns_per_person: int = Field(5, ge=0)
     notification_cooldowns: DurationTable = Field(default_factory=lambda: dict(DEFAULT_COOLDOWNS))
+    # Notification types held for a person's digest (with interaction_policy.digest), besides P2/P3 backflows.
+    digest_types: Annotated[list[str], NoDecode, BeforeValidator(_comma_list)] = Field(default_factory=list)
     scheduler_interval: Duration = timedelta(seconds=10)
     # An escalated concern nobody answers expires this long after its last escalation step.
     concern_expire_after: Duration = timedelta(days=7)

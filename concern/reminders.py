@@ -156,7 +156,7 @@ def fire(uow: UnitOfWork, concern: Concern) -> None:
 
 
 def sent(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest, record: ActionRecord) -> None:
-    """The send's result: out (wait for the repeat or the quiet close), held (its moment), or failed (counts as tried)."""
+    """The result: out (the repeat or the quiet close waits), held (until its moment), or failed (counts as tried)."""
     concern = service.get(uow, concern_id=entry.concern_id, lock=True)
     if concern is None:
         return
