@@ -11,7 +11,7 @@ import logging
 from sqlalchemy import select
 
 from action.ledger import contact_times
-from cognitive_core import llm_rules, presses, proposals, rules
+from cognitive_core import llm_rules, presses, proposals, rules, signals
 from cognitive_core.flows import apply
 from concern import press_flows
 from concern import service as concern_service
@@ -181,6 +181,8 @@ def _process(uow: UnitOfWork, entry: InboxEntry, people: tuple[rules.PersonView,
         presses.process(uow, fact, people)
     elif fact.fact_type == "llm_proposal":
         proposals.process(uow, fact, people)
+    elif fact.fact_type == "external_signal":
+        signals.process(uow, fact)
     else:
         decisions.record(
             uow,
