@@ -5,16 +5,20 @@ SQLite and PostgreSQL (the `team` fixture: p_zhangsan on Telegram in Asia/Shangh
 
 from __future__ import annotations
 
+import multiprocessing
 from datetime import datetime, timedelta
 
+import pytest
 from sqlalchemy import select
 
+from action.models import ActionRow
 from app.pipeline import tick
 from concern.models import Concern
 from person import service as persons
 from person.models import InteractionPolicyPatch, PersonUpdate
 from tests.integration.press_helpers import buttons_to, press
 from tests.integration.story_helpers import say
+from tests.integration.workers import tick_at
 
 M = timedelta(minutes=1)
 H = timedelta(hours=1)
@@ -161,3 +165,17 @@ def test_someone_with_a_question_waiting_can_still_set_a_reminder(ctx, clock, te
     clock.advance(10 * M)
     tick(ctx)
     assert _count(telegram, "tg_zs", "⏰ 提醒：交周报") == 1
+
+
+@pytest.mark.slow
+def test_two_replicas_ticking_at_due_at_send_the_reminder_once(ctx, clock, team):
+    say(ctx, channel="telegram", user="tg_zs", text="/remind 10m 交周报")
+    due = clock.advance(10 * M)
+    spawn = multiprocessing.get_context("spawn")
+    barrier = spawn.Manager().Barrier(2)
+    with spawn.Pool(2) as pool:
+        results = pool.starmap(tick_at, [(ctx.settings.database_url, due.isoformat(), barrier)] * 2)
+    assert sorted(r["timers_fired"] for r in results) == [0, 1]
+    with ctx.reader() as uow:
+        sends = uow.session.scalars(select(ActionRow).where(ActionRow.request_key.like("%:reminder:%"))).all()
+    assert [(s.result, s.content_preview) for s in sends] == [("success", "⏰ 提醒：交周报")]
