@@ -179,3 +179,13 @@ def test_two_replicas_ticking_at_due_at_send_the_reminder_once(ctx, clock, team)
     with ctx.reader() as uow:
         sends = uow.session.scalars(select(ActionRow).where(ActionRow.request_key.like("%:reminder:%"))).all()
     assert [(s.result, s.content_preview) for s in sends] == [("success", "⏰ 提醒：交周报")]
+
+
+def test_a_reminder_on_feishu_comes_back_on_feishu_with_its_buttons(ctx, clock, team):
+    feishu, _ = team
+    say(ctx, channel="feishu", user="ou_boss", text="/remind 1m 给投资人回邮件")
+    assert feishu.texts_to("ou_boss")[-1].startswith("好的，今天 12:01 提醒你：给投资人回邮件（con_")
+    clock.advance(M)
+    tick(ctx)
+    assert feishu.texts_to("ou_boss")[-1] == "⏰ 提醒：给投资人回邮件"
+    assert list(buttons_to(feishu, "ou_boss")) == ["已完成", "稍后 1小时"]
