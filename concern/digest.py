@@ -43,6 +43,8 @@ def digestible(request: ActionRequest, digest_types: list[str]) -> bool:
     """Whether a request may wait for a digest at all (the person's policy decides the rest). Pure."""
     if request.reactive or request.priority in URGENT or request.destination is not None:
         return False
+    if request.media or request.buttons:  # one text message cannot carry a file or another message's buttons
+        return False
     if request.action_type == "backflow":
         return True
     return request.action_type == "notify" and request.notification_type in digest_types
