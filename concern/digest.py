@@ -11,7 +11,7 @@ by a conditional update, and the digest's request key is unique: one digest per 
 
 from __future__ import annotations
 
-from datetime import datetime, time, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -26,6 +26,7 @@ from fact.decisions import DecisionKind
 from kernel.context import AppContext, UnitOfWork
 from person import service as persons
 from person.models import InteractionPolicy, wait_seconds
+from person.schedule_rules import next_brief_at
 
 HELD = "digest"  # the outbox entry waits for its person's digest
 CARRIED = "digested"  # it went out inside a digest (the digest's own entry is the action)
@@ -48,21 +49,6 @@ def digestible(request: ActionRequest, digest_types: list[str]) -> bool:
     if request.action_type == "backflow":
         return True
     return request.action_type == "notify" and request.notification_type in digest_types
-
-
-def next_brief_at(policy: InteractionPolicy, tz: ZoneInfo, now: datetime) -> datetime | None:
-    """The principal's next daily brief moment (local `daily_brief_at`), or None when it is off.
-
-    Stand-in until the daily brief's own `next_brief_at(policy, tz, now)` is on main: switch to it then.
-    """
-    if policy.daily_brief_at is None:
-        return None
-    hour, minute = (int(part) for part in policy.daily_brief_at.split(":"))
-    local = now.astimezone(tz)
-    at = datetime.combine(local.date(), time(hour, minute), tzinfo=tz)
-    if at <= local:
-        at = datetime.combine(local.date() + timedelta(days=1), time(hour, minute), tzinfo=tz)
-    return at.astimezone(now.tzinfo)
 
 
 def due_at(policy: InteractionPolicy, tz: ZoneInfo, now: datetime, *, principal: bool) -> datetime:
