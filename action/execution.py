@@ -209,10 +209,9 @@ def finalize(
     """Write the outcome and its action_result fact in one transaction (only if still pending); `on_finished`
     runs in it too, and the request's buttons learn the message they are on."""
     result = Result.success if "message_id" in sent.detail else Result.failed
+    detail = {**sent.detail, "items": request.carries} if request is not None and request.carries else sent.detail
     with ctx.uow(actor=actor) as uow:
-        row = ledger.finalize_action(
-            uow, action_id=action_id, result=result.value, channel=sent.channel, detail=sent.detail
-        )
+        row = ledger.finalize_action(uow, action_id=action_id, result=result.value, channel=sent.channel, detail=detail)
         if row is None:
             # Recovery already finalised it as interrupted: keep that record, note the late truth.
             row = ledger.by_action_id(uow, action_id=action_id)

@@ -148,6 +148,8 @@ class ActionRequest(BaseModel):
     destination: Destination | None = None
     # A follow-up a person asked for ("Nudge now", "Remind them"): L2's interval does not apply; L1 and L3 do.
     explicit: bool = False
+    # What one message carries for others (a digest: the request keys of its items), listed in its result_detail.
+    carries: list[str] = PField(default_factory=list, max_length=500)
 
     @model_validator(mode="after")
     def _consistent(self) -> ActionRequest:

@@ -18,7 +18,7 @@ from typing import Any
 from action.service import recover_interrupted
 from cognitive_core import briefs, llm_worker, reviews
 from cognitive_core.inbox import process_pending
-from concern import flows, outbox
+from concern import digest, flows, outbox
 from concern import service as concerns
 from kernel.context import AppContext
 from kernel.wakeups import WAKE_CHANNEL
@@ -39,6 +39,7 @@ def tick(ctx: AppContext, *, limit: int = 100) -> dict[str, int]:
     llm_worker.dispatch(ctx)  # only hands them over: the calls run on the LLM's own pool, never in this pass
     fired = flows.fire_due(ctx, limit=limit)
     briefed = briefs.send_due(ctx) + reviews.send_due(ctx)  # queued here, sent by this pass's drain
+    digest.send_due(ctx)  # held items whose digest moment came: one message per person
     # Interrupted actions are finalised before draining, so their entries' results are applied in this pass.
     recovered = len(recover_interrupted(ctx, older_than=ctx.settings.action_pending_timeout))
     drained = outbox.drain(ctx, limit=ACTIONS_PER_PASS)

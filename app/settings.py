@@ -13,6 +13,8 @@ from pydantic import BeforeValidator, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 import app.plugins  # noqa: F401  (installs the channel names settings validate against)
+from cognitive_core.signal_routes import SignalRoute
+from cognitive_core.signal_routes import load as load_routes
 from kernel.channel_names import ChannelName
 
 _DURATION = re.compile(r"^\s*(\d+)\s*([smhd]?)\s*$")
@@ -122,6 +124,12 @@ class Settings(BaseSettings):
     max_active_concerns: int = Field(30, ge=0)
     max_active_concerns_per_person: int = Field(5, ge=0)
     notification_cooldowns: DurationTable = Field(default_factory=lambda: dict(DEFAULT_COOLDOWNS))
+    # External signal routes: inline JSON or `@path/to/routes.yaml` (README "External signal routes").
+    signal_routes: Annotated[dict[str, SignalRoute], NoDecode, BeforeValidator(load_routes)] = Field(
+        default_factory=dict
+    )
+    # Notification types held for a person's digest (with interaction_policy.digest), besides P2/P3 backflows.
+    digest_types: Annotated[list[str], NoDecode, BeforeValidator(_comma_list)] = Field(default_factory=list)
     scheduler_interval: Duration = timedelta(seconds=10)
     # An escalated concern nobody answers expires this long after its last escalation step.
     concern_expire_after: Duration = timedelta(days=7)

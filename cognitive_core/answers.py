@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from cognitive_core import rules, summaries
-from concern import replies
+from concern import messages, reminders, replies
 from kernel.context import UnitOfWork
 from person import service as persons
 
@@ -29,6 +29,11 @@ def text(uow: UnitOfWork, decision: rules.Decision, situation: rules.Situation) 
         )
     if params["template"] == "concerns":
         return summaries.concerns(uow, viewer_id=sender.person_id, locale=sender.locale, tz=tz)
+    if params["template"] == "reminders":
+        return reminders.listing(uow, person_id=sender.person_id, locale=sender.locale, tz=tz)
+    if params["template"] == "remind_past":
+        when = messages.when(datetime.fromisoformat(params["at"]), tz, sender.locale, now=uow.now)
+        return reminders.render("past", sender.locale, when=when)
     target = persons.get(uow, person_id=params["target_person_id"]) if params.get("target_person_id") else None
     names = [persons.get(uow, person_id=p) for p in params.get("choices", []) if isinstance(p, str)]
     return replies.reply(

@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 from action.models import ActionRequest, Destination
 from cognitive_core import answers, briefs, reviews, rules, strangers
 from concern import buttons as concern_buttons
-from concern import commitments, escalation, messages, press_flows, reasons, replies
+from concern import commitments, escalation, messages, press_flows, reasons, reminders, replies
 from concern import flows as concerns
 from concern import service as concern_service
 from concern.media import forwardable
@@ -92,6 +92,17 @@ def apply(
     elif decision.kind == DecisionKind.reply:
         text = answers.text(uow, decision, situation)
         _reply(uow, situation, decision_id, text, choices=answers.choices(uow, decision, locale))
+    elif decision.kind == DecisionKind.raise_concern and params.get("kind") == "reminder":
+        reminder = reminders.set_(
+            uow,
+            person_id=sender.person_id,
+            text=params["text"],
+            due_at=datetime.fromisoformat(params["due_at"]),
+            decision_id=decision_id,
+            origin_channel=situation.signal.channel,
+            source_fact_id=fact_id,
+        )
+        _reply(uow, situation, decision_id, reminders.confirmation(uow, reminder))
     elif decision.kind == DecisionKind.raise_concern and params.get("parent_id"):
         commitments.open_(
             uow,

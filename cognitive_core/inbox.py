@@ -11,7 +11,7 @@ import logging
 from sqlalchemy import select
 
 from action.ledger import contact_times
-from cognitive_core import llm_rules, presses, proposals, rules
+from cognitive_core import llm_rules, presses, proposals, rules, signals
 from cognitive_core.flows import apply
 from concern import press_flows
 from concern import service as concern_service
@@ -50,7 +50,7 @@ def situation_of(uow: UnitOfWork, content: dict, fact_id: str, people: tuple[rul
     if sender is not None:
         for c in concern_service.waiting_on(uow, person_id=sender.person_id):
             _, last = contact_times(uow, concern_id=c.concern_id, person_id=c.target_person_id)
-            if last is None:  # a question still held back has not reached them: nothing they say answers it
+            if last is None or c.kind == "reminder":  # held back, or their own reminder: nothing they say answers it
                 continue
             waiting.append(
                 rules.WaitingConcern(
@@ -191,6 +191,8 @@ def _process(uow: UnitOfWork, entry: InboxEntry, people: tuple[rules.PersonView,
         presses.process(uow, fact, people)
     elif fact.fact_type == "llm_proposal":
         proposals.process(uow, fact, people)
+    elif fact.fact_type == "external_signal":
+        signals.process(uow, fact)
     else:
         decisions.record(
             uow,

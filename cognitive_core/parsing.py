@@ -44,6 +44,9 @@ _PATTERNS: list[tuple[str, re.Pattern]] = [
     ("brief", re.compile(r"^(?:/brief|简报|今天的简报|今日简报)(?:\s*(?P<all>all|全部))?$", re.I)),
     ("review", re.compile(r"^(?:/review|周报|本周回顾)$", re.I)),
     ("help", re.compile(r"^(?:/help|/start|帮助|help|\?|？)$", re.I)),
+    ("reminders", re.compile(r"^(?:/reminders|我的提醒|提醒列表|my reminders)[？?]?$", re.I)),
+    ("remind", re.compile(r"^(?:/remind|remind me(?:\s+to)?)\s+(?P<rest>.+)$", re.S | re.I)),
+    ("remind", re.compile(r"^(?:帮我)?提醒我\s*(?P<rest>.+)$", re.S)),
 ]
 
 
@@ -63,16 +66,21 @@ SLASH_COMMANDS = {
     "brief": "brief",
     "review": "review",
     "help": "help",
+    "remind": "remind",
+    "reminders": "reminders",
 }
 _SLASH = re.compile(r"^/([A-Za-z_]+)(?:@\w+)?(?=\s|$)")
 # A keyword command written without a slash, when what follows cannot be read: its usage hint, not the help.
-_KEYWORD_HEADS = re.compile(r"^(?:(免打扰|暂停|取消|稍后|绑定)(?=[\s\d:：]|$)|(bind|pause|cancel|later)\b)", re.I)
+_KEYWORD_HEADS = re.compile(
+    r"^(?:(免打扰|暂停|取消|稍后|绑定|提醒我)(?=[\s\d:：]|$)|(bind|pause|cancel|later)\b)", re.I
+)
 _KEYWORD_COMMAND = {
     "免打扰": "quiet",
     "暂停": "pause",
     "取消": "cancel",
     "稍后": "later",
     "绑定": "bind",
+    "提醒我": "remind",
     "bind": "bind",
     "pause": "pause",
     "cancel": "cancel",
@@ -164,6 +172,8 @@ def parse(text: str) -> Intent | None:
             return Intent(name, {"duration": span(amount, unit)})
         if name == "quiet":
             return Intent(name, {"start": _norm_time(groups["start"]), "end": _norm_time(groups["end"])})
+        if name == "remind":
+            return Intent(name, {"rest": groups["rest"].strip()})
         if name == "did":
             return Intent(name, _did_args(groups.get("rest", "")))
         if name == "today":

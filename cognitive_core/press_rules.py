@@ -16,7 +16,7 @@ from fact.decisions import DecisionKind
 # Verbs that act on an open loop; a press on a closed one changes nothing.
 ON_OPEN_LOOPS = frozenset(
     {"later", "tomorrow", "not_me", "approve", "decline", "nudge", "cancel", "reassign", "handle", "remind", "done",
-     "extend"}
+     "extend", "remind_later"}
 )  # fmt: skip
 # Verbs of a question the bot asked back: the pending request (or the loop picked) is in the button's args.
 PICKS = frozenset({"pick_person", "ask_or_tell", "nudge_pick", "cancel_pick"})
@@ -67,7 +67,7 @@ def decide_press(view: PressView) -> Decision:
         return Decision(DecisionKind.direct_action, rule, {"verb": view.verb, "action": "nudge", **view.args})
     if view.verb == "cancel_pick":
         return Decision(DecisionKind.cancel_concern, rule, {"verb": view.verb, **view.args})
-    if view.verb == "later":
+    if view.verb in ("later", "remind_later"):
         hours = int(view.args.get("hours", 2))
         return Decision(DecisionKind.snooze_concern, rule, params | {"duration_s": hours * 3600})
     if view.verb == "tomorrow":

@@ -14,7 +14,7 @@ from action.models import ActionRequest, ButtonRow, ButtonSpec, Destination
 from cognitive_core import flows, press_rules, proposals, rules
 from cognitive_core.rules import Decision
 from concern import buttons as concern_buttons
-from concern import commitments, escalation, press_flows
+from concern import commitments, escalation, press_flows, reminders
 from concern import flows as concerns
 from concern import service as concern_service
 from concern.press_texts import press_text
@@ -155,6 +155,21 @@ def _carry_out(uow: UnitOfWork, decision: Decision, button: ButtonRow, presser: 
     if verb == "reassign":
         done = press_flows.ask_for_someone_else(uow, concern_id=concern_id, by=presser.person_id)
         return press_text("reassign" if done else "nothing", locale)
+    if verb == "done" and concern is not None and concern.kind == "reminder":
+        closed = reminders.done(uow, concern_id=concern_id, by=presser.person_id, decision_id=decision_id)
+        return reminders.render("done", locale) if closed else press_text("nothing", locale)
+    if verb == "remind_later":
+        moved = reminders.later(
+            uow,
+            concern_id=concern_id,
+            by=presser.person_id,
+            decision_id=decision_id,
+            delay=timedelta(seconds=decision.params["duration_s"]),
+        )
+        if moved is None:
+            return press_text("nothing", locale)
+        until = press_flows.when_for(uow, person_id=presser.person_id, instant=moved.due_at)
+        return reminders.render("later", locale, until=until)
     if verb == "done":  # a commitment's check-in: kept
         kept = commitments.complete_commitment(
             uow, concern_id=concern_id, by=presser.person_id, decision_id=decision_id

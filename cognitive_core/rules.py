@@ -6,7 +6,7 @@ import re
 from datetime import datetime
 from typing import Any
 
-from cognitive_core import intents, promises, understood
+from cognitive_core import intents, promises, reminding, understood
 from cognitive_core.parsing import Intent, is_acknowledgement, keyword_command, parse, slash_command, strip_bot_mention
 from cognitive_core.situation import (  # noqa: F401 (the rules' data, re-exported: callers import it from here)
     UNDERSTOOD_NOTHING,
@@ -99,6 +99,8 @@ def _command(intent: Intent, situation: Situation) -> Decision:
                 "priority": args.get("prio", "P2").upper(),
             },
         )
+    if name == "remind":
+        return _remind(args["rest"], situation)
     if name == "cancel":
         return Decision(DecisionKind.cancel_concern, "cancel", {"concern_id": args["concern_id"]})
     if name == "snooze":
@@ -144,6 +146,21 @@ def _command(intent: Intent, situation: Situation) -> Decision:
     return Decision(DecisionKind.reply, name, {"template": name})
 
 
+def _remind(rest: str, situation: Situation) -> Decision:
+    """A reminder for the sender themselves; its time must be ahead (a past one is said back, nothing set)."""
+    read = reminding.read(rest, now=situation.now, tz=situation.sender.timezone)
+    if read is None:
+        return _usage("remind")
+    at, text, words = read
+    if at <= situation.now:
+        return Decision(DecisionKind.reply, "remind:past", {"template": "remind_past", "at": at.isoformat()})
+    return Decision(
+        DecisionKind.raise_concern,
+        "remind",
+        {"kind": "reminder", "due_at": at.isoformat(), "text": text, "words": words},
+    )
+
+
 def _usage(command: str) -> Decision:
     """A malformed command gets the hint for that command only; an unknown one says so."""
     if command.startswith("/"):
@@ -159,6 +176,10 @@ def _names_someone_else(intent: Intent, situation: Situation) -> bool:
         intent.args.get("who", ""), situation.people, situation.signal.mentions
     )
     return target is not None and target.person_id != situation.sender.person_id
+
+
+# Commands about the sender's own things: never read as a reply to what waits on them.
+_OWN = ("snooze", "remind", "reminders")
 
 
 def _from_someone_waited_on(situation: Situation, text: str, intent: Intent | None) -> Decision | None:
@@ -178,7 +199,7 @@ def _from_someone_waited_on(situation: Situation, text: str, intent: Intent | No
         return Decision(
             DecisionKind.snooze_concern, "acknowledgement", {"concern_id": concern.concern_id, "acknowledgement": True}
         )
-    if not quoted and intent is not None and (intent.name == "snooze" or _names_someone_else(intent, situation)):
+    if not quoted and intent is not None and (intent.name in _OWN or _names_someone_else(intent, situation)):
         return None
     rule = (
         "quoted_reply"

@@ -85,7 +85,9 @@ def did(
 
 def _active(uow: UnitOfWork, *, viewer_id: str) -> list[Concern]:
     stmt = select(Concern).where(
-        Concern.state.in_(ACTIVE_STATES), or_(Concern.originator_id == viewer_id, Concern.target_person_id == viewer_id)
+        Concern.state.in_(ACTIVE_STATES),
+        or_(Concern.originator_id == viewer_id, Concern.target_person_id == viewer_id),
+        Concern.kind != "reminder",  # /reminders lists those
     )
     return list(uow.session.scalars(stmt.order_by(Concern.created_at)))
 

@@ -9,6 +9,7 @@
 | escalation                      | the manager        | I'll handle it · Remind them       |
 | commitment check-in             | the person         | Done · 2 more hours                |
 | the LLM's proposal              | the principal      | Confirm · Cancel                   |
+| reminder                        | its person         | Done · Later 1h                    |
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ LABELS: dict[str, dict[str, str]] = {
     "extend": {"zh": "再给我 2 小时", "en": "2 more hours"},
     "llm_confirm": {"zh": "确认", "en": "Confirm"},
     "llm_cancel": {"zh": "取消", "en": "Cancel"},
+    "remind_later": {"zh": "稍后 1小时", "en": "Later 1h"},
 }
 # Each message's buttons: (verb, args, style).
 SETS: dict[str, tuple[tuple[str, dict[str, Any], str], ...]] = {
@@ -45,6 +47,7 @@ SETS: dict[str, tuple[tuple[str, dict[str, Any], str], ...]] = {
     "escalation": (("handle", {}, "primary"), ("remind", {}, "default")),
     "check_in": (("done", {}, "primary"), ("extend", {"hours": 2}, "default")),
     "llm_proposal": (("llm_confirm", {}, "primary"), ("llm_cancel", {}, "danger")),
+    "reminder": (("done", {}, "primary"), ("remind_later", {"hours": 1}, "default")),
 }
 
 

@@ -16,7 +16,7 @@ from action.models import ActionRequest, ButtonSpec
 from action.rules import ConcernState
 from concern import buttons as concern_buttons
 from concern import media as concern_media
-from concern import messages, metrics, promises, service
+from concern import messages, metrics, promises, reminders, service
 from concern.models import ACTIVE_STATES, Concern
 from concern.rules import next_step
 from fact import decisions
@@ -348,7 +348,8 @@ def cancel(uow: UnitOfWork, *, concern_id: str, by: str, is_admin: bool, decisio
             text=concern.question,
         )
     _close_for_others(uow, concern, template="closed_cancelled")
-    if contact_times(uow, concern_id=concern_id, person_id=concern.target_person_id)[1] is not None:
+    reached = contact_times(uow, concern_id=concern_id, person_id=concern.target_person_id)[1] is not None
+    if reached and concern.target_person_id != concern.originator_id:  # a reminder's person cancelled it: no notice
         # The person asked saw the question: they hear it is off (once, keyed like every closure notice).
         notice(
             uow,
@@ -468,6 +469,9 @@ def fire(uow: UnitOfWork, concern: Concern) -> None:
     from concern import escalation
 
     _redeliver(uow, concern)
+    if concern.kind == "reminder" and concern.step_at is not None and concern.step_at <= uow.now:
+        reminders.fire(uow, concern)
+        return
     if concern.step_at is None or concern.step_at > uow.now:
         if concern.state not in ACTIVE_STATES and concern.step_at is not None:
             service.change(uow, concern, change="timer_cleared", step_at=None)

@@ -15,14 +15,14 @@ import uuid
 
 from action import service as actions
 from action.models import ActionRecord, ActionRequest, Deferred, InFlight, Outcome
-from concern import flows, results, service
+from concern import digest, flows, results, service
 from concern.models import ACTIVE_STATES, OutboxEntry
 from fact import service as facts
 from kernel.context import AppContext, UnitOfWork
 
 log = logging.getLogger("deputy.concern.outbox")
 # Decided for one version of a concern (a timer, a raise): a newer version (a reply, a cancel) supersedes them.
-VERSIONED = {"question", "follow_up", "nudge", "escalation"}
+VERSIONED = {"question", "follow_up", "nudge", "escalation", "reminder"}
 # Longer than any send can take (channel timeouts are far shorter); a dead owner's entry is free after it.
 LEASE = flows.OWNED_LEASE
 
@@ -48,9 +48,12 @@ def drain(ctx: AppContext, *, limit: int = 200) -> int:
     while ran < limit:
         with ctx.uow(actor="concern") as uow:
             entry = service.claim(uow, owner=owner, lease=LEASE)
+            held = entry is not None and digest.hold(uow, entry)
         if entry is None:
             break
         ran += 1
+        if held:  # waits for its person's digest
+            continue
         try:
             run(ctx, entry)
         except Exception as exc:  # one broken entry must not block the queue

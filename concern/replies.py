@@ -9,24 +9,26 @@ from zoneinfo import ZoneInfo
 from concern.messages import WEEKDAYS
 
 HELP = {
-    "zh": "我可以帮你问人、转告、跟进。直接跟我说就行，例如：\n"
-    "帮我问问张三提测什么时候能给 · 告诉李四明早10点开会 · 催一下张三\n"
+    "zh": "我可以帮你问人、转告、跟进、提醒。直接跟我说就行，例如：\n"
+    "帮我问问张三提测什么时候能给 · 告诉李四明早10点开会 · 催一下张三 · 提醒我明天上午10点交周报\n"
     "现在在等谁回复？ · 你今天做了什么？ · 简报 · 周报 · 晚上10点到早上8点别打扰我 · 这周别打扰我\n"
-    "命令也可以：/ask /tell /concerns /did /cancel /brief /review /quiet /pause /resume",
-    "en": "I can ask people, pass messages on and follow up. Just tell me, e.g.:\n"
-    "ask Zhang San when the build is ready · let Li Si know standup moved to 10 · chase Zhang San\n"
+    "命令也可以：/ask /tell /concerns /did /cancel /brief /review /remind /reminders /quiet /pause /resume",
+    "en": "I can ask people, pass messages on, follow up and remind you. Just tell me, e.g.:\n"
+    "ask Zhang San when the build is ready · let Li Si know standup moved to 10 · chase Zhang San · "
+    "/remind tomorrow 9:30 standup notes\n"
     "what are you waiting on? · what did you do today? · /brief · /review · no messages from 10pm to 8am\n"
-    "Commands work too: /ask /tell /concerns /did /cancel /brief /review /quiet /pause /resume",
+    "Commands work too: /ask /tell /concerns /did /cancel /brief /review /remind /reminders /quiet /pause /resume",
 }
 
 # What a member (not a principal) can do: they never see /ask or /tell.
 HELP_MEMBER = {
     "zh": "我可以帮你：\n"
-    "在等我回复什么？（/concerns） · 你今天做了什么？（/did）\n"
+    "在等我回复什么？（/concerns） · 你今天做了什么？（/did） · 提醒我1小时后交周报（/remind 1h …） · /reminders\n"
     "晚上10点到早上8点别打扰我（/quiet 22:00-08:00） · 暂停3天（/pause 3d） · 恢复（/resume）\n"
     "回复“稍后 2小时”可以推迟跟进。",
     "en": "I can:\n"
-    "what is waiting for my reply? (/concerns) · what did you do today? (/did)\n"
+    "what is waiting for my reply? (/concerns) · what did you do today? (/did) · /remind 1h submit the report · "
+    "/reminders\n"
     "no messages from 10pm to 8am (/quiet 22:00-08:00) · pause for 3 days (/pause 3d) · /resume\n"
     'Reply "later 2h" to push a follow-up back.',
 }
@@ -69,6 +71,11 @@ USAGE = {
     },
     "later": {"zh": "用法：/later 2h，或回复“稍后 2小时”", "en": 'Usage: /later 2h, or reply "later 2h"'},
     "did": {"zh": "用法：/did [24h] [@某人]", "en": "Usage: /did [24h] [@someone]"},
+    "remind": {
+        "zh": "用法：提醒我1分钟后提交周报、提醒我明天上午10点交周报，或 /remind 10m 内容",
+        "en": "Usage: /remind 10m call the vendor, or /remind tomorrow 9:30 standup notes",
+    },
+    "reminders": {"zh": "用法：/reminders", "en": "Usage: /reminders"},
     "resume": {"zh": "用法：/resume", "en": "Usage: /resume"},
     "brief": {"zh": "用法：/brief，或 /brief all 查看全部", "en": "Usage: /brief, or /brief all for everything"},
     "review": {"zh": "用法：/review", "en": "Usage: /review"},

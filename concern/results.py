@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 from action.ledger import contact_times
 from action.models import ActionRecord, ActionRequest, Destination, possibly_delivered
 from concern import buttons as concern_buttons
-from concern import escalation, flows, messages, reasons, replies, service
+from concern import digest, escalation, flows, messages, reasons, reminders, replies, service
 from concern.models import ACTIVE_STATES, Concern, OutboxEntry
 from kernel.context import UnitOfWork
 from person import service as persons
@@ -389,4 +389,6 @@ HANDLERS = {
     "stall_notice": _held_on_concern,
     "tell": _told,
     "policy": _policy_changed,
+    reminders.PURPOSE: reminders.sent,
+    digest.PURPOSE: digest.delivered,
 }

@@ -56,6 +56,11 @@ WORDS: dict[str, tuple[str, str]] = {
     "backlog": ("Backlog", "积压"),
     "inbox_pending": ("Signals waiting for the core", "待处理的信号"),
     "inbox_failed": ("Signals set aside", "处理失败的信号"),
+    "unhandled_signals": ("Unhandled signals", "未处理的外部信号"),
+    "unhandled_hint": (
+        "External signals of the last 7 days whose type has no route in DEPUTY_SIGNAL_ROUTES.",
+        "最近 7 天内没有在 DEPUTY_SIGNAL_ROUTES 中配置路由的外部信号。",
+    ),
     "outbox_ready": ("Actions ready to run", "待执行的动作"),
     "outbox_later": ("Actions waiting for their moment", "等待时机的动作"),
     "outbox_failed": ("Actions set aside", "执行失败的动作"),

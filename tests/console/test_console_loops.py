@@ -189,3 +189,15 @@ def test_the_console_speaks_the_browsers_language_and_the_toggle_wins(viewer, as
 def test_a_bad_filter_is_an_error_page_not_json(viewer):
     response = viewer.get("/console/concerns?priority=P9")
     assert response.status_code == 422 and "<html" in response.text and "priority" in response.text
+
+
+def test_the_overview_lists_signals_no_route_handles(viewer, ctx, zhangsan):
+    from perception import service as perception
+    from perception.models import ExternalSignal
+
+    signal = ExternalSignal(source="ci", signal_type="deploy_finished", external_id="d1", person_id=zhangsan)
+    fact, _ = perception.record_signal(ctx, signal=signal, actor="test")
+    tick(ctx)
+    html = viewer.get("/console").text
+    card = html[html.index('id="unhandled-signals"') : html.index('id="channels"')]
+    assert fact.fact_id in card and "deploy_finished" in card and "张三" in card

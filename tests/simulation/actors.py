@@ -340,6 +340,21 @@ class Actors:
             self.sim.log(f"  platform repeats event {event.event_id}")
             self.say(Said(person, event.channel, event.external_user_id, event.text), rng, event=event)
 
+    def _remind(self, rng: random.Random) -> None:
+        """Someone sets a reminder for themselves (zh or en, a span or a clock time)."""
+        person = rng.choice(self.sim.cast)
+        command, what = inputs.remind_text(rng, person, next(self._n))
+        self.sim.checker.user_texts.add(what)
+        self.say(self._said(rng, person, command), rng)
+
+    def _digest(self, rng: random.Random) -> None:
+        """A person's digest is switched on (mostly) or off, with a short or a long wait."""
+        person = rng.choice(self.sim.cast)
+        body = {"digest": rng.random() < 0.75, "digest_max_wait": rng.choice(("30m", "2h", "4h", "1d"))}
+        self.sim.log(f"  {person.person_id} digest {body}")
+        self.api("PATCH", f"/v1/persons/{person.person_id}/interaction_policy", json=body)
+        self.sim.run_tasks()
+
     def _advance(self, rng: random.Random) -> None:
         minutes, weights = zip(*ADVANCES, strict=True)
         delta = rng.choices(minutes, weights)[0]

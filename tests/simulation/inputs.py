@@ -66,6 +66,18 @@ def binding_of(rng: random.Random, person: PersonSpec, channel: str | None = Non
     return b.channel, b.user
 
 
+def remind_text(rng: random.Random, person: PersonSpec, n: int) -> tuple[str, str]:
+    """(what the person writes, what they want to be reminded of) for a reminder of their own."""
+    minutes = rng.choice((1, 5, 30, 90, 600))
+    if person.locale == "zh":
+        what = f"交报告{n}"
+        return rng.choice(
+            (f"提醒我{minutes}分钟后{what}", f"/remind {minutes}m {what}", f"提醒我明天上午10点{what}")
+        ), what
+    what = f"report{n} due"
+    return rng.choice((f"/remind {minutes}m {what}", f"/remind tomorrow 9:30 {what}")), what
+
+
 def question(rng: random.Random, n: int, locale: str) -> str:
     """A question text, unique per simulation (`n`)."""
     if locale == "zh":

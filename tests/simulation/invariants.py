@@ -6,6 +6,7 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from datetime import datetime
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
@@ -78,6 +79,8 @@ class Invariants:
             self._no_secret_in_logs,
             self._buttons_act_once_for_their_addressee,
             self._one_brief_a_day,
+            self._reminders_neither_lost_nor_doubled,
+            self._digest_never_holds_urgent,
         ):
             if rule.__name__.strip("_") not in self.sim.options.ignore:
                 rule(state, final)
@@ -148,9 +151,13 @@ class Invariants:
         told: dict[str, list[str]] = defaultdict(list)
         for delivery, row in self._deliveries(state):
             for c in state.concerns:
-                if row.target_person_id == c.originator_id and _terminal_for(row, delivery.text, c.concern_id):
+                if row.target_person_id == c.originator_id and any(
+                    _terminal_for(part, delivery.text, c.concern_id) for part in _carried(row)
+                ):
                     told[c.concern_id].append(delivery.action_id)
         for c in state.concerns:
+            if c.kind == "reminder":  # the person's own: Done is theirs, an unanswered one closes quietly by design
+                continue
             messages = sorted(set(told[c.concern_id]))
             if len(messages) > 1:
                 self.violations.append(
@@ -162,7 +169,7 @@ class Invariants:
                     for a in state.actions.values()
                     if a.target_person_id == c.originator_id
                     and a.result == "failed"
-                    and _terminal_for(a, "", c.concern_id)
+                    and any(_terminal_for(part, "", c.concern_id) for part in _carried(a))
                 ]
                 if not tried:
                     self.violations.append(f"{c.originator_id} was never told that {c.concern_id} ended ({c.state})")
@@ -342,6 +349,39 @@ class Invariants:
                     f"{row.action_type} {row.action_id} to {row.target_person_id} was blocked by {blocked_by}"
                 )
 
+    def _reminders_neither_lost_nor_doubled(self, state: State, final: bool) -> None:
+        """A reminder reaches its person once per time it is due (and one repeat), never twice; none is lost."""
+        later = Counter(
+            f.content["concern_id"] for f in self.concern_facts if f.content.get("change") == "snoozed"
+        )  # 稍后 1小时 makes it due again
+        reached: Counter[tuple[str, bool]] = Counter()
+        for _, row in self._deliveries(state):
+            if row.concern_id and ":reminder:" in (row.request_key or ""):
+                repeat = row.content_preview.startswith(("⏰ 再提醒", "⏰ Reminder again"))
+                reached[(row.concern_id, repeat)] += 1
+        tried = {a.concern_id for a in state.actions.values() if ":reminder:" in (a.request_key or "")}
+        for c in state.concerns:
+            if c.kind != "reminder":
+                continue
+            for repeat in (False, True):
+                if reached[(c.concern_id, repeat)] > 1 + later[c.concern_id]:
+                    what = "repeat" if repeat else "reminder"
+                    self.violations.append(
+                        f"{c.concern_id}'s {what} reached {c.originator_id} {reached[(c.concern_id, repeat)]} times"
+                    )
+            if c.state == "expired" and c.concern_id not in tried:
+                self.violations.append(f"{c.concern_id} expired without ever being sent (lost)")
+            if final and c.state in ACTIVE_STATES:
+                self.violations.append(f"{c.concern_id} is still open after settling (lost)")
+
+    def _digest_never_holds_urgent(self, state: State, final: bool) -> None:
+        """A digest never holds a P0/P1; after settling nothing is still held for one."""
+        for e in state.outbox:
+            if e.state in ("digest", "digested") and e.request.get("priority") in ("P0", "P1"):
+                self.violations.append(f"{e.request_key} ({e.request['priority']}) was held for a digest")
+            if final and e.state == "digest":
+                self.violations.append(f"{e.request_key} is still held for a digest after settling")
+
     def _no_secret_in_logs(self, state: State, final: bool) -> None:
         """No bot token, webhook secret or API token in any log line."""
         logged = self.sim.logs.getvalue()
@@ -351,6 +391,12 @@ class Invariants:
         leaked = [x[:6] + "…" for x in secrets if x and x in logged]
         if leaked:
             self.violations.append(f"secrets in the logs: {leaked}")
+
+
+def _carried(row: Any) -> list[Any]:
+    """The action itself and, for a digest, each item it carried (as a row with just its request key)."""
+    items = row.result_detail.get("items", []) if row.notification_type == "digest" else []
+    return [row, *(SimpleNamespace(request_key=key) for key in items)]
 
 
 def _terminal_for(row: Any, text_: str, concern_id: str) -> bool:

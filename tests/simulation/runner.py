@@ -48,6 +48,8 @@ KINDS = {
     "restart": 1,
     "hostile": 2,
     "rewrite": 1,
+    "remind": 4,
+    "digest": 2,
 }
 SETTLE_ROUNDS, SETTLE_STEP = 44, timedelta(hours=6)
 SETTLE_PACED_ROUNDS, SETTLE_PACED_STEP = 30, timedelta(seconds=2)

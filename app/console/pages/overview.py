@@ -14,6 +14,7 @@ from action import stats as action_stats
 from app.console import charts, describe
 from app.console.i18n import Translator
 from app.console.web import Shared, Viewing, translator
+from cognitive_core import signals
 from concern import stats as concern_stats
 from kernel.channel_names import installed
 from perception import service as perception
@@ -21,6 +22,7 @@ from person.rules import local_day_bounds
 
 router = APIRouter(prefix="/console", include_in_schema=False)
 DAYS = 14
+UNHANDLED_DAYS = 7
 RESULTS = ("success", "blocked", "failed", "pending")
 TYPES = ("send_message", "escalate", "backflow", "notify")
 # Time-to-answer buckets: (upper bound, label).
@@ -105,9 +107,12 @@ def overview(request: Request, shared: Shared, _: Viewing) -> HTMLResponse:
         held = concern_stats.held(uow)
         overdue = concern_stats.overdue(uow, now=now, grace=grace)
         in_flight = action_stats.in_flight(uow)
+        # Signals whose type has no route (DEPUTY_SIGNAL_ROUTES), this week, newest first.
+        unhandled = signals.unhandled_signals(uow, since=today - timedelta(days=UNHANDLED_DAYS - 1))[::-1][:20]
         who = describe.names(
             uow,
-            [r.target_person_id for r in [*not_sent, *in_flight]]
+            [s["person_id"] for s in unhandled if s["person_id"]]
+            + [r.target_person_id for r in [*not_sent, *in_flight]]
             + [c.target_person_id for c, _ in held]
             + [c.target_person_id for c in overdue],
         )
@@ -122,6 +127,7 @@ def overview(request: Request, shared: Shared, _: Viewing) -> HTMLResponse:
             "in_flight": in_flight,
             "backlog": concern_stats.backlog(uow, now=now),
             "inbox": perception.inbox_backlog(uow),
+            "unhandled": unhandled,
             "channels": _channels(ctx, summary, action_stats.bindings_by_channel(uow)),
         }
     days = [(since + timedelta(days=i)).astimezone(tz).date().isoformat() for i in range(DAYS)]
