@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from cognitive_core.brief_texts import text
 
-SECTIONS = ("attention", "answers", "due", "waiting", "owed")  # the order a reader sees them
-RANK = {"attention": 0, "due": 1, "answers": 2, "waiting": 3, "owed": 4}  # what stays when the brief is cut
+SECTIONS = ("attention", "answers", "due", "waiting", "owed", "signals")  # the order a reader sees them
+RANK = {"attention": 0, "due": 1, "answers": 2, "waiting": 3, "owed": 4, "signals": 5}  # what stays when cut
 MAX_ITEMS = 10  # one screen; the rest is "… and N more"
 MAX_BUTTONS = 6  # a request carries at most six buttons
 

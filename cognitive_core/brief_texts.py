@@ -12,6 +12,12 @@ _TEXTS: dict[str, dict[str, str]] = {
     "due": {"zh": "**今天到期的承诺（{n}）**", "en": "**Promises due ({n})**"},
     "waiting": {"zh": "**还在等（{n}）**", "en": "**Still waiting ({n})**"},
     "owed": {"zh": "**在等你回复（{n}）**", "en": "**Waiting on you ({n})**"},
+    "signals": {"zh": "**外部事件（{n}）**", "en": "**Signals ({n})**"},
+    "unhandled": {
+        "zh": "「{kind}」（来自 {source}）没有对应的处理规则 · {when}",
+        "en": "「{kind}」 from {source}: no route handles it · {when}",
+    },
+    "routed": {"zh": "{who}：「{kind}」（来自 {source}）· {when}", "en": "{who}: 「{kind}」 from {source} · {when}"},
     "answer": {"zh": "{who}：{question} → {answer}", "en": "{who}: {question} → {answer}"},
     "waiting_item": {
         "zh": "{who}：{question} · 已等 {age} · 跟进 {count} 次 · {next}",

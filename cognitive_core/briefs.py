@@ -14,6 +14,7 @@ from sqlalchemy import func, or_, select
 from action import buttons
 from action.buttons import Choice
 from action.models import ActionRequest, ActionRow, ButtonSpec, Destination
+from cognitive_core import signals
 from cognitive_core.brief_rules import Item, clip, layout
 from cognitive_core.brief_texts import age, text
 from concern import reasons
@@ -151,6 +152,24 @@ def items(uow: UnitOfWork, *, person: Person) -> list[Item]:
             age=age(now - c.created_at, locale),
         )
         found.append(Item("owed", line, -(now - c.created_at).total_seconds()))
+    return found + _signal_items(uow, me=me, since=since, names=names, tz=tz, locale=locale)
+
+
+def _signal_items(
+    uow: UnitOfWork, *, me: str, since: datetime, names: dict[str, str], tz: ZoneInfo, locale: str
+) -> list[Item]:
+    """External signals since the last brief: those no route handles (every principal hears of them), and those a
+    route lists in this principal's brief (a report's task_overdue)."""
+    found = []
+    for s in signals.unhandled_signals(uow, since=since):
+        moment = when(s["timestamp"], tz, locale, now=uow.now)
+        line = text("unhandled", locale, kind=s["signal_type"], source=s["source"], when=moment)
+        found.append(Item("signals", line, s["timestamp"].timestamp()))
+    for s in signals.briefed_signals(uow, principal_id=me, since=since):
+        who = "、".join(names.get(p, p) for p in s["recipients"]) or names.get(s["person_id"] or "", "-")
+        moment = when(s["timestamp"], tz, locale, now=uow.now)
+        line = text("routed", locale, who=who, kind=s["signal_type"], source=s["source"], when=moment)
+        found.append(Item("signals", line, s["timestamp"].timestamp()))
     return found
 
 

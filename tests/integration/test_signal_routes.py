@@ -95,3 +95,19 @@ def test_a_signal_without_a_route_is_recorded_and_listed_as_unhandled(ctx, clock
         [item] = signals.unhandled_signals(uow, since=clock.now() - timedelta(hours=1))
         assert (item["fact_id"], item["signal_type"], item["person_id"]) == (fact_id, "deploy_finished", "p_zhangsan")
         assert signals.unhandled_signals(uow, since=clock.now() + timedelta(seconds=1)) == []
+
+
+def test_the_brief_lists_unhandled_signals_and_a_reports_overdue_task_for_the_principal(ctx, clock, client, team):
+    feishu, _ = team
+    client.patch("/v1/persons/p_zhangsan", json={"manager_id": "p_boss"})
+    _signal(ctx, client, "task_overdue", person_id="p_zhangsan", title="季度报告")
+    _signal(ctx, client, "deploy_finished", person_id="p_zhangsan", title="v2")
+    feishu.sent.clear()
+    client.post("/v1/scheduler/tick")
+    from tests.integration.story_helpers import say
+
+    say(ctx, channel="feishu", user="ou_boss", text="/brief")
+    brief = feishu.texts_to("ou_boss")[-1]
+    assert "**外部事件（2）**" in brief
+    assert "张三：「task_overdue」（来自 tasks）" in brief
+    assert "「deploy_finished」（来自 tasks）没有对应的处理规则" in brief
