@@ -18,8 +18,9 @@ from typing import Any
 from action.service import recover_interrupted
 from cognitive_core import briefs, llm_worker, reviews
 from cognitive_core.inbox import process_pending
-from concern import digest, flows, outbox
-from concern import service as concerns
+from concern import digest, flows
+from concern.outbox import drain as outbox
+from concern.outbox import queue
 from kernel.context import AppContext
 from kernel.wakeups import WAKE_CHANNEL
 
@@ -62,7 +63,7 @@ def start_up(ctx: AppContext) -> dict[str, int]:
 def next_wake(ctx: AppContext) -> float | None:
     """Seconds until the earliest queued action becomes available (a paced send's slot), or None."""
     with ctx.reader() as uow:
-        at = concerns.next_available(uow)
+        at = queue.next_available(uow)
         return None if at is None else max(0.0, (at - uow.now).total_seconds())
 
 

@@ -127,8 +127,9 @@ def main() -> None:
         threading.setprofile(None)  # type: ignore[arg-type]
     assert answer.status_code == 200, answer.text
     with ctx.reader() as uow:
-        from action.models import ActionRow
         from sqlalchemy import select
+
+        from action.models import ActionRow
 
         sent = [(r.target_person_id, r.content_preview) for r in uow.session.scalars(select(ActionRow))]
     ctx.close()
@@ -145,7 +146,7 @@ def main() -> None:
             continue
         print(f"  {src}:{fn} → {dst}:{callee}  ×{n}")
     if args.files:
-        for package, path in sorted(walk.files):
+        for _, path in sorted(walk.files):
             print(f"  {path}")
     for person_id, preview in sent:
         print(f"sent to {person_id}: {preview}")

@@ -1,66 +1,92 @@
-"""What the bot answers back: the text of a reply decision and the buttons of a question it asks back."""
+"""What the bot answers back: the words of a reply by its template, and the buttons of a question it asks back."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timedelta
+from typing import Any
 from zoneinfo import ZoneInfo
 
-from cognitive_core import rules, summaries
+from cognitive_core import summaries
+from cognitive_core.situation import Situation
 from concern import messages, reminders, replies
+from concern.commands import Reply
 from kernel.context import UnitOfWork
 from person import service as persons
 
 
-def text(uow: UnitOfWork, decision: rules.Decision, situation: rules.Situation) -> str:
-    """The reply a decision of kind `reply` asks for, in the sender's language and timezone."""
-    sender = situation.sender
-    params = decision.params
+def _did(uow: UnitOfWork, values: dict[str, Any], sender: Any, tz: ZoneInfo) -> str:
+    return summaries.did(
+        uow,
+        viewer_id=sender.person_id,
+        viewer_role=sender.role,
+        locale=sender.locale,
+        tz=tz,
+        window=timedelta(seconds=values["window_s"]),
+        today=values["today"],
+        person_id=values.get("person_id"),
+    )
+
+
+def _past(uow: UnitOfWork, values: dict[str, Any], sender: Any, tz: ZoneInfo) -> str:
+    when = messages.when(datetime.fromisoformat(values["at"]), tz, sender.locale, now=uow.now)
+    return reminders.render("past", sender.locale, when=when)
+
+
+# Replies whose words are read from the records; every other template is a line of concern.replies.
+READ: dict[str, Callable[[UnitOfWork, dict[str, Any], Any, ZoneInfo], str]] = {
+    "did": _did,
+    "concerns": lambda uow, v, s, tz: summaries.concerns(uow, viewer_id=s.person_id, locale=s.locale, tz=tz),
+    "reminders": lambda uow, v, s, tz: reminders.listing(uow, person_id=s.person_id, locale=s.locale, tz=tz),
+    "remind_past": _past,
+}
+
+
+def text(uow: UnitOfWork, command: Reply, situation: Situation) -> str:
+    """The reply's words, in the sender's language and timezone."""
+    sender, values = situation.sender, command.values
     tz = ZoneInfo(persons.get(uow, person_id=sender.person_id).timezone)
-    if params["template"] == "did":
-        return summaries.did(
-            uow,
-            viewer_id=sender.person_id,
-            viewer_role=sender.role,
-            locale=sender.locale,
-            tz=tz,
-            window=timedelta(seconds=params["window_s"]),
-            today=params["today"],
-            person_id=params.get("person_id"),
-        )
-    if params["template"] == "concerns":
-        return summaries.concerns(uow, viewer_id=sender.person_id, locale=sender.locale, tz=tz)
-    if params["template"] == "reminders":
-        return reminders.listing(uow, person_id=sender.person_id, locale=sender.locale, tz=tz)
-    if params["template"] == "remind_past":
-        when = messages.when(datetime.fromisoformat(params["at"]), tz, sender.locale, now=uow.now)
-        return reminders.render("past", sender.locale, when=when)
-    target = persons.get(uow, person_id=params["target_person_id"]) if params.get("target_person_id") else None
-    names = [persons.get(uow, person_id=p) for p in params.get("choices", []) if isinstance(p, str)]
+    if (read := READ.get(command.template)) is not None:
+        return read(uow, values, sender, tz)
+    target = persons.get(uow, person_id=values["target_person_id"]) if values.get("target_person_id") else None
+    names = [persons.get(uow, person_id=p) for p in values.get("choices", []) if isinstance(p, str)]
     return replies.reply(
-        params["template"],
+        command.template,
         sender.locale,
-        who=params.get("who", ""),
-        command=params.get("command", ""),
+        who=values.get("who", ""),
+        command=values.get("command", ""),
         role=sender.role,
-        hint=params.get("hint", "ask"),
+        hint=values.get("hint", "ask"),
         target=target.display_name if target else "",
         names=" / ".join(p.display_name for p in names if p),
     )
 
 
-def choices(uow: UnitOfWork, decision: rules.Decision, locale: str) -> list[tuple[str, str, dict]]:
-    """The buttons a question back carries: who was meant, ask or tell, which open question."""
-    params, template = decision.params, decision.params.get("template")
-    if template == "did_you_mean_person":
-        people = [persons.get(uow, person_id=p) for p in params["choices"]]
-        return [("pick_person", p.display_name, {"person_id": p.person_id, **params["request"]}) for p in people if p]
-    if template == "ask_or_tell":
-        pending = {"person_id": params["target_person_id"], **params["request"]}
-        labels = {
-            verb: replies.ASK_OR_TELL[verb].get(locale, replies.ASK_OR_TELL[verb]["en"]) for verb in ("ask", "tell")
-        }
-        return [("ask_or_tell", labels[verb], pending | {"as": verb}) for verb in ("ask", "tell")]
-    if template in ("nudge_which", "cancel_which"):
-        verb = template.removesuffix("_which") + "_pick"
-        return [(verb, question, {"concern_id": concern_id}) for concern_id, question in params["choices"]]
-    return []
+def _people(uow: UnitOfWork, values: dict[str, Any], locale: str) -> list[tuple[str, str, dict]]:
+    people = [persons.get(uow, person_id=p) for p in values["choices"]]
+    return [("pick_person", p.display_name, {"person_id": p.person_id, **values["request"]}) for p in people if p]
+
+
+def _ask_or_tell(uow: UnitOfWork, values: dict[str, Any], locale: str) -> list[tuple[str, str, dict]]:
+    pending = {"person_id": values["target_person_id"], **values["request"]}
+    labels = {verb: replies.ASK_OR_TELL[verb].get(locale, replies.ASK_OR_TELL[verb]["en"]) for verb in ("ask", "tell")}
+    return [("ask_or_tell", labels[verb], pending | {"as": verb}) for verb in ("ask", "tell")]
+
+
+def _which(verb: str) -> Callable[[UnitOfWork, dict[str, Any], str], list[tuple[str, str, dict]]]:
+    return lambda uow, values, locale: [(verb, q, {"concern_id": cid}) for cid, q in values["choices"]]
+
+
+# The buttons a question back carries: who was meant, ask or tell, which open question.
+CHOICES: dict[str, Callable[[UnitOfWork, dict[str, Any], str], list[tuple[str, str, dict]]]] = {
+    "did_you_mean_person": _people,
+    "ask_or_tell": _ask_or_tell,
+    "nudge_which": _which("nudge_pick"),
+    "cancel_which": _which("cancel_pick"),
+}
+
+
+def choices(uow: UnitOfWork, command: Reply, locale: str) -> list[tuple[str, str, dict]]:
+    """(verb, label, args) of each button the reply carries (none for most replies)."""
+    make = CHOICES.get(command.template)
+    return make(uow, command.values, locale) if make is not None else []

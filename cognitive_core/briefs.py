@@ -9,18 +9,16 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import func, or_, select
+from sqlalchemy import select
 
-from action import buttons
-from action.buttons import Choice
-from action.models import ActionRequest, ActionRow, ButtonSpec, Destination
 from cognitive_core import signals
 from cognitive_core.brief_rules import Item, clip, layout
 from cognitive_core.brief_texts import age, text
-from concern import reasons
-from concern import service as concern_service
+from concern import buttons as concern_buttons
+from concern import outbound, reasons
 from concern.messages import WEEKDAYS, when
 from concern.models import ACTIVE_STATES, Concern
+from concern.outbox.queue import Purpose
 from fact import service as facts
 from fact.models import Fact
 from kernel.context import AppContext, UnitOfWork
@@ -40,13 +38,7 @@ def _names(uow: UnitOfWork) -> dict[str, str]:
 
 def last_brief_at(uow: UnitOfWork, *, person_id: str) -> datetime | None:
     """When the person's last scheduled brief went out, or None."""
-    return uow.session.scalar(
-        select(func.max(ActionRow.created_at)).where(
-            ActionRow.target_person_id == person_id,
-            ActionRow.notification_type == NOTIFICATION_TYPE,
-            ActionRow.result == "success",
-        )
-    )
+    return outbound.last_sent(uow, person_id=person_id, notification_type=NOTIFICATION_TYPE)
 
 
 def _next_step(uow: UnitOfWork, c: Concern, tz: ZoneInfo, locale: str) -> str:
@@ -130,13 +122,7 @@ def items(uow: UnitOfWork, *, person: Person) -> list[Item]:
         line = text("answer", locale, who=who, question=clip(c.question, 40), answer=clip(c.answer or "", 80))
         found.append(Item("answers", line, c.resolved_at.timestamp()))
     # The loop's own words, not the failed message's preview: that was written in its recipient's language.
-    failed = (
-        select(ActionRow, Concern.question)
-        .join(Concern, Concern.concern_id == ActionRow.concern_id)
-        .where(Concern.originator_id == me, ActionRow.result == "failed", ActionRow.created_at > since)
-        .where(or_(ActionRow.notification_type.is_(None), ActionRow.notification_type != "reply"))
-    )
-    for row, question in uow.session.execute(failed.order_by(ActionRow.pk)):
+    for row, question in outbound.failed_for(uow, originator_id=me, since=since):
         who = names.get(row.target_person_id or "", row.target_person_id or "-")
         line = text("failed", locale, who=who, preview=clip(question, 50))
         found.append(Item("attention", line, row.created_at.timestamp()))
@@ -180,24 +166,26 @@ def _title(now: datetime, tz: ZoneInfo, locale: str) -> str:
     return text("title", locale, day=f"{WEEKDAYS['en'][local.weekday()]} {local:%m-%d}")
 
 
-def _buttons(uow: UnitOfWork, person: Person, key: str, actions: tuple) -> list[ButtonSpec]:
+def _buttons(uow: UnitOfWork, person: Person, key: str, actions: tuple) -> list:
     """Each numbered item's buttons, one press per item (its own request key), labelled with the item's number."""
-    specs: list[ButtonSpec] = []
+    items = []
     for number, concern_id, verbs in actions:
-        choices = []
-        for at, verb in enumerate(verbs):
-            label = text(verb, person.locale, n=number)
-            args = {"label": label, "style": _STYLES[verb], "at": at, **({"hours": 2} if verb == "extend" else {})}
-            choices.append(Choice(verb, label, args, _STYLES[verb]))
-        specs += buttons.mint(
-            uow, request_key=f"{key}#{number}", addressee_id=person.person_id, choices=choices, concern_id=concern_id
-        )
-    return specs
+        shown = [
+            (
+                verb,
+                text(verb, person.locale, n=number),
+                {"at": at, **({"hours": 2} if verb == "extend" else {})},
+                _STYLES[verb],
+            )
+            for at, verb in enumerate(verbs)
+        ]
+        items.append((str(number), concern_id, shown))
+    return concern_buttons.numbered(uow, key=key, addressee_id=person.person_id, items=items)
 
 
 def compose(
     uow: UnitOfWork, *, person: Person, key: str, everything: bool = False, always: bool = False
-) -> tuple[str, list[ButtonSpec], int] | None:
+) -> tuple[str, list, int] | None:
     """The brief's text, its buttons and its item count; None when there is nothing to say (unless `always`)."""
     tz, locale = ZoneInfo(person.timezone), person.locale
     found = items(uow, person=person)
@@ -216,24 +204,21 @@ def answer(
     decision_id: str,
     key: str,
     everything: bool,
-    origin_channel: str | None,
-    destination: Destination | None,
+    channel: str | None,
+    chat_id: str | None,
 ) -> None:
     """`/brief` (`/brief all`): the brief now, reactively, also when there is nothing to say."""
     body, specs, _ = compose(uow, person=person, key=key, everything=everything, always=True)
-    request = ActionRequest(
-        action_type="notify",
-        decision_ref=decision_id,
-        target_person_id=person.person_id,
+    outbound.reply(
+        uow,
+        to=person.person_id,
         text=body,
-        reactive=True,
-        origin_channel=origin_channel,
-        notification_type="reply",
-        request_key=key,
-        destination=destination,
+        decision_id=decision_id,
+        channel=channel,
+        key=key,
+        chat_id=chat_id,
         buttons=specs,
     )
-    concern_service.enqueue(uow, request=request, purpose="reply")
 
 
 class _Taken(Exception):
@@ -280,17 +265,17 @@ def _decide(uow: UnitOfWork, *, person_id: str, key: str) -> bool:
         raise _Taken
     if composed is None:
         return False
-    request = ActionRequest(
-        action_type="notify",
-        decision_ref=decision_id,
-        target_person_id=person_id,
+    outbound.notify(  # the gate above makes it the only one
+        uow,
+        to=person_id,
         text=composed[0],
-        solicited=True,
+        decision_id=decision_id,
+        key=key,
         notification_type=NOTIFICATION_TYPE,
-        request_key=key,
+        purpose=Purpose.brief,
+        solicited=True,
         buttons=composed[1],
     )
-    concern_service.enqueue(uow, request=request, purpose="brief")  # the gate above makes it the only one
     return True
 
 

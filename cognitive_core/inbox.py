@@ -10,11 +10,10 @@ import logging
 
 from sqlalchemy import select
 
-from action.ledger import contact_times
 from cognitive_core import llm_rules, presses, proposals, rules, signals
 from cognitive_core.flows import apply
-from concern import press_flows
-from concern import service as concern_service
+from concern import reads
+from concern.commands import dump
 from fact import decisions
 from fact import service as facts
 from fact.decisions import DecisionKind
@@ -46,23 +45,11 @@ def people_cache(ctx: AppContext) -> PeopleCache[rules.PersonView]:
 def situation_of(uow: UnitOfWork, content: dict, fact_id: str, people: tuple[rules.PersonView, ...]) -> rules.Situation:
     """Everything `decide` needs about one message_received fact, given the current people."""
     sender = next((person for person in people if person.person_id == content.get("person_id")), None)
-    waiting = []
-    if sender is not None:
-        for c in concern_service.waiting_on(uow, person_id=sender.person_id):
-            _, last = contact_times(uow, concern_id=c.concern_id, person_id=c.target_person_id)
-            if last is None or c.kind == "reminder":  # held back, or their own reminder: nothing they say answers it
-                continue
-            waiting.append(
-                rules.WaitingConcern(
-                    c.concern_id, c.originator_id, c.question, tuple(c.message_refs), last, kind=c.kind
-                )
-            )
-        for c in concern_service.escalated_to(uow, person_id=sender.person_id):  # their answer resolves the escalation
-            waiting.append(
-                rules.WaitingConcern(
-                    c.concern_id, c.originator_id, c.question, tuple(c.message_refs), c.escalated_at, role="escalation"
-                )
-            )
+    loops = (
+        reads.loops_of(uow, person_id=sender.person_id, principal=sender.role == "principal")
+        if sender is not None
+        else reads.Loops()
+    )
     reply_to = content.get("reply_to_message_id")
     signal = rules.SignalView(
         fact_id=fact_id,
@@ -75,21 +62,14 @@ def situation_of(uow: UnitOfWork, content: dict, fact_id: str, people: tuple[rul
         media_kind=(content.get("media") or {}).get("kind"),
         chat_id=content.get("chat_id"),
     )
-    awaiting, open_asks = (), ()
-    if sender is not None and sender.role == "principal":
-        awaiting = tuple((c.concern_id, c.question) for c in press_flows.awaiting_name(uow, person_id=sender.person_id))
-        open_asks = tuple(
-            rules.OpenAsk(c.concern_id, c.target_person_id, c.question)
-            for c in concern_service.asked_by(uow, person_id=sender.person_id)
-        )
     return rules.Situation(
         signal=signal,
         sender=sender,
         people=people,
-        waiting=tuple(waiting),
+        waiting=tuple(rules.WaitingConcern(**w.__dict__) for w in loops.waiting),
         now=uow.now,
-        awaiting_name=awaiting,
-        open_asks=open_asks,
+        awaiting_name=loops.awaiting_name,
+        open_asks=tuple(rules.OpenAsk(*ask) for ask in loops.open_asks),
     )
 
 
@@ -181,6 +161,7 @@ def _process(uow: UnitOfWork, entry: InboxEntry, people: tuple[rules.PersonView,
                 rule=decision.rule,
                 inputs=[fact.fact_id, *_concern_inputs(decision)],
                 requested=[decision.params | {"kind": decision.kind.value} | asked],
+                command=dump(decision.command),
                 person_refs=fact.person_refs,
             )
             apply(
@@ -229,4 +210,4 @@ def _quarantine(ctx: AppContext, fact_id: str, exc: Exception) -> None:
 
 def _concern_inputs(decision: rules.Decision) -> list[str]:
     concern_id = decision.params.get("concern_id")
-    return [concern_id] if concern_id else []
+    return [concern_id] if isinstance(concern_id, str) and concern_id else []

@@ -81,7 +81,7 @@ def judge(data: dict[str, Any] | None, situation: rules.Situation) -> Verdict:
         deadline = _deadline(data["deadline"], situation)
         if deadline is None:
             return Verdict("drop", "deadline")
-        decision = replace(decision, params={**decision.params, **deadline})
+        decision = replace(decision, command=replace(decision.command, **deadline))
     return Verdict("confirm", decision=decision, target=target)
 
 

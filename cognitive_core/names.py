@@ -35,6 +35,28 @@ class Named:
     words: str
 
 
+def find_person(
+    who: str, people: tuple[PersonView, ...], mentions: tuple[tuple[str | None, str], ...] = ()
+) -> PersonView | None:
+    """The person `who` names exactly: person id, display name, alias or platform mention (case-insensitive)."""
+    key = who.strip().lstrip("@").strip().casefold()
+    for ext_id, name in mentions:
+        if name.strip().lstrip("@").casefold() == key and ext_id:
+            for person in people:
+                if any(e == ext_id for _, e in person.external_ids):
+                    return person
+    for person in people:
+        names = {
+            person.person_id.casefold(),
+            person.person_id.removeprefix("p_").casefold(),
+            person.display_name.casefold(),
+            *(a.casefold() for a in person.aliases),
+        }
+        if key in names:
+            return person
+    return None
+
+
 def _words_of(person: PersonView) -> set[str]:
     words = {person.display_name, person.person_id, person.person_id.removeprefix("p_"), *person.aliases}
     return {simplified(w).strip() for w in words if w and w.strip()}

@@ -1,17 +1,18 @@
 """Pure rules for a button press: may it act, and what does it ask for (no I/O).
 
-A press is another input, not a side door: it becomes the same decisions typed commands do (snooze, cancel,
-resolve) or a direct action the concern engine carries out (nudge, not me, take an escalation).
+A press is another input, not a side door: its verb becomes the same command a typed request would (`VERBS`),
+carried out through the same handler table (snooze, cancel, nudge, not me, take an escalation …).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from cognitive_core import understood
-from cognitive_core.rules import Decision
-from fact.decisions import DecisionKind
+from cognitive_core.situation import Decision
+from concern import commands as c
 
 # Verbs that act on an open loop; a press on a closed one changes nothing.
 ON_OPEN_LOOPS = frozenset(
@@ -39,7 +40,7 @@ class PressView:
 
 def verdict(view: PressView) -> str:
     """`ok`, or why nothing happens: `unknown` token, `not_yours`, `used` (pressed before), `closed` loop."""
-    if view.verb is None:
+    if view.verb is None or view.verb not in VERBS:  # an unknown token, or a row that is no button (a prompt)
         return "unknown"
     if view.presser_id is None or view.presser_id != view.addressee_id:
         return "not_yours"
@@ -52,28 +53,46 @@ def verdict(view: PressView) -> str:
     return "ok"
 
 
+def _completed(view: PressView) -> Decision:
+    """A did-you-mean or ask-or-tell choice: the pending request in the button's args, completed."""
+    request = {k: v for k, v in view.args.items() if k not in ("person_id", "as")}
+    return understood.complete(request, target_id=view.args["person_id"], intent=view.args.get("as"))
+
+
+def _hours(view: PressView, default: int) -> int:
+    return int(view.args.get("hours", default))
+
+
+# What each verb asks for: verb → command (a pick completes the request its reply was about).
+VERBS: dict[str, Callable[[PressView], c.Command]] = {
+    "later": lambda v: c.Snooze(v.concern_id, _hours(v, 2) * 3600),
+    "remind_later": lambda v: c.Snooze(v.concern_id, _hours(v, 1) * 3600),
+    "tomorrow": lambda v: c.DeferToMorning(v.concern_id),
+    "cancel": lambda v: c.Cancel(v.concern_id),
+    "approve": lambda v: c.Decide(v.concern_id, approve=True),
+    "decline": lambda v: c.Decide(v.concern_id, approve=False),
+    "not_me": lambda v: c.NotMe(v.concern_id),
+    "reassign": lambda v: c.AskSomeoneElse(v.concern_id),
+    "handle": lambda v: c.TakeEscalation(v.concern_id),
+    "nudge": lambda v: c.Nudge(v.concern_id),
+    "remind": lambda v: c.Nudge(v.concern_id),
+    "done": lambda v: c.Done(v.concern_id),
+    "extend": lambda v: c.Extend(v.concern_id, _hours(v, 2)),
+    "pick_person": lambda v: _completed(v).command,
+    "ask_or_tell": lambda v: _completed(v).command,
+    "nudge_pick": lambda v: c.Nudge(v.args["concern_id"]),
+    "cancel_pick": lambda v: c.Cancel(v.args["concern_id"]),
+    "llm_confirm": lambda v: c.ConfirmProposal(v.args.get("decision_id", "")),
+    "llm_cancel": lambda v: c.DropProposal(v.args.get("decision_id", "")),
+}
+
+
 def decide_press(view: PressView) -> Decision:
     """The decision a press asks for (`ignore` with the reason when it may not act)."""
     why = verdict(view)
     if why != "ok":
-        return Decision(DecisionKind.ignore, f"press:{why}", {"verb": view.verb, "concern_id": view.concern_id})
-    params: dict[str, Any] = {"verb": view.verb, "concern_id": view.concern_id}
-    rule = f"press:{view.verb}"
-    if view.verb in ("pick_person", "ask_or_tell"):  # completes the request the reply was about
-        request = {k: v for k, v in view.args.items() if k not in ("person_id", "as")}
-        kind, _, completed = understood.complete(request, target_id=view.args["person_id"], intent=view.args.get("as"))
-        return Decision(kind, rule, completed | {"verb": view.verb})
-    if view.verb == "nudge_pick":
-        return Decision(DecisionKind.direct_action, rule, {"verb": view.verb, "action": "nudge", **view.args})
-    if view.verb == "cancel_pick":
-        return Decision(DecisionKind.cancel_concern, rule, {"verb": view.verb, **view.args})
-    if view.verb in ("later", "remind_later"):
-        hours = int(view.args.get("hours", 2))
-        return Decision(DecisionKind.snooze_concern, rule, params | {"duration_s": hours * 3600})
-    if view.verb == "tomorrow":
-        return Decision(DecisionKind.snooze_concern, rule, params | {"until": "morning"})
-    if view.verb == "cancel":
-        return Decision(DecisionKind.cancel_concern, rule, params)
-    if view.verb in ("approve", "decline", "done"):
-        return Decision(DecisionKind.resolve_concern, rule, params)
-    return Decision(DecisionKind.direct_action, rule, params | {"action": view.verb, **view.args})
+        return Decision(f"press:{why}", c.Ignore({"verb": view.verb, "concern_id": view.concern_id}))
+    notes: dict[str, Any] = {"verb": view.verb}
+    if view.verb in ("pick_person", "ask_or_tell"):
+        notes |= _completed(view).notes
+    return Decision(f"press:{view.verb}", VERBS[view.verb](view), notes)

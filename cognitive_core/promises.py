@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta
 
+from cognitive_core.situation import Decision
 from cognitive_core.when import Found, parse_when
-from fact.decisions import DecisionKind
+from concern.commands import Commit
 
 HORIZON = timedelta(days=365)  # a promise or deadline further ahead than this is a misreading, not a plan
 # An answer about the past ("已经3点发了", "sent it an hour ago") promises nothing.
@@ -18,7 +19,7 @@ def _ahead(found: Found | None, now: datetime) -> bool:
 
 
 def promise(answer: str, *, concern_id: str, kind: str, role: str, timezone: str, now: datetime) -> dict | None:
-    """The commitment an answer to a question makes ("明天下午3点给你", "by Friday 5pm"), as decision params.
+    """The commitment an answer to a question makes ("明天下午3点给你", "by Friday 5pm"), as its command's fields.
 
     Only the person asked promises (not the manager answering an escalation), only to a question (a reply to a
     commitment's check-in keeps or extends that one), and only a time still ahead.
@@ -36,9 +37,9 @@ def promise(answer: str, *, concern_id: str, kind: str, role: str, timezone: str
     }
 
 
-def commitment_decision(params: dict) -> tuple[DecisionKind, str, dict]:
-    """(kind, rule, params) of the decision that opens a commitment."""
-    return DecisionKind.raise_concern, "commitment_in_answer", params
+def commitment_decision(promised: dict) -> Decision:
+    """The decision that opens the commitment `promise` found."""
+    return Decision("commitment_in_answer", Commit(**promised))
 
 
 def deadline(text: str, *, timezone: str, now: datetime | None) -> dict:

@@ -8,9 +8,9 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import select
 
-from action.models import ActionRequest, Destination
 from cognitive_core.review_rules import Review, compute, render
-from concern import service as concern_service
+from concern import outbound
+from concern.outbox.queue import Purpose
 from fact import service as facts
 from fact.models import Fact
 from fact.service import FactFilter
@@ -68,23 +68,14 @@ def answer(
     person: Person,
     decision_id: str,
     key: str,
-    origin_channel: str | None,
-    destination: Destination | None,
+    channel: str | None,
+    chat_id: str | None,
 ) -> None:
     """`/review`: the last seven days, now, reactively."""
     _, body = review_of(uow, person=person, end=uow.now)
-    request = ActionRequest(
-        action_type="notify",
-        decision_ref=decision_id,
-        target_person_id=person.person_id,
-        text=body,
-        reactive=True,
-        origin_channel=origin_channel,
-        notification_type="reply",
-        request_key=key,
-        destination=destination,
+    outbound.reply(
+        uow, to=person.person_id, text=body, decision_id=decision_id, channel=channel, key=key, chat_id=chat_id
     )
-    concern_service.enqueue(uow, request=request, purpose="reply")
 
 
 class _Taken(Exception):
@@ -114,16 +105,16 @@ def _decide(uow: UnitOfWork, *, person_id: str, key: str, end: datetime) -> bool
         raise _Taken
     if result.empty:
         return False
-    request = ActionRequest(
-        action_type="notify",
-        decision_ref=decision_id,
-        target_person_id=person_id,
+    outbound.notify(
+        uow,
+        to=person_id,
         text=body,
-        solicited=True,
+        decision_id=decision_id,
+        key=key,
         notification_type=NOTIFICATION_TYPE,
-        request_key=key,
+        purpose=Purpose.brief,
+        solicited=True,
     )
-    concern_service.enqueue(uow, request=request, purpose="brief")
     return True
 
 

@@ -1,12 +1,15 @@
-"""`decide`: the pure rules that turn one signal into decisions (no I/O, no clock of its own)."""
+"""`decide`: the pure rules that turn one signal into decisions (no I/O, no clock of its own).
+
+Typed commands go through `typed.TYPED`, plain words through the intent table (`intents.read` → `understood`);
+what a person owing an answer writes is their answer. Every decision carries a `concern.commands` command.
+"""
 
 from __future__ import annotations
 
 import re
-from datetime import datetime
-from typing import Any
 
-from cognitive_core import intents, promises, reminding, understood
+from cognitive_core import intents, promises, typed, understood
+from cognitive_core.names import find_person
 from cognitive_core.parsing import Intent, is_acknowledgement, keyword_command, parse, slash_command, strip_bot_mention
 from cognitive_core.situation import (  # noqa: F401 (the rules' data, re-exported: callers import it from here)
     UNDERSTOOD_NOTHING,
@@ -17,7 +20,9 @@ from cognitive_core.situation import (  # noqa: F401 (the rules' data, re-export
     Situation,
     WaitingConcern,
 )
-from fact.decisions import DecisionKind
+from concern import commands as c
+
+__all__ = ["Decision", "OpenAsk", "PersonView", "SignalView", "Situation", "WaitingConcern", "decide", "find_person"]
 
 # Words that make a member's message a decision for their manager (money, contracts, legal, approvals).
 _RISK = "付款 打款 转账 报销 预算 合同 签约 法务 律师 诉讼 审批 批准 采购 发票 报价 赔偿 罚款 涨薪 " + (
@@ -26,146 +31,9 @@ _RISK = "付款 打款 转账 报销 预算 合同 签约 法务 律师 诉讼 �
 RISK_KEYWORDS = tuple(_RISK.split())
 
 
-def find_person(
-    who: str, people: tuple[PersonView, ...], mentions: tuple[tuple[str | None, str], ...] = ()
-) -> PersonView | None:
-    """Match by person id, display name, alias or platform mention (case-insensitive)."""
-    key = who.strip().lstrip("@").strip().casefold()
-    for ext_id, name in mentions:
-        if name.strip().lstrip("@").casefold() == key and ext_id:
-            for person in people:
-                if any(e == ext_id for _, e in person.external_ids):
-                    return person
-    for person in people:
-        names = {
-            person.person_id.casefold(),
-            person.person_id.removeprefix("p_").casefold(),
-            person.display_name.casefold(),
-            *(a.casefold() for a in person.aliases),
-        }
-        if key in names:
-            return person
-    return None
-
-
-def _answered_concern(situation: Situation) -> WaitingConcern | None:
-    if not situation.waiting:
-        return None
-    if situation.signal.reply_to:
-        for c in situation.waiting:
-            if situation.signal.reply_to in c.message_refs:
-                return c
-    epoch = datetime.min.replace(tzinfo=situation.now.tzinfo) if situation.now else None
-    return max(situation.waiting, key=lambda c: (c.last_contact_at or epoch, c.concern_id))
-
-
 def _risky(text: str) -> list[str]:
     lowered = text.casefold()
     return [k for k in RISK_KEYWORDS if (k in lowered if not k.isascii() else re.search(rf"\b{k}", lowered))]
-
-
-def _command(intent: Intent, situation: Situation) -> Decision:
-    sender = situation.sender
-    assert sender is not None
-    name, args = intent.name, intent.args
-    if name in ("ask", "tell"):
-        if sender.role != "principal":
-            return Decision(DecisionKind.reply, f"{name}:not_principal", {"template": "not_principal"})
-        target = find_person(args["who"], situation.people, situation.signal.mentions)
-        if target is None:
-            return Decision(
-                DecisionKind.reply, f"{name}:unknown_person", {"template": "unknown_person", "who": args["who"]}
-            )
-        if target.person_id == sender.person_id:
-            return Decision(DecisionKind.reply, f"{name}:self", {"template": "ask_self"})
-        if name == "ask":
-            return Decision(
-                DecisionKind.raise_concern,
-                "ask",
-                {
-                    "target_person_id": target.person_id,
-                    "question": args["text"],
-                    "priority": args.get("prio", "P1").upper(),
-                    **promises.deadline(args["text"], timezone=sender.timezone, now=situation.now),
-                },
-            )
-        return Decision(
-            DecisionKind.direct_action,
-            "tell",
-            {
-                "action": "notify",
-                "target_person_id": target.person_id,
-                "text": args["text"],
-                "priority": args.get("prio", "P2").upper(),
-            },
-        )
-    if name == "remind":
-        return _remind(args["rest"], situation)
-    if name == "cancel":
-        return Decision(DecisionKind.cancel_concern, "cancel", {"concern_id": args["concern_id"]})
-    if name == "snooze":
-        concern = _answered_concern(situation)
-        if concern is None:
-            return Decision(DecisionKind.reply, "snooze:nothing_waiting", {"template": "nothing_to_snooze"})
-        return Decision(
-            DecisionKind.snooze_concern,
-            "snooze",
-            {"concern_id": concern.concern_id, "duration_s": int(args["duration"].total_seconds())},
-        )
-    if name == "quiet":
-        return Decision(
-            DecisionKind.direct_action,
-            "self_service:quiet",
-            {"action": "policy", "patch": {"quiet_hours": [{"start": args["start"], "end": args["end"]}]}},
-        )
-    if name == "pause":
-        until = situation.now + args["duration"]
-        return Decision(
-            DecisionKind.direct_action,
-            "self_service:pause",
-            {"action": "policy", "patch": {"paused_until": until.isoformat()}},
-        )
-    if name == "resume":
-        return Decision(
-            DecisionKind.direct_action, "self_service:resume", {"action": "policy", "patch": {"paused_until": None}}
-        )
-    if name == "did":
-        params: dict[str, Any] = {
-            "template": "did",
-            "today": bool(args.get("today")),
-            "window_s": int(args["window"].total_seconds()) if "window" in args else 86400,
-        }
-        if args.get("who"):
-            who = find_person(args["who"], situation.people, situation.signal.mentions)
-            params["person_id"] = who.person_id if who else None
-        return Decision(DecisionKind.reply, "did", params)
-    if name == "brief":
-        return Decision(DecisionKind.reply, "brief", {"template": "brief", "all": bool(args.get("all"))})
-    if name == "review":
-        return Decision(DecisionKind.reply, "review", {"template": "review"})
-    return Decision(DecisionKind.reply, name, {"template": name})
-
-
-def _remind(rest: str, situation: Situation) -> Decision:
-    """A reminder for the sender themselves; its time must be ahead (a past one is said back, nothing set)."""
-    read = reminding.read(rest, now=situation.now, tz=situation.sender.timezone)
-    if read is None:
-        return _usage("remind")
-    at, text, words = read
-    if at <= situation.now:
-        return Decision(DecisionKind.reply, "remind:past", {"template": "remind_past", "at": at.isoformat()})
-    return Decision(
-        DecisionKind.raise_concern,
-        "remind",
-        {"kind": "reminder", "due_at": at.isoformat(), "text": text, "words": words},
-    )
-
-
-def _usage(command: str) -> Decision:
-    """A malformed command gets the hint for that command only; an unknown one says so."""
-    if command.startswith("/"):
-        return Decision(DecisionKind.reply, "unknown_command", {"template": "unknown_command", "command": command})
-    return Decision(DecisionKind.reply, f"usage:{command}", {"template": f"usage:{command}"})
 
 
 def _names_someone_else(intent: Intent, situation: Situation) -> bool:
@@ -188,17 +56,15 @@ def _from_someone_waited_on(situation: Situation, text: str, intent: Intent | No
     Exceptions: a bare acknowledgement ("收到") keeps the loop open; "稍后 2小时" snoozes (the follow-up
     suggests it); a principal's request that names someone else is that request.
     """
-    concern = _answered_concern(situation)
+    concern = typed.answered_concern(situation)
     media = situation.signal.media_kind
     if concern is None or not (text or media):
         return None
     quoted = situation.signal.reply_to is not None and situation.signal.reply_to in concern.message_refs
     if not media and is_acknowledgement(text):
         if concern.role == "escalation":
-            return Decision(DecisionKind.ignore, "acknowledgement:escalation", {"concern_id": concern.concern_id})
-        return Decision(
-            DecisionKind.snooze_concern, "acknowledgement", {"concern_id": concern.concern_id, "acknowledgement": True}
-        )
+            return Decision("acknowledgement:escalation", c.Ignore({"concern_id": concern.concern_id}))
+        return Decision("acknowledgement", c.Acknowledge(concern.concern_id))
     if not quoted and intent is not None and (intent.name in _OWN or _names_someone_else(intent, situation)):
         return None
     rule = (
@@ -206,10 +72,7 @@ def _from_someone_waited_on(situation: Situation, text: str, intent: Intent | No
         if quoted
         else ("escalation_reply" if concern.role == "escalation" else "reply_to_waiting_concern")
     )
-    params = {"concern_id": concern.concern_id, "answer": text}
-    if media:
-        params["media_kind"] = media
-    return Decision(DecisionKind.resolve_concern, rule if not media else f"{rule}:media", params)
+    return Decision(rule if not media else f"{rule}:media", c.Resolve(concern.concern_id, text, media))
 
 
 def _names_who_to_ask(situation: Situation, text: str) -> Decision | None:
@@ -220,19 +83,15 @@ def _names_who_to_ask(situation: Situation, text: str) -> Decision | None:
     target = find_person(text, situation.people, situation.signal.mentions)
     if target is None or target.person_id == situation.sender.person_id:
         return None
-    return Decision(
-        DecisionKind.direct_action,
-        "reassign",
-        {"action": "reassign", "concern_id": concern_id, "target_person_id": target.person_id},
-    )
+    return Decision("reassign", c.Reassign(concern_id, target.person_id))
 
 
 def _promised(answer: Decision, situation: Situation, text: str) -> list[Decision]:
     """An answer that names a time ahead also opens a commitment (cognitive_core.promises)."""
-    if answer.kind != DecisionKind.resolve_concern or situation.now is None:
+    if not isinstance(answer.command, c.Resolve) or situation.now is None:
         return []
-    concern = next(c for c in situation.waiting if c.concern_id == answer.params["concern_id"])
-    params = promises.promise(
+    concern = next(w for w in situation.waiting if w.concern_id == answer.command.concern_id)
+    promise = promises.promise(
         text,
         concern_id=concern.concern_id,
         kind=concern.kind,
@@ -240,7 +99,7 @@ def _promised(answer: Decision, situation: Situation, text: str) -> list[Decisio
         timezone=situation.sender.timezone,
         now=situation.now,
     )
-    return [Decision(*promises.commitment_decision(params))] if params else []
+    return [promises.commitment_decision(promise)] if promise else []
 
 
 def _read(situation: Situation, text: str) -> intents.Reading | None:
@@ -269,25 +128,23 @@ def _understood(reading: intents.Reading, situation: Situation, text: str) -> De
     matched = {"rule": reading.rule, "words": reading.words}
     if reading.intent in understood.ABOUT_SOMEONE:
         if sender.role != "principal":
-            return Decision(DecisionKind.reply, f"{reading.intent}:not_principal", {"template": "not_principal"})
+            return Decision(f"{reading.intent}:not_principal", c.Reply("not_principal"))
         open_asks = tuple((a.concern_id, a.target_person_id, a.question) for a in situation.open_asks)
-        return Decision(
-            *understood.about_someone(
-                reading,
-                message=text,
-                sender_id=sender.person_id,
-                open_asks=open_asks,
-                tz=sender.timezone,
-                now=situation.now,
-            )
+        return understood.about_someone(
+            reading,
+            message=text,
+            sender_id=sender.person_id,
+            open_asks=open_asks,
+            tz=sender.timezone,
+            now=situation.now,
         )
     if reading.intent == "snooze":
-        decided = _command(Intent("snooze", reading.args), situation)
-        return Decision(decided.kind, decided.rule, {**decided.params, "matched": matched})
+        decided = typed.command(Intent("snooze", reading.args), situation)
+        return Decision(decided.rule, decided.command, {**decided.notes, "matched": matched})
     own = understood.own(reading, now=situation.now)
     if own is None:
-        return Decision(DecisionKind.reply, "not_understood", {"template": "not_understood", "hint": reading.intent})
-    return Decision(*own)
+        return Decision("not_understood", c.Reply("not_understood", {"hint": reading.intent}))
+    return own
 
 
 def _unknown_in_command(intent: Intent | None, situation: Situation) -> bool:
@@ -299,21 +156,33 @@ def _unknown_in_command(intent: Intent | None, situation: Situation) -> bool:
     )
 
 
+def _risk_escalation(situation: Situation, text: str) -> Decision | None:
+    """A member's message with risky words goes to their decision maker (their manager, else a principal)."""
+    keywords = _risky(text)
+    if not keywords or situation.sender.role == "principal":
+        return None
+    maker = situation.sender.manager_id or next(
+        (p.person_id for p in situation.people if p.role == "principal" and p.person_id != situation.sender.person_id),
+        None,
+    )
+    return Decision("risk_keywords", c.Escalate(maker, text, tuple(keywords))) if maker else None
+
+
 def decide(situation: Situation) -> list[Decision]:
     """Decisions for one inbound message (an empty list never happens: at least `ignore`)."""
     sig = situation.signal
     if sig.chat_type == "group" and not sig.mentions_bot:
-        return [Decision(DecisionKind.ignore, "group_without_mention")]
+        return [Decision("group_without_mention", c.Ignore())]
     text = strip_bot_mention(sig.text) if sig.mentions_bot else sig.text.strip()
     intent = parse(text)
     if intent is not None and intent.name == "bind":
-        return [Decision(DecisionKind.direct_action, "bind_code", {"action": "bind", "code": intent.args["code"]})]
+        return [Decision("bind_code", c.Bind(intent.args["code"]))]
     if situation.sender is None:
         if intent is not None and intent.name == "help":  # how to get linked: to the chat, not to a person
-            return [Decision(DecisionKind.reply, "unknown_sender:help", {"template": "stranger_help"})]
-        return [Decision(DecisionKind.ignore, "unknown_sender")]
+            return [Decision("unknown_sender:help", c.Reply("stranger_help"))]
+        return [Decision("unknown_sender", c.Ignore())]
     if (slash := slash_command(text)) is not None:  # anything that starts as a command is a command
-        return [_command(intent, situation) if intent is not None else _usage(slash)]
+        return [typed.command(intent, situation) if intent is not None else typed.usage(slash)]
     reading = _read(situation, text) if intent is None or _unknown_in_command(intent, situation) else None
     if reading is not None:
         intent = None  # the plain-words reading knows more than the keyword command
@@ -322,27 +191,11 @@ def decide(situation: Situation) -> list[Decision]:
     if (answer := _from_someone_waited_on(situation, text, intent or _as_intent(reading))) is not None:
         return [answer, *_promised(answer, situation, text)]
     if intent is not None:
-        return [_command(intent, situation)]
+        return [typed.command(intent, situation)]
     if reading is not None:
         return [_understood(reading, situation, text)]
     if (keyword := keyword_command(text)) is not None:
-        return [_usage(keyword)]
-    keywords = _risky(text)
-    if keywords and situation.sender.role != "principal":
-        maker = situation.sender.manager_id or next(
-            (
-                person.person_id
-                for person in situation.people
-                if person.role == "principal" and person.person_id != situation.sender.person_id
-            ),
-            None,
-        )
-        if maker is not None:
-            return [
-                Decision(
-                    DecisionKind.escalate,
-                    "risk_keywords",
-                    {"decision_maker_id": maker, "question": text, "keywords": keywords},
-                )
-            ]
-    return [Decision(*understood.nothing_matched(text, principal=situation.sender.role == "principal"))]
+        return [typed.usage(keyword)]
+    if (risky := _risk_escalation(situation, text)) is not None:
+        return [risky]
+    return [understood.nothing_matched(text, principal=situation.sender.role == "principal")]

@@ -9,10 +9,10 @@ from typing import Any
 
 from sqlalchemy import select
 
-from action.models import ActionRequest
 from cognitive_core import signal_routes
 from concern import flows as concerns
-from concern import service as concern_service
+from concern import outbound
+from concern.outbox.queue import Purpose
 from fact import decisions
 from fact.decisions import DecisionKind
 from fact.models import Fact
@@ -60,16 +60,16 @@ def process(uow: UnitOfWork, fact: Fact) -> str:
         person = persons.get_or_404(uow, person_id=person_id)
         words = signal_routes.text(route, content, person.locale)
         if route.action == "notify":
-            request = ActionRequest(
-                action_type="notify",
-                decision_ref=decision_id,
-                target_person_id=person_id,
+            outbound.notify(
+                uow,
+                to=person_id,
                 text=words,
-                priority=route.priority or "P2",
+                decision_id=decision_id,
+                key=f"{fact.fact_id}:route:{person_id}",
                 notification_type=requested["notification_type"],
-                request_key=f"{fact.fact_id}:route:{person_id}",
+                purpose=Purpose.notice,
+                priority=route.priority or "P2",
             )
-            concern_service.enqueue(uow, request=request, purpose="notice")
         elif person_id != route.originator and persons.get(uow, person_id=route.originator) is not None:
             concerns.raise_(
                 uow,

@@ -1,4 +1,7 @@
-"""What the rules read and conclude: the signal, who sent it, who exists, and the decisions (plain data)."""
+"""What the rules read and conclude: the signal, who sent it, who exists, and the decisions (plain data).
+
+A decision carries a command of `concern.commands`, the vocabulary the concern engine carries out.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from concern.commands import Command
 from fact.decisions import DecisionKind
 
 
@@ -80,8 +84,22 @@ UNDERSTOOD_NOTHING = frozenset({"fallback_help", "not_understood"})
 
 @dataclass(frozen=True)
 class Decision:
-    """One conclusion: kind, the rule that fired, and kind-specific parameters."""
+    """One conclusion: the rule that fired and the command it carries (or the answer the core gives itself).
 
-    kind: DecisionKind
+    `notes` say how it was read (the table row and words matched, a press's verb, a did-you-mean's hint): recorded
+    with the decision, never part of what is carried out.
+    """
+
     rule: str
-    params: dict[str, Any] = field(default_factory=dict)
+    command: Command
+    notes: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def kind(self) -> DecisionKind:
+        """The decision kind of SPEC §3.4, which the command's type determines."""
+        return self.command.KIND
+
+    @property
+    def params(self) -> dict[str, Any]:
+        """The flat shape recorded as the decision's `requested` entry: the command's fields and the notes."""
+        return {**self.command.flat(), **self.notes}

@@ -8,8 +8,7 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import or_, select
 
-from action.models import ActionRow
-from concern import reasons
+from concern import outbound, reasons
 from concern.messages import when
 from concern.models import ACTIVE_STATES, Concern
 from kernel.context import UnitOfWork
@@ -36,12 +35,8 @@ def did(
 ) -> str:
     """Grouped summary of actions: sent, blocked and why, failed, and what is still waiting."""
     since = local_day_bounds(uow.now, tz)[0] if today else uow.now - window
-    stmt = select(ActionRow).where(ActionRow.created_at >= since).order_by(ActionRow.pk)
-    if viewer_role != "principal":
-        stmt = stmt.where(ActionRow.target_person_id == viewer_id)
-    elif person_id:
-        stmt = stmt.where(ActionRow.target_person_id == person_id)
-    rows = [r for r in uow.session.scalars(stmt) if not (r.action_type == "notify" and r.notification_type == "reply")]
+    target = viewer_id if viewer_role != "principal" else (person_id or None)
+    rows = outbound.actions_since(uow, since=since, target_id=target)
     names = _names(uow)
     zh = locale == "zh"
     by_result = Counter(r.result for r in rows)

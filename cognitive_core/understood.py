@@ -1,6 +1,6 @@
-"""From a `intents.Reading` to one decision, as (kind, rule, params); pure, no I/O.
+"""From a `intents.Reading` to one decision (its command and how it was read); pure, no I/O.
 
-The params record what matched: `matched = {"rule": <table row>, "words": <the frame's words>}`. A request that
+The notes record what matched: `matched = {"rule": <table row>, "words": <the frame's words>}`. A request that
 names nobody the bot knows, or that could be an ask or a tell, becomes a reply with `choices` (flows mints them as
 buttons whose args carry the pending `request`, so one press completes it: press_rules `pick_person` /
 `ask_or_tell`).
@@ -15,7 +15,8 @@ from typing import Any
 from cognitive_core import promises
 from cognitive_core.intents import Reading
 from cognitive_core.parsing import is_acknowledgement
-from fact.decisions import DecisionKind
+from cognitive_core.situation import Decision
+from concern import commands as c
 
 ABOUT_SOMEONE = frozenset({"ask", "tell", "nudge", "cancel"})  # the intents that name a person
 # Cues for "did you mean …?" when nothing matched: the closest intent by the words that are there.
@@ -35,15 +36,15 @@ _GREETING = re.compile(
 )
 
 
-def nothing_matched(text: str, *, principal: bool) -> tuple[DecisionKind, str, dict]:
+def nothing_matched(text: str, *, principal: bool) -> Decision:
     """Thanks are let be, a greeting is greeted; a principal hears the closest request, a member the help."""
     if is_acknowledgement(text):
-        return DecisionKind.ignore, "acknowledgement:nothing_waiting", {}
+        return Decision("acknowledgement:nothing_waiting", c.Ignore())
     if _GREETING.match(text):
-        return DecisionKind.reply, "greeting", {"template": "greeting"}
+        return Decision("greeting", c.Reply("greeting"))
     if principal:
-        return DecisionKind.reply, "not_understood", {"template": "not_understood", "hint": hint(text)}
-    return DecisionKind.reply, "fallback_help", {"template": "help"}
+        return Decision("not_understood", c.Reply("not_understood", {"hint": hint(text)}))
+    return Decision("fallback_help", c.Reply("help"))
 
 
 def hint(text: str) -> str:
@@ -66,20 +67,14 @@ def request_of(reading: Reading, *, message: str, tz: str, now: datetime | None)
     }
 
 
-def complete(request: dict[str, Any], *, target_id: str, intent: str | None = None) -> tuple[DecisionKind, str, dict]:
+def complete(request: dict[str, Any], *, target_id: str, intent: str | None = None) -> Decision:
     """The decision a pending request becomes once its person (and ask-or-tell) is known."""
     intent = intent or request["intent"]
-    matched = request.get("matched", {})
+    notes = {"matched": request.get("matched", {})}
     if intent == "tell":
-        params = {"action": "notify", "target_person_id": target_id, "text": request["text"]}
-        return (
-            DecisionKind.direct_action,
-            "tell",
-            params | {"priority": request.get("priority", "P2"), "matched": matched},
-        )
-    params = {"target_person_id": target_id, "question": request["text"], "priority": request.get("priority", "P1")}
+        return Decision("tell", c.Tell(target_id, request["text"], request.get("priority", "P2")), notes)
     deadline = {k: request[k] for k in ("deadline", "deadline_words") if request.get(k)}
-    return DecisionKind.raise_concern, "ask", params | deadline | {"matched": matched}
+    return Decision("ask", c.Ask(target_id, request["text"], request.get("priority", "P1"), **deadline), notes)
 
 
 def about_someone(
@@ -90,81 +85,79 @@ def about_someone(
     open_asks: tuple[tuple[str, str, str], ...],
     tz: str,
     now: datetime | None,
-) -> tuple[DecisionKind, str, dict]:
+) -> Decision:
     """Ask, tell, nudge or cancel about the person read (open_asks: (concern_id, target_id, question))."""
-    matched = {"rule": reading.rule, "words": reading.words}
+    notes = {"matched": {"rule": reading.rule, "words": reading.words}}
     request = request_of(reading, message=message, tz=tz, now=now)
     if reading.person is None:
         if not reading.suggestions:
-            params = {"template": "unknown_person", "who": reading.who, "matched": matched}
-            return DecisionKind.reply, f"{reading.intent}:unknown_person", params
+            return Decision(f"{reading.intent}:unknown_person", c.Reply("unknown_person", {"who": reading.who}), notes)
         choices = [p.person_id for p in reading.suggestions]
-        params = {"template": "did_you_mean_person", "who": reading.who, "choices": choices, "request": request}
-        return DecisionKind.reply, f"{reading.intent}:did_you_mean", params | {"matched": matched}
+        values = {"who": reading.who, "choices": choices, "request": request}
+        return Decision(f"{reading.intent}:did_you_mean", c.Reply("did_you_mean_person", values), notes)
     target = reading.person.person_id
     if target == sender_id:
-        return DecisionKind.reply, f"{reading.intent}:self", {"template": "ask_self", "matched": matched}
+        return Decision(f"{reading.intent}:self", c.Reply("ask_self"), notes)
     if reading.intent in ("nudge", "cancel"):
-        return _about_open(reading, target, open_asks, matched, request)
+        return _about_open(reading, target, open_asks, notes, request)
     if reading.ambiguous:
-        params = {"template": "ask_or_tell", "target_person_id": target, "request": request, "matched": matched}
-        return DecisionKind.reply, "ask_or_tell", params
+        values = {"target_person_id": target, "request": request}
+        return Decision("ask_or_tell", c.Reply("ask_or_tell", values), notes)
     if not request["text"]:
-        params = {"template": f"{reading.intent}_what", "target_person_id": target, "matched": matched}
-        return DecisionKind.reply, f"{reading.intent}:what", params
-    kind, rule, params = complete(request, target_id=target)
-    return kind, f"{rule}:{reading.rule}", params
+        return Decision(
+            f"{reading.intent}:what", c.Reply(f"{reading.intent}_what", {"target_person_id": target}), notes
+        )
+    completed = complete(request, target_id=target)
+    return Decision(f"{completed.rule}:{reading.rule}", completed.command, completed.notes)
 
 
 def _about_open(
-    reading: Reading, target: str, open_asks: tuple[tuple[str, str, str], ...], matched: dict, request: dict
-) -> tuple[DecisionKind, str, dict]:
+    reading: Reading, target: str, open_asks: tuple[tuple[str, str, str], ...], notes: dict, request: dict
+) -> Decision:
     """催一下张三 / 不用问张三了: the open question to them, or which one (buttons), or there is none."""
     mine = [(cid, question) for cid, tid, question in open_asks if tid == target]
-    common = {"target_person_id": target, "matched": matched}
+    about = {"target_person_id": target, **notes}
     if len(mine) == 1 and reading.intent == "nudge":
-        return DecisionKind.direct_action, "nudge", {"action": "nudge", "concern_id": mine[0][0], **common}
+        return Decision("nudge", c.Nudge(mine[0][0]), about)
     if len(mine) == 1:
-        return DecisionKind.cancel_concern, "cancel", {"concern_id": mine[0][0], **common}
+        return Decision("cancel", c.Cancel(mine[0][0]), about)
     if mine:
-        params = {"template": f"{reading.intent}_which", "choices": mine, **common}
-        return DecisionKind.reply, f"{reading.intent}:which", params
+        values = {"choices": mine, "target_person_id": target}
+        return Decision(f"{reading.intent}:which", c.Reply(f"{reading.intent}_which", values), notes)
     if reading.intent == "nudge" and reading.args.get("text"):  # "催一下张三的设计稿" with nothing open: ask it
-        kind, _, params = complete(request, target_id=target)
-        return kind, "nudge:none_open:ask", params
+        completed = complete(request, target_id=target)
+        return Decision("nudge:none_open:ask", completed.command, completed.notes)
     template = "nudge_what" if reading.intent == "nudge" else "nothing_to_cancel"
-    return DecisionKind.reply, f"{reading.intent}:none_open", {"template": template, **common}
+    return Decision(f"{reading.intent}:none_open", c.Reply(template, {"target_person_id": target}), notes)
 
 
-def own(reading: Reading, *, now: datetime | None) -> tuple[DecisionKind, str, dict] | None:
-    """Status, did, quiet, pause, resume and help: the sender's own requests (snooze is the caller's)."""
-    matched = {"rule": reading.rule, "words": reading.words}
-    args = reading.args
-    if reading.intent == "status":
-        return DecisionKind.reply, "concerns", {"template": "concerns", "matched": matched}
-    if reading.intent == "did":
-        window = int(args["window"].total_seconds()) if "window" in args else 86400
-        params = {"template": "did", "today": bool(args.get("today")), "window_s": window, "matched": matched}
-        return DecisionKind.reply, "did", params
-    if reading.intent == "help":
-        return DecisionKind.reply, "help", {"template": "help", "matched": matched}
-    if reading.intent == "quiet":
-        patch = {"quiet_hours": args["windows"]}
-        return (
-            DecisionKind.direct_action,
-            "self_service:quiet",
-            {"action": "policy", "patch": patch, "matched": matched},
-        )
-    if reading.intent == "pause" and now is not None:
-        until = args["until"] if "until" in args else now + args["duration"]
-        patch = {"paused_until": until.astimezone(UTC).isoformat()}
-        return (
-            DecisionKind.direct_action,
-            "self_service:pause",
-            {"action": "policy", "patch": patch, "matched": matched},
-        )
-    if reading.intent == "resume":
-        patch = {"paused_until": None}
-        return DecisionKind.direct_action, "self_service:resume", {"action": "policy", "patch": patch,
-                                                                   "matched": matched}  # fmt: skip
-    return None
+def _did(reading: Reading, now: datetime | None) -> Decision:
+    window = int(reading.args["window"].total_seconds()) if "window" in reading.args else 86400
+    return Decision("did", c.Reply("did", {"today": bool(reading.args.get("today")), "window_s": window}))
+
+
+def _pause(reading: Reading, now: datetime | None) -> Decision | None:
+    if now is None:
+        return None
+    until = reading.args["until"] if "until" in reading.args else now + reading.args["duration"]
+    return Decision("self_service:pause", c.SetPolicy({"paused_until": until.astimezone(UTC).isoformat()}))
+
+
+# The sender's own requests: intent → decision (snooze is the caller's: it needs what waits on the sender).
+OWN: dict[str, Any] = {
+    "status": lambda r, now: Decision("concerns", c.Reply("concerns")),
+    "did": _did,
+    "help": lambda r, now: Decision("help", c.Reply("help")),
+    "quiet": lambda r, now: Decision("self_service:quiet", c.SetPolicy({"quiet_hours": r.args["windows"]})),
+    "pause": _pause,
+    "resume": lambda r, now: Decision("self_service:resume", c.SetPolicy({"paused_until": None})),
+}
+
+
+def own(reading: Reading, *, now: datetime | None) -> Decision | None:
+    """Status, did, quiet, pause, resume and help: the sender's own requests (None: not one of them)."""
+    row = OWN.get(reading.intent)
+    decided = row(reading, now) if row is not None else None
+    if decided is None:
+        return None
+    return Decision(decided.rule, decided.command, {"matched": {"rule": reading.rule, "words": reading.words}})

@@ -1,4 +1,5 @@
-"""Which buttons each actionable message carries, with their labels in the addressee's language.
+"""Which buttons each actionable message carries, with their labels in the addressee's language; and the buttons
+as the core reads and claims them when one is pressed (the action layer keeps the records).
 
 | message                         | to                 | buttons                            |
 |---------------------------------|--------------------|------------------------------------|
@@ -18,7 +19,7 @@ from typing import Any
 
 from action import buttons
 from action.buttons import Choice
-from action.models import ButtonSpec
+from action.models import ButtonRow, ButtonSpec
 from kernel.context import UnitOfWork
 
 LABELS: dict[str, dict[str, str]] = {
@@ -89,3 +90,52 @@ def shown_again(rows: list[Any], locale: str) -> list[ButtonSpec]:
     ranked = sorted(rows, key=lambda row: order.index(row.verb) if row.verb in order else len(order))
     styles = {verb: style for s in SETS.values() for verb, _, style in s}
     return [ButtonSpec(label=label(r.verb, locale), token=r.token, style=styles.get(r.verb, "default")) for r in ranked]
+
+
+def numbered(
+    uow: UnitOfWork, *, key: str, addressee_id: str, items: list[tuple[str, str | None, list]]
+) -> list[ButtonSpec]:
+    """Buttons of a message's numbered items (a brief): (item key, its loop, [(verb, label, args, style)]) each,
+    one press per item (its own request key); the label a button was minted with is kept with it."""
+    specs: list[ButtonSpec] = []
+    for item_key, concern_id, verbs in items:
+        picks = [
+            Choice(verb, label, {"label": label, "style": style, **args}, style) for verb, label, args, style in verbs
+        ]
+        specs += buttons.mint(
+            uow, request_key=f"{key}#{item_key}", addressee_id=addressee_id, choices=picks, concern_id=concern_id
+        )
+    return specs
+
+
+def get(uow: UnitOfWork, *, token: str) -> ButtonRow | None:
+    """The button a token names, or None."""
+    return buttons.get(uow, token=token)
+
+
+def siblings(uow: UnitOfWork, *, button: ButtonRow) -> list[ButtonRow]:
+    """The buttons of the same message (one press per message)."""
+    return buttons.siblings(uow, button=button)
+
+
+def others_on_message(uow: UnitOfWork, *, button: ButtonRow) -> list[ButtonRow]:
+    """Other items' buttons on the same message (a brief's), which keep working after this press."""
+    return buttons.others_on_message(uow, button=button)
+
+
+def claim_press(uow: UnitOfWork, *, button: ButtonRow, fact_id: str) -> bool:
+    """Mark the message's buttons pressed by `fact_id`; False when another press took it first."""
+    return buttons.claim_press(uow, button=button, fact_id=fact_id)
+
+
+def release(uow: UnitOfWork, *, button: ButtonRow) -> list[ButtonRow]:
+    """Make the message's buttons pressable again (the press changed nothing); the rows released."""
+    return buttons.release(uow, button=button)
+
+
+def labelled(rows: list[ButtonRow], locale: str) -> list[ButtonSpec]:
+    """Buttons shown again: with the label they were minted with (a brief item's number), else their set's."""
+    if not rows or not all(row.args.get("label") for row in rows):
+        return shown_again(rows, locale)
+    ranked = sorted(rows, key=lambda row: (row.request_key, row.args.get("at", 0)))
+    return [ButtonSpec(label=r.args["label"], token=r.token, style=r.args.get("style", "default")) for r in ranked]

@@ -10,9 +10,9 @@ from __future__ import annotations
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from action.models import ActionRequest
-from concern import flows, messages, promises, service
+from concern import flows, messages, outbound, promises, service
 from concern.models import ACTIVE_STATES, Concern
+from concern.outbox import queue
 from kernel.context import UnitOfWork
 from person import service as persons
 
@@ -53,24 +53,12 @@ def _note_promise(uow: UnitOfWork, parent: Concern, concern: Concern) -> None:
     target = persons.get_or_404(uow, person_id=concern.target_person_id)
     when = messages.when(concern.due_at, ZoneInfo(originator.timezone), originator.locale, now=uow.now)
     line = promises.render("promise_noted", originator.locale, target=target.display_name, when=when)
-    entry = service.open_entry(uow, request_key=f"{parent.concern_id}:backflow:1")
+    entry = queue.open_entry(uow, request_key=f"{parent.concern_id}:backflow:1")
     if entry is not None:
         entry.request = {**entry.request, "text": f"{entry.request['text']}\n{line}"}
         uow.session.flush()
         return
-    request = ActionRequest(
-        action_type="notify",
-        decision_ref=concern.concern_id,
-        target_person_id=concern.originator_id,
-        text=line,
-        priority=concern.priority,
-        solicited=True,
-        concern_id=concern.concern_id,
-        origin_channel=concern.origin_channel,
-        notification_type="loop_outcome",
-        request_key=f"{concern.concern_id}:promise_noted",
-    )
-    service.enqueue(uow, request=request, purpose=flows.OUTCOME, concern=concern)
+    outbound.notice(uow, concern, to=concern.originator_id, text=line, key=f"{concern.concern_id}:promise_noted")
 
 
 def _active_commitment(uow: UnitOfWork, concern_id: str) -> Concern | None:
@@ -141,13 +129,8 @@ def complete_commitment(
     return concern
 
 
-def extend_commitment(
-    uow: UnitOfWork, *, concern_id: str, by: str, hours: int, decision_id: str, tell: bool = True
-) -> Concern | None:
-    """Two more hours: due later (from now when it has passed), the timer moved, the person told the new time.
-
-    `tell=False` when the caller shows the new time itself (a press edits its message to say it).
-    """
+def extend_commitment(uow: UnitOfWork, *, concern_id: str, by: str, hours: int, decision_id: str) -> Concern | None:
+    """Two more hours: due later (from now when it has passed), the timer moved (the door tells the new time)."""
     concern = _active_commitment(uow, concern_id)
     if concern is None or concern.state != "waiting_reply":
         return None
@@ -162,20 +145,4 @@ def extend_commitment(
         follow_up_count=0,
         extra={"by": by, "hours": hours},
     )
-    if not tell:
-        return concern
-    target = persons.get_or_404(uow, person_id=concern.target_person_id)
-    when = messages.when(due, ZoneInfo(target.timezone), target.locale, now=uow.now)
-    request = ActionRequest(
-        action_type="notify",
-        decision_ref=decision_id,
-        target_person_id=target.person_id,
-        text=promises.render("extended", target.locale, when=when),
-        reactive=True,
-        concern_id=concern.concern_id,
-        origin_channel=concern.origin_channel,
-        notification_type="reply",
-        request_key=f"{concern.concern_id}:extended:v{concern.version}",
-    )
-    service.enqueue(uow, request=request, purpose="reply")
     return concern

@@ -18,8 +18,8 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import select, update
 
 from action.models import ActionRecord, ActionRequest, possibly_delivered
-from concern import service
 from concern.models import OutboxEntry
+from concern.outbox import queue
 from fact import decisions
 from fact import service as facts
 from fact.decisions import DecisionKind
@@ -146,7 +146,7 @@ def _queue(uow: UnitOfWork, person_id: str, items: list[OutboxEntry]) -> None:
         request_key=f"{PURPOSE}:{person_id}:{min(ids)}",
         carries=keys,
     )
-    service.enqueue(uow, request=request, purpose=PURPOSE)
+    queue.enqueue(uow, request=request, purpose=PURPOSE)
 
 
 def delivered(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest, record: ActionRecord) -> None:
@@ -177,4 +177,4 @@ def delivered(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest, recor
     not_before: Any = record.result_detail.get("not_before")
     at = datetime.fromisoformat(not_before) if not_before else uow.now + RETRY
     again = request.model_copy(update={"request_key": f"{base}#{attempt + 1}"})
-    service.enqueue(uow, request=again, purpose=PURPOSE, available_at=at)
+    queue.enqueue(uow, request=again, purpose=PURPOSE, available_at=at)

@@ -9,8 +9,7 @@ the acknowledgement. The ledger says who an escalation reached: every one of the
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from action import service as actions
@@ -20,31 +19,17 @@ from action.models import ActionRecord, ActionRequest
 from concern import buttons as concern_buttons
 from concern import escalation_rules, escalation_texts, flows, messages, reasons, service
 from concern.models import ACTIVE_STATES, Concern
+from concern.outbox import queue
+from concern.outbox.queue import Purpose
+from concern.outcomes import Done, Outcome, Refused, Unchanged
 from fact import decisions
 from fact.decisions import DecisionKind
 from kernel.context import UnitOfWork
+from kernel.errors import Conflict
 from person import service as persons
 
 HANDLE, REMIND = "handle", "remind"  # the escalation's button verbs
-NUDGE = "nudge"  # the outbox purpose of a follow-up a person asked for now (the console's nudge too)
-
-
-@dataclass(frozen=True)
-class PressOutcome:
-    """What `take_escalation` / `nudge` did, for a button's toast and the edited message, in the presser's words.
-
-    `code`: taken, already_taken, taken_by_you, not_recipient, closed, nudged, refused, not_yet, not_allowed.
-    `not_before`: for `refused`, when it would be allowed (None when it would not be at all).
-    """
-
-    code: str
-    text: str
-    not_before: datetime | None = None
-
-    @property
-    def ok(self) -> bool:
-        """True when the press changed something."""
-        return self.code in ("taken", "nudged")
+NUDGE = "nudge"  # a nudge's request keys: `<concern>:follow_up:nudge:<decision>`
 
 
 def _locale(uow: UnitOfWork, person_id: str) -> str:
@@ -100,7 +85,7 @@ def _send(uow: UnitOfWork, concern: Concern, *, to: str, level: int, repeats: in
         extra={"to": to, "level": level, "repeats": repeats},
     )
     request = _request(uow, concern, to=to, decision_id=decision_id, template=template)
-    service.enqueue(uow, request=request, purpose="escalation", concern=concern)
+    queue.enqueue(uow, request=request, purpose=Purpose.escalation, concern=concern)
 
 
 def start(uow: UnitOfWork, concern: Concern, *, decision_id: str) -> None:
@@ -220,7 +205,7 @@ def reached(uow: UnitOfWork, concern: Concern, *, request: ActionRequest, record
         )
 
 
-def take_escalation(uow: UnitOfWork, *, concern_id: str, by: str, decision_id: str) -> PressOutcome:
+def take_escalation(uow: UnitOfWork, *, concern_id: str, by: str, decision_id: str) -> Outcome:
     """ "I'll handle it": the current recipient takes the escalation; repeats and climbing stop, expiry stays.
 
     The originator hears who took it; whoever the escalation reached before hears it is taken.
@@ -228,14 +213,14 @@ def take_escalation(uow: UnitOfWork, *, concern_id: str, by: str, decision_id: s
     locale = _locale(uow, by)
     concern = service.get(uow, concern_id=concern_id, lock=True)
     if concern is None or concern.state not in ACTIVE_STATES:
-        return PressOutcome("closed", escalation_texts.outcome("closed", locale))
+        return _unchanged("closed", locale, concern_id)
     if concern.acknowledged_by:
         if concern.acknowledged_by == by:
-            return PressOutcome("taken_by_you", escalation_texts.outcome("taken_by_you", locale))
+            return _unchanged("taken_by_you", locale, concern_id)
         taker = persons.get_or_404(uow, person_id=concern.acknowledged_by).display_name
-        return PressOutcome("already_taken", escalation_texts.outcome("already_taken", locale, manager=taker))
+        return _unchanged("already_taken", locale, concern_id, manager=taker)
     if concern.state != "escalated" or concern.escalated_to != by:
-        return PressOutcome("not_recipient", escalation_texts.outcome("not_recipient", locale))
+        return _unchanged("not_recipient", locale, concern_id)
     service.change(
         uow,
         concern,
@@ -264,10 +249,11 @@ def take_escalation(uow: UnitOfWork, *, concern_id: str, by: str, decision_id: s
                 asker=names[concern.originator_id],
                 **common,
             )
-    return PressOutcome("taken", escalation_texts.outcome("taken", locale, asker=names[concern.originator_id]))
+    text = escalation_texts.outcome("taken", locale, asker=names[concern.originator_id])
+    return Done("taken", concern_id=concern_id, text=text)
 
 
-def nudge(uow: UnitOfWork, *, concern_id: str, by: str, decision_id: str) -> PressOutcome:
+def nudge(uow: UnitOfWork, *, concern_id: str, by: str, decision_id: str) -> Outcome:
     """ "Nudge now" (the originator) / "Remind them" (the escalation's recipient): one follow-up to the target now.
 
     An explicit request: L2's follow-up interval does not apply, L1 and L3 do. A refusal says when it would be
@@ -276,12 +262,13 @@ def nudge(uow: UnitOfWork, *, concern_id: str, by: str, decision_id: str) -> Pre
     locale = _locale(uow, by)
     concern = service.get(uow, concern_id=concern_id, lock=True)
     if concern is None or concern.state not in ACTIVE_STATES:
-        return PressOutcome("closed", escalation_texts.outcome("closed", locale))
+        return _unchanged("closed", locale, concern_id)
     if by not in (concern.originator_id, concern.escalated_to):
-        return PressOutcome("not_allowed", escalation_texts.outcome("not_allowed", locale))
+        return _unchanged("not_allowed", locale, concern_id)
     target = persons.get_or_404(uow, person_id=concern.target_person_id)
     if contact_times(uow, concern_id=concern_id, person_id=target.person_id)[1] is None:
-        return PressOutcome("not_yet", escalation_texts.outcome("not_yet", locale, target=target.display_name))
+        text = escalation_texts.outcome("not_yet", locale, target=target.display_name)
+        return Refused("not_yet", concern_id=concern_id, text=text)
     request = flows.send_request(
         uow, concern, purpose="follow_up", decision_ref=decision_id, attempt=f"{NUDGE}:{decision_id}"
     ).model_copy(update={"explicit": True})
@@ -290,9 +277,44 @@ def nudge(uow: UnitOfWork, *, concern_id: str, by: str, decision_id: str) -> Pre
     )
     if not verdict.allowed:
         detail = {"blocked_by": verdict.blocked_by, "not_before": verdict.not_before}
-        return PressOutcome("refused", refusal(uow, concern, detail, to=by), verdict.not_before)
-    service.enqueue(uow, request=request, purpose=NUDGE, concern=concern, ack_person_id=by)
-    return PressOutcome("nudged", escalation_texts.outcome("nudged", locale, target=target.display_name))
+        text = refusal(uow, concern, detail, to=by)
+        return Refused("refused", concern_id=concern_id, text=text, not_before=verdict.not_before)
+    queue.enqueue(uow, request=request, purpose=Purpose.nudge, concern=concern, ack_person_id=by)
+    return Done(
+        "nudged", concern_id=concern_id, text=escalation_texts.outcome("nudged", locale, target=target.display_name)
+    )
+
+
+def queue_nudge(uow: UnitOfWork, *, concern_id: str, decision_id: str, claimed_by: str | None = None) -> str:
+    """An operator's nudge (API, console): one follow-up to the target now; returns its request key.
+
+    Only L2's follow-up interval is skipped (the operator decided the moment): L1 (quiet hours, pause, cap) and
+    L3 (contacts per loop per day) still apply. A nudge that goes out restarts the wait before the next
+    scheduled step without using one of the schedule's follow-ups; one held back changes nothing.
+    """
+    concern = service.get_or_404(uow, concern_id=concern_id)
+    if concern.state != "waiting_reply":
+        raise Conflict(
+            f"concern {concern_id} is {concern.state}: only a loop waiting for a reply can be nudged",
+            field="state",
+            details={"state": concern.state},
+        )
+    request = flows.send_request(
+        uow, concern, purpose="follow_up", decision_ref=decision_id, attempt=f"{NUDGE}:{decision_id}"
+    ).model_copy(update={"follow_up": False})
+    queue.enqueue(
+        uow,
+        request=request,
+        purpose=Purpose.nudge,
+        concern=concern,
+        claimed_by=claimed_by,
+        lease=flows.OWNED_LEASE if claimed_by else timedelta(0),
+    )
+    return request.request_key or ""
+
+
+def _unchanged(code: str, locale: str, concern_id: str, **values: str) -> Unchanged:
+    return Unchanged(code, concern_id=concern_id, text=escalation_texts.outcome(code, locale, **values))
 
 
 def refusal(uow: UnitOfWork, concern: Concern, detail: dict, *, to: str) -> str:

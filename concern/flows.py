@@ -16,8 +16,10 @@ from action.models import ActionRequest, ButtonSpec
 from action.rules import ConcernState
 from concern import buttons as concern_buttons
 from concern import media as concern_media
-from concern import messages, metrics, promises, reminders, service
+from concern import messages, metrics, outbound, promises, reminders, service
 from concern.models import ACTIVE_STATES, Concern
+from concern.outbox import queue
+from concern.outcomes import Done, Outcome, Refused
 from concern.rules import next_step
 from fact import decisions
 from fact.decisions import DecisionKind
@@ -25,7 +27,6 @@ from kernel.context import AppContext, UnitOfWork
 from kernel.errors import Conflict, Forbidden
 from person import service as persons
 
-OUTCOME = "outcome"  # the purpose of every loop-outcome notice and closure notice
 OWNED_LEASE = timedelta(seconds=60)  # a question queued already owned by the request that runs it (the outbox's lease)
 
 
@@ -53,21 +54,16 @@ def notice(
     if person is None:
         return False
     text = messages.render(template, person.locale, **values)
-    request = ActionRequest(
-        action_type="notify",
-        decision_ref=concern.concern_id,
-        target_person_id=to,
+    return outbound.notice(
+        uow,
+        concern,
+        to=to,
         text=text,
-        priority=concern.priority,
+        key=f"{concern.concern_id}:{key}",
         reactive=reactive,
-        solicited=not reactive,
-        concern_id=concern.concern_id,
-        origin_channel=origin_channel or concern.origin_channel,
-        notification_type="reply" if reactive else "loop_outcome",
-        request_key=f"{concern.concern_id}:{key}",
-        buttons=buttons or [],
+        origin_channel=origin_channel,
+        buttons=buttons or (),
     )
-    return service.enqueue(uow, request=request, purpose=OUTCOME, concern=concern)
 
 
 def _asking(asker: Any, target: Any, question: str, approval: bool) -> str:
@@ -165,8 +161,8 @@ def raise_(
     approval: bool = False,
     source_fact_id: str | None = None,
     claimed_by: str | None = None,
-) -> Concern | str:
-    """Create a concern and queue its question; returns the refusing L2 code instead when the limits are full.
+) -> Outcome:
+    """Create a concern and queue its question (Done, with its id); Refused with the L2 code when the limits are full.
 
     L2 is the action layer's to evaluate: it is asked once, here, whether the question may open a loop, and
     records a refusal as the blocked question.
@@ -185,7 +181,8 @@ def raise_(
         uow, request=question_, state=ConcernState(priority=priority, active_global=total, active_for_person=for_person)
     )
     if refusal is not None:
-        return refusal.result_detail["blocked_by"]
+        code = refusal.result_detail["blocked_by"]
+        return Refused("refused_limit", {"blocked_by": code, "target": target_person_id})
     concern = service.create(
         uow,
         originator_id=originator_id,
@@ -201,7 +198,7 @@ def raise_(
         source_fact_id=source_fact_id,
     )
     request = send_request(uow, concern, purpose="question", decision_ref=concern.concern_id, attempt="1")
-    service.enqueue(
+    queue.enqueue(
         uow,
         request=request,
         purpose="question",
@@ -209,7 +206,7 @@ def raise_(
         claimed_by=claimed_by,
         lease=OWNED_LEASE if claimed_by else timedelta(0),
     )
-    return concern
+    return Done("raised", concern_id=concern.concern_id)
 
 
 def _close_for_others(uow: UnitOfWork, concern: Concern, *, template: str, answered_by: str | None = None) -> None:
@@ -314,7 +311,7 @@ def queue_backflow(
         request_key=f"{concern.concern_id}:backflow:1",
         media=media,
     )
-    service.enqueue(uow, request=request, purpose="backflow", concern=concern)
+    queue.enqueue(uow, request=request, purpose="backflow", concern=concern)
 
 
 def cancel(uow: UnitOfWork, *, concern_id: str, by: str, is_admin: bool, decision_id: str | None = None) -> Concern:
@@ -443,7 +440,7 @@ def _redeliver(uow: UnitOfWork, concern: Concern) -> None:
     for held in due:
         base, _, tries = held["request"]["request_key"].partition("#")
         request = ActionRequest.model_validate({**held["request"], "request_key": f"{base}#{int(tries or 1) + 1}"})
-        service.enqueue(uow, request=request, purpose=held["purpose"], concern=concern)
+        queue.enqueue(uow, request=request, purpose=held["purpose"], concern=concern)
 
 
 def fire_due(ctx: AppContext, *, limit: int = 100) -> int:
@@ -517,4 +514,4 @@ def fire(uow: UnitOfWork, concern: Concern) -> None:
         escalation.start(uow, concern, decision_id=decision_id)
     else:
         request = send_request(uow, concern, purpose=step.kind, decision_ref=decision_id, attempt=f"v{concern.version}")
-        service.enqueue(uow, request=request, purpose=step.kind, concern=concern)
+        queue.enqueue(uow, request=request, purpose=step.kind, concern=concern)

@@ -17,6 +17,7 @@ from action.models import ButtonRow
 from concern import buttons as concern_buttons
 from concern import flows, messages, replies, service
 from concern.models import ACTIVE_STATES, Concern
+from concern.outcomes import Outcome, Unchanged
 from kernel.context import UnitOfWork
 from person import service as persons
 from person.rules import next_morning
@@ -111,11 +112,11 @@ def awaiting_name(uow: UnitOfWork, *, person_id: str, within: timedelta = timede
 
 def reassign(
     uow: UnitOfWork, *, concern_id: str, by: str, to: str, decision_id: str, origin_channel: str | None
-) -> Concern | str | None:
-    """Ask `to` the question instead: the old loop is cancelled, a new one raised (its L2 refusal code, if any)."""
+) -> Outcome:
+    """Ask `to` the question instead: the old loop is cancelled, a new one raised (Refused: L2 is full)."""
     concern = _open(uow, concern_id)
     if concern is None or by != concern.originator_id:
-        return None
+        return Unchanged("nothing", concern_id=concern_id)
     uow.session.execute(
         update(ButtonRow)
         .where(ButtonRow.request_key == f"{concern_id}:{AWAIT_NAME}", ButtonRow.pressed_at.is_(None))

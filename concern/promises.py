@@ -10,8 +10,9 @@ from zoneinfo import ZoneInfo
 
 from action.models import ActionRequest
 from concern import buttons as concern_buttons
-from concern import messages, service
+from concern import messages, outbound, service
 from concern.models import Concern
+from concern.outbox import queue
 from kernel.context import UnitOfWork
 from person import service as persons
 
@@ -105,22 +106,11 @@ def slipped(uow: UnitOfWork, concern: Concern, *, causation_id: str | None) -> N
     originator = persons.get(uow, person_id=concern.originator_id)
     target = persons.get(uow, person_id=concern.target_person_id)
     key = f"{concern.concern_id}:outcome:slipped"
-    if originator is None or target is None or service.queued(uow, request_key=key):
+    if originator is None or target is None or queue.queued(uow, request_key=key):
         return
     when = messages.when(concern.due_at, ZoneInfo(originator.timezone), originator.locale, now=uow.now)
-    request_ = ActionRequest(
-        action_type="notify",
-        decision_ref=concern.concern_id,
-        target_person_id=originator.person_id,
-        text=render("slipped", originator.locale, target=target.display_name, when=when, text=concern.question),
-        priority=concern.priority,
-        solicited=True,
-        concern_id=concern.concern_id,
-        origin_channel=concern.origin_channel,
-        notification_type="loop_outcome",
-        request_key=key,
-    )
-    service.enqueue(uow, request=request_, purpose="outcome", concern=concern)
+    text = render("slipped", originator.locale, target=target.display_name, when=when, text=concern.question)
+    outbound.notice(uow, concern, to=originator.person_id, text=text, key=key)
     service.change(
         uow,
         concern,

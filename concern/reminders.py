@@ -17,6 +17,7 @@ from action.models import ActionRecord, ActionRequest, possibly_delivered
 from concern import buttons as concern_buttons
 from concern import messages, service
 from concern.models import ACTIVE_STATES, Concern, OutboxEntry
+from concern.outbox import queue
 from fact import decisions
 from fact.decisions import DecisionKind
 from kernel.context import UnitOfWork
@@ -152,7 +153,7 @@ def fire(uow: UnitOfWork, concern: Concern) -> None:
             concern_id=concern.concern_id,
         ),
     )
-    service.enqueue(uow, request=request, purpose=PURPOSE, concern=concern)
+    queue.enqueue(uow, request=request, purpose=PURPOSE, concern=concern)
 
 
 def sent(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest, record: ActionRecord) -> None:

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Collection
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import func, or_, select, update
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy import func, or_, select
 
-from action.models import ActionRequest, ActionRow
+from action.models import ActionRow
 from action.rules import ConcernState
-from concern.models import ACTIVE_STATES, Concern, OutboxEntry
+from concern.models import ACTIVE_STATES, Concern
 from concern.rules import can_transition
 from fact import service as facts
 from kernel.context import UnitOfWork
@@ -348,98 +346,3 @@ def list_(
         cursor=cursor,
         ident_pattern=r"con_\d{8}_\d{3,}",
     )
-
-
-def enqueue(
-    uow: UnitOfWork,
-    *,
-    request: ActionRequest,
-    purpose: str,
-    concern: Concern | None = None,
-    ack_person_id: str | None = None,
-    ack_channel: str | None = None,
-    ack_chat_id: str | None = None,
-    claimed_by: str | None = None,
-    lease: timedelta = timedelta(0),
-    available_at: datetime | None = None,
-) -> bool:
-    """Queue an action in the caller's transaction, for a drainer after commit; False if its key is queued already.
-
-    `claimed_by` queues it already owned (its caller runs it at once): no one else takes it before the lease ends.
-    """
-    values = {
-        "request_key": request.request_key,
-        "request": request.model_dump(mode="json"),
-        "purpose": purpose,
-        "concern_id": concern.concern_id if concern else None,
-        "concern_version": concern.version if concern else None,
-        "ack_person_id": ack_person_id,
-        "ack_channel": ack_channel,
-        "ack_chat_id": ack_chat_id,
-        "state": "open",
-        "created_at": uow.now,
-        "claimed_by": claimed_by,
-        "available_at": available_at or uow.now + lease,
-    }
-    insert_ = pg_insert if uow.postgres else sqlite_insert
-    table = OutboxEntry.__table__
-    stmt = insert_(table).values(**values).on_conflict_do_nothing(index_elements=["request_key"]).returning(table.c.id)
-    # RETURNING, not rowcount: PostgreSQL's driver reports -1 rows for this statement.
-    return uow.session.execute(stmt).first() is not None
-
-
-def claim(uow: UnitOfWork, *, owner: str, lease: timedelta, request_key: str | None = None) -> OutboxEntry | None:
-    """Take the oldest available entry (or the one with `request_key`) for `owner` until the lease ends.
-
-    Exactly one drainer owns an entry at a time: PostgreSQL skips rows another transaction holds, and
-    SQLite has one writer at a time. A lease that ends (its owner died) makes the entry available again.
-    """
-    stmt = select(OutboxEntry).where(OutboxEntry.state == "open", OutboxEntry.available_at <= uow.now)
-    if request_key is not None:
-        stmt = stmt.where(OutboxEntry.request_key == request_key)
-    stmt = stmt.order_by(OutboxEntry.available_at, OutboxEntry.id).limit(1)
-    if uow.postgres:
-        stmt = stmt.with_for_update(skip_locked=True)
-    entry = uow.session.scalars(stmt).first()
-    if entry is not None:
-        entry.claimed_by, entry.available_at = owner, uow.now + lease
-        uow.session.flush()
-    return entry
-
-
-def release(uow: UnitOfWork, *, entry_id: int, available_at: datetime) -> None:
-    """Give an entry back until `available_at` (a send deferred to its pacing slot)."""
-    uow.session.execute(
-        update(OutboxEntry)
-        .where(OutboxEntry.id == entry_id, OutboxEntry.state == "open")
-        .values(claimed_by=None, available_at=available_at)
-    )
-
-
-def next_available(uow: UnitOfWork) -> datetime | None:
-    """When the earliest open entry becomes available (a drainer wakes then)."""
-    return uow.session.scalar(select(func.min(OutboxEntry.available_at)).where(OutboxEntry.state == "open"))
-
-
-def open_entry(uow: UnitOfWork, *, request_key: str) -> OutboxEntry | None:
-    """The open entry with this key, or None."""
-    stmt = select(OutboxEntry).where(OutboxEntry.request_key == request_key, OutboxEntry.state == "open")
-    return uow.session.scalars(stmt).first()
-
-
-def queued(uow: UnitOfWork, *, request_key: str) -> bool:
-    """True when an action with this key was ever queued."""
-    return (
-        uow.session.scalar(select(func.count()).select_from(OutboxEntry).where(OutboxEntry.request_key == request_key))
-        > 0
-    )
-
-
-def close_entry(uow: UnitOfWork, *, entry_id: int, state: str, action_id: str | None) -> bool:
-    """Mark an entry done/superseded; False when another drainer already did (its result is handled once)."""
-    result = uow.session.execute(
-        update(OutboxEntry)
-        .where(OutboxEntry.id == entry_id, OutboxEntry.state == "open")
-        .values(state=state, action_id=action_id)
-    )
-    return result.rowcount == 1

@@ -33,11 +33,16 @@ def record(
     rule: str,
     inputs: Iterable[str] = (),
     requested: list[dict[str, Any]] | None = None,
+    command: dict[str, Any] | None = None,
     person_refs: Iterable[str] = (),
     source: str = "cognitive_core",
     causation_id: str | None = None,
 ) -> str:
-    """Allocate a decision id and append its `decision` fact in the caller's transaction."""
+    """Allocate a decision id and append its `decision` fact in the caller's transaction.
+
+    `command` is the serialised command it carries (concern.commands), exactly what was carried out; decisions
+    recorded before commands existed, and those that carry none (a timer's step), have no such key.
+    """
     decision_id = allocate(uow.session, "dec", now=uow.now, tz=uow.tz)
     inputs = list(inputs)
     facts.append(
@@ -53,6 +58,7 @@ def record(
             "rule": rule,
             "inputs": inputs,
             "requested": requested or [],
+            **({"command": command} if command is not None else {}),
             "actor": uow.actor,
         },
     )
@@ -60,6 +66,6 @@ def record(
 
 
 def get(uow: UnitOfWork, *, decision_id: str) -> dict[str, Any] | None:
-    """A recorded decision's content (kind, rule, inputs, requested), or None."""
+    """A recorded decision's content (kind, rule, inputs, requested, command when it carries one), or None."""
     fact = facts.get_by_dedup_key(uow, dedup_key=f"decision:{decision_id}") if decision_id else None
     return dict(fact.content) if fact is not None else None

@@ -51,6 +51,23 @@ def say(
     return fact.fact_id
 
 
+def command_in_chat(ctx: AppContext, *, person_id: str, command, channel: str = "telegram") -> None:
+    """Carry `command` out as if `person_id` had typed it on `channel` (the chat door: its answer goes to them)."""
+    from cognitive_core import flows
+    from cognitive_core.situation import Decision, PersonView, SignalView, Situation
+    from fact import decisions
+    from person import service as persons
+
+    with ctx.uow(actor="test") as uow:
+        person = persons.get_or_404(uow, person_id=person_id)
+        sender = PersonView(person.person_id, person.display_name, person.role, person.locale, timezone=person.timezone)
+        decision = Decision("test", command)
+        decision_id = decisions.record(uow, kind=decision.kind, rule=decision.rule, person_refs=[person_id])
+        signal = SignalView(fact_id=f"typed:{decision_id}", channel=channel, text="")
+        situation = Situation(signal=signal, sender=sender, people=(sender,), now=uow.now)
+        flows.apply(uow, decision, decision_id=decision_id, situation=situation, fact_id=signal.fact_id)
+
+
 def local(ctx: AppContext, instant: datetime) -> str:
     """`03-18 20:00` in the deployment timezone."""
     return instant.astimezone(ctx.settings.tz).strftime("%m-%d %H:%M")

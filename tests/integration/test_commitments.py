@@ -9,9 +9,10 @@ from sqlalchemy import select
 from action.models import ButtonRow
 from app.pipeline import tick
 from concern import commitments
+from concern.commands import Extend
 from concern.models import OutboxEntry
 from fact.models import Fact
-from tests.integration.story_helpers import say
+from tests.integration.story_helpers import command_in_chat, say
 
 H = timedelta(hours=1)
 M = timedelta(minutes=1)
@@ -130,10 +131,7 @@ def test_two_more_hours_moves_the_due_moment_and_tells_the_new_time(ctx, clock, 
     clock.set(due)
     tick(ctx)
     clock.advance(10 * M)
-    with ctx.uow(actor="test") as uow:
-        commitments.extend_commitment(
-            uow, concern_id=commitment["concern_id"], by="p_zhangsan", hours=2, decision_id=commitment["concern_id"]
-        )
+    command_in_chat(ctx, person_id="p_zhangsan", command=Extend(commitment["concern_id"], hours=2))
     tick(ctx)
     assert telegram.texts_to("tg_zs")[-1] == "好的，新的时间是 今天 17:10，到时我再问你。"
     [extended] = _concerns(client, kind="commitment")

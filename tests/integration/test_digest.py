@@ -12,8 +12,8 @@ from action.models import ActionRequest, ActionRow
 from app.pipeline import tick
 from app.wiring import build_context
 from concern import digest
-from concern import service as concern_service
 from concern.models import OutboxEntry
+from concern.outbox import queue
 from fact import decisions
 from fact.decisions import DecisionKind
 from fact.models import Fact
@@ -62,7 +62,7 @@ def _notice(ctx, *, to, text, kind, prio="P2"):
             notification_type=kind,
             request_key=f"test:{text}",
         )
-        concern_service.enqueue(uow, request=request, purpose="notice")
+        queue.enqueue(uow, request=request, purpose="notice")
     tick(ctx)
 
 

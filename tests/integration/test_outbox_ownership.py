@@ -13,8 +13,10 @@ from action.models import ActionRow
 from app.pipeline import tick
 from app.wiring import build_context
 from channels.base import OutboundMessage, SendReceipt
-from concern import flows, outbox, service
+from concern import flows
 from concern.models import Concern, OutboxEntry
+from concern.outbox import drain as outbox
+from concern.outbox import queue
 from fact import decisions
 from fact.decisions import DecisionKind
 from fact.models import Fact
@@ -114,7 +116,7 @@ def test_a_dead_drainers_claim_runs_out_and_the_entry_then_runs_once(ctx, clock,
             decision_id=decision_id,
         )
     with ctx.uow() as uow:  # a drainer claims the question, then its process dies before sending
-        assert service.claim(uow, owner="dead:1:abc", lease=outbox.LEASE) is not None
+        assert queue.claim(uow, owner="dead:1:abc", lease=outbox.LEASE) is not None
     assert outbox.drain(ctx) == 0 and telegram.sent == []
     clock.advance(outbox.LEASE + timedelta(seconds=1))
     assert outbox.drain(ctx) >= 1 and telegram.texts_to("tg_zs") == ["老板想了解：提测什么时候能给？"]
@@ -177,6 +179,6 @@ def test_queueing_says_whether_the_entry_is_new_on_both_databases(ctx):
         action_type="notify", decision_ref="dec_20260318_001", target_person_id="p_x", text="hi", request_key="k:1"
     )
     with ctx.uow(actor="test") as uow:
-        first = service.enqueue(uow, request=request, purpose="reply")
-        again = service.enqueue(uow, request=request, purpose="reply")
+        first = queue.enqueue(uow, request=request, purpose="reply")
+        again = queue.enqueue(uow, request=request, purpose="reply")
     assert (first, again) == (True, False)

@@ -2,7 +2,7 @@
 
 from app.pipeline import tick
 from cognitive_core import inbox as core_inbox
-from concern import outbox
+from concern.outbox import drain as outbox
 from tests.integration.story_helpers import say
 
 
@@ -70,14 +70,14 @@ def test_a_queued_action_that_breaks_is_set_aside_and_the_queue_moves_on(ctx, cl
 
 
 def test_a_result_handler_that_breaks_keeps_the_sends_outcome_and_sets_the_entry_aside(ctx, client, team, monkeypatch):
-    from concern import results
+    from concern.outbox import results
 
     _, telegram = team
 
     def handler_bug(*args):
         raise RuntimeError("result handler bug")
 
-    monkeypatch.setitem(results.HANDLERS, "question", handler_bug)
+    monkeypatch.setitem(results.PURPOSES, results.Purpose.question, results.Declared(handler_bug, versioned=True))
     say(ctx, channel="feishu", user="ou_boss", text="问一下张三：提测什么时候能给？")
     assert len(telegram.texts_to("tg_zs")) == 1  # sent once, never again
     [sent] = [a for a in client.get("/v1/actions").json()["items"] if a["target_person_id"] == "p_zhangsan"]

@@ -12,8 +12,8 @@ from sqlalchemy import select, text
 from app.inbound import PerceptionInbound
 from app.pipeline import start_up, tick
 from channels.inbound import InboundMessage, InboundPress
-from concern import outbox
 from concern.models import ACTIVE_STATES, Concern
+from concern.outbox import drain as outbox
 from perception import service as perception
 from tests.simulation import inputs
 from tests.simulation.inputs import Said

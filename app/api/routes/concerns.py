@@ -12,9 +12,9 @@ from sqlalchemy import select
 from action import service as actions
 from action.models import ActionRow
 from app.api.deps import Admin, Ctx, Pipeline, Viewer
-from concern import admin, flows, outbox, service
-from fact import decisions
-from fact.decisions import DecisionKind
+from concern import admin, commands, service
+from concern.outbox import drain as outbox
+from concern.outcomes import Refused
 from kernel.errors import Invalid
 from kernel.limits import SaneInstant, local_isoformat
 from kernel.pagination import Page
@@ -81,26 +81,22 @@ def raise_concern(
             person = persons.get_or_404(uow, person_id=pid)
             if not person.active:
                 raise Invalid(f"{pid} is deactivated", field=field)
-        decision_id = decisions.record(
-            uow,
-            kind=DecisionKind.raise_concern,
-            rule="admin_api:concerns",
-            source="admin_api",
-            person_refs=[body.originator_id, body.target_person_id],
-            requested=[body.model_dump(mode="json")],
+        question = commands.Ask(
+            body.target_person_id,
+            body.question,
+            body.priority,
+            deadline=body.deadline.isoformat() if body.deadline else None,
         )
-        outcome = flows.raise_(
+        outcome = admin.carry_out(
             uow,
+            question,
+            rule="admin_api:concerns",
+            person_refs=[body.originator_id, body.target_person_id],
             originator_id=body.originator_id,
-            target_person_id=body.target_person_id,
-            question=body.question,
-            priority=body.priority,
-            deadline=body.deadline,
-            decision_id=decision_id,
             claimed_by=owner,
         )
-    if isinstance(outcome, str):  # the decision and the blocked question are recorded; no concern is opened
-        raise Invalid(f"refused: {outcome}", field="target_person_id")
+    if isinstance(outcome, Refused):  # the decision and the blocked question are recorded; no concern is opened
+        raise Invalid(f"refused: {outcome.values['blocked_by']}", field="target_person_id")
     concern_id = outcome.concern_id
     outbox.run_owned(ctx, request_key=f"{concern_id}:question:1")
     background.add_task(processor.wake)  # the originator's confirmation and anything else the result queued

@@ -12,8 +12,9 @@ from action import service as actions
 from app.api.deps import Pipeline
 from app.console import describe, timeline
 from app.console.web import Changing, Shared, Viewing, translator
-from concern import admin, outbox, service
+from concern import admin, service
 from concern import stats as concern_stats
+from concern.outbox import drain as outbox
 
 router = APIRouter(prefix="/console", include_in_schema=False)
 State = Literal["waiting_reply", "escalated", "resolved", "cancelled", "expired", "open", ""]

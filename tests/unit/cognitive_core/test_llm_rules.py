@@ -6,7 +6,7 @@ import pytest
 
 from cognitive_core.llm_rules import judge, not_understood, wants_llm
 from cognitive_core.rules import Decision, PersonView, SignalView, Situation, decide
-from fact.decisions import DecisionKind
+from concern.commands import Reply
 
 NOW = datetime(2026, 3, 18, 2, 0, tzinfo=UTC)  # 10:00 in Shanghai, a Wednesday
 BOSS = PersonView("p_boss", "老板", role="principal", timezone="Asia/Shanghai")
@@ -74,7 +74,7 @@ def test_reads_are_answered_at_once():
 
 
 def test_only_a_principals_message_the_rules_did_not_understand_goes_to_the_llm():
-    helped = [Decision(DecisionKind.reply, "not_understood", {"template": "not_understood", "hint": "ask"})]
+    helped = [Decision("not_understood", Reply("not_understood", {"hint": "ask"}))]
     assert not_understood(helped) and wants_llm(sit(), helped)
     assert not wants_llm(sit(sender=ZS), helped)
     assert not wants_llm(sit("/frobnicate"), helped)

@@ -15,14 +15,13 @@ import uuid
 
 from action import service as actions
 from action.models import ActionRecord, ActionRequest, Deferred, InFlight, Outcome
-from concern import digest, flows, results, service
+from concern import digest, flows, service
 from concern.models import ACTIVE_STATES, OutboxEntry
+from concern.outbox import queue, results
 from fact import service as facts
 from kernel.context import AppContext, UnitOfWork
 
 log = logging.getLogger("deputy.concern.outbox")
-# Decided for one version of a concern (a timer, a raise): a newer version (a reply, a cancel) supersedes them.
-VERSIONED = {"question", "follow_up", "nudge", "escalation", "reminder"}
 # Longer than any send can take (channel timeouts are far shorter); a dead owner's entry is free after it.
 LEASE = flows.OWNED_LEASE
 
@@ -47,7 +46,7 @@ def drain(ctx: AppContext, *, limit: int = 200) -> int:
     owner, ran = owner_token(), 0
     while ran < limit:
         with ctx.uow(actor="concern") as uow:
-            entry = service.claim(uow, owner=owner, lease=LEASE)
+            entry = queue.claim(uow, owner=owner, lease=LEASE)
             held = entry is not None and digest.hold(uow, entry)
         if entry is None:
             break
@@ -65,14 +64,14 @@ def drain(ctx: AppContext, *, limit: int = 200) -> int:
 def run_owned(ctx: AppContext, *, request_key: str) -> Outcome | None:
     """Run an entry the caller queued already claimed (so no drainer took it meanwhile)."""
     with ctx.reader() as uow:
-        entry = service.open_entry(uow, request_key=request_key)
+        entry = queue.open_entry(uow, request_key=request_key)
     return run(ctx, entry) if entry is not None else None
 
 
 def _set_aside(ctx: AppContext, entry: OutboxEntry, exc: Exception) -> None:
     """Close a failing entry as `failed` with a system fact saying why."""
     with ctx.uow(actor="concern") as uow:
-        if service.close_entry(uow, entry_id=entry.id, state="failed", action_id=None):
+        if queue.close_entry(uow, entry_id=entry.id, state="failed", action_id=None):
             facts.append(
                 uow,
                 fact_type="system",
@@ -91,7 +90,7 @@ def _set_aside(ctx: AppContext, entry: OutboxEntry, exc: Exception) -> None:
 def run(ctx: AppContext, entry: OutboxEntry) -> Outcome:
     """Execute one claimed entry (idempotent by request_key) and apply its result exactly once."""
     request = ActionRequest.model_validate(entry.request)
-    guard = _guard(entry) if entry.purpose in VERSIONED and entry.concern_id else None
+    guard = _guard(entry) if entry.purpose in results.VERSIONED and entry.concern_id else None
     state = (
         (lambda uow: service.state_of(uow, concern_id=entry.concern_id))
         if request.action_type == "send_message" and entry.concern_id
@@ -116,7 +115,7 @@ def run(ctx: AppContext, entry: OutboxEntry) -> Outcome:
         return outcome
     if isinstance(outcome, Deferred):  # our own pacing: back to the queue until the slot
         with ctx.uow(actor="concern") as uow:
-            service.release(uow, entry_id=entry.id, available_at=outcome.until)
+            queue.release(uow, entry_id=entry.id, available_at=outcome.until)
         return outcome
     if not applied:
         with ctx.uow(actor="concern") as uow:
@@ -127,7 +126,7 @@ def run(ctx: AppContext, entry: OutboxEntry) -> Outcome:
 def _close(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest, record: ActionRecord | None) -> None:
     """Close the entry (done, or superseded without a record) and apply its result: exactly once, by the closer."""
     state = "done" if record else "superseded"
-    if service.close_entry(uow, entry_id=entry.id, state=state, action_id=record.action_id if record else None) and (
+    if queue.close_entry(uow, entry_id=entry.id, state=state, action_id=record.action_id if record else None) and (
         record
     ):
-        results.HANDLERS.get(entry.purpose, results.nothing)(uow, entry, request, record)
+        results.apply(uow, entry, request, record)

@@ -12,8 +12,7 @@ from datetime import timedelta
 
 from sqlalchemy import func, select
 
-from action.models import ActionRequest, Destination
-from concern import service as concern_service
+from concern import outbound
 from concern.models import OutboxEntry
 from kernel.context import UnitOfWork
 
@@ -41,15 +40,5 @@ def reply_to_chat(
     )
     if (recent or 0) >= LIMITS[kind]:
         return False
-    request = ActionRequest(
-        action_type="notify",
-        decision_ref=decision_id,
-        target_person_id=None,
-        text=text,
-        reactive=True,
-        origin_channel=channel,
-        notification_type="reply",
-        destination=Destination(channel=channel, chat_id=chat_id),
-        request_key=f"{prefix}{fact_id}",
-    )
-    return concern_service.enqueue(uow, request=request, purpose="reply")
+    key = f"{prefix}{fact_id}"
+    return outbound.reply_to_chat(uow, channel=channel, chat_id=chat_id, text=text, decision_id=decision_id, key=key)

@@ -8,15 +8,19 @@ a dead end the originator hears about. Held notices and answers wait on the conc
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from action.ledger import contact_times
-from action.models import ActionRecord, ActionRequest, Destination, possibly_delivered
+from action.models import ActionRecord, ActionRequest, possibly_delivered
 from concern import buttons as concern_buttons
-from concern import digest, escalation, flows, messages, reasons, reminders, replies, service
+from concern import digest, escalation, flows, messages, outbound, reasons, reminders, replies, service
 from concern.models import ACTIVE_STATES, Concern, OutboxEntry
+from concern.outbox import queue
+from concern.outbox.queue import Purpose
 from kernel.context import UnitOfWork
 from person import service as persons
 from person.models import InteractionPolicy
@@ -67,22 +71,18 @@ def _reply(
         specs = concern_buttons.for_message(
             uow, kind=buttons, request_key=key, addressee_id=to, locale=person.locale, concern_id=concern_id
         )
-    request = ActionRequest(
-        action_type="notify",
-        decision_ref=causation,
-        target_person_id=to,
-        text=replies.reply(template, person.locale, **values, **({"concern_id": concern_id} if concern_id else {})),
-        reactive=reactive,
-        solicited=not reactive,
-        origin_channel=origin_channel,
-        notification_type="reply" if reactive else "loop_outcome",
-        request_key=key,
+    text = replies.reply(template, person.locale, **values, **({"concern_id": concern_id} if concern_id else {}))
+    outbound.reply(
+        uow,
+        to=to,
+        text=text,
+        decision_id=causation,
+        channel=origin_channel,
+        key=key,
+        chat_id=chat_id,
         buttons=specs,
-        destination=Destination(channel=origin_channel, chat_id=chat_id)
-        if chat_id and reactive and origin_channel
-        else None,
+        later=not reactive,
     )
-    service.enqueue(uow, request=request, purpose="reply")
 
 
 def _defer(uow: UnitOfWork, concern: Concern, purpose: str, request: ActionRequest, record: ActionRecord) -> bool:
@@ -327,7 +327,7 @@ def _told(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest, record: A
             _reply(uow, template="told", key=f"{base}:ack", target=target, **common)
     elif record.result == "blocked" and not_before and attempt < MAX_TELL_TRIES:
         again = request.model_copy(update={"request_key": f"{base}#{attempt + 1}"})
-        service.enqueue(
+        queue.enqueue(
             uow,
             request=again,
             purpose="tell",
@@ -379,16 +379,35 @@ def _policy_changed(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest,
     )
 
 
-HANDLERS = {
-    "question": _asked,
-    "follow_up": _asked,
-    "nudge": _nudged,
-    "escalation": _escalated,
-    "backflow": _held_on_concern,
-    flows.OUTCOME: _held_on_concern,
-    "stall_notice": _held_on_concern,
-    "tell": _told,
-    "policy": _policy_changed,
-    reminders.PURPOSE: reminders.sent,
-    digest.PURPOSE: digest.delivered,
+@dataclass(frozen=True)
+class Declared:
+    """What an outbox purpose means once its action has a result."""
+
+    on_result: Callable[[UnitOfWork, OutboxEntry, ActionRequest, ActionRecord], None] = nothing
+    # Decided for one version of its loop (a timer, a raise): a newer version (a reply, a cancel) supersedes it.
+    versioned: bool = False
+
+
+# Every purpose, declared once: the drainer applies `on_result` and guards the versioned ones.
+PURPOSES: dict[Purpose, Declared] = {
+    Purpose.question: Declared(_asked, versioned=True),
+    Purpose.follow_up: Declared(_asked, versioned=True),
+    Purpose.nudge: Declared(_nudged, versioned=True),
+    Purpose.escalation: Declared(_escalated, versioned=True),
+    Purpose.reminder: Declared(reminders.sent, versioned=True),
+    Purpose.backflow: Declared(_held_on_concern),
+    Purpose.outcome: Declared(_held_on_concern),
+    Purpose.tell: Declared(_told),
+    Purpose.policy: Declared(_policy_changed),
+    Purpose.digest: Declared(digest.delivered),
+    Purpose.reply: Declared(),
+    Purpose.brief: Declared(),
+    Purpose.notice: Declared(),
+    Purpose.notification: Declared(),
 }
+VERSIONED = frozenset(purpose for purpose, declared in PURPOSES.items() if declared.versioned)
+
+
+def apply(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest, record: ActionRecord) -> None:
+    """Apply an action's result to its loop, as its purpose declares (exactly once: the entry's closer calls it)."""
+    PURPOSES[Purpose(entry.purpose)].on_result(uow, entry, request, record)

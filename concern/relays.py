@@ -1,0 +1,70 @@
+"""A message passed on ("告诉张三…") and a self-service policy change ("/quiet 22:00-08:00"): one queued action each,
+confirmed to whoever asked once its result is known (`concern.outbox.results`: told, held, or why not).
+"""
+
+from __future__ import annotations
+
+from zoneinfo import ZoneInfo
+
+from action.models import ActionRequest
+from concern import messages, replies
+from concern.outbox import queue
+from concern.outbox.queue import Purpose
+from kernel.context import UnitOfWork
+from person import service as persons
+
+
+def relay(
+    uow: UnitOfWork,
+    *,
+    sender_id: str,
+    target_id: str,
+    text: str,
+    priority: str,
+    decision_id: str,
+    fact_id: str,
+    channel: str | None,
+    chat_id: str | None,
+) -> bool:
+    """Queue `text` to `target_id` in their language, framed as from the sender; the sender hears how it went."""
+    sender = persons.get_or_404(uow, person_id=sender_id)
+    target = persons.get_or_404(uow, person_id=target_id)
+    request = ActionRequest(
+        action_type="notify",
+        decision_ref=decision_id,
+        target_person_id=target_id,
+        text=messages.relay(sender.display_name, text, target.locale),
+        priority=priority,
+        origin_channel=channel,
+        request_key=f"{fact_id}:tell",
+        # Each relayed message is its own notification: L4's cooldown is for repeats of one kind.
+        notification_type=f"relay:{fact_id}",
+    )
+    return queue.enqueue(
+        uow, request=request, purpose=Purpose.tell, ack_person_id=sender_id, ack_channel=channel, ack_chat_id=chat_id
+    )
+
+
+def policy(
+    uow: UnitOfWork,
+    *,
+    person_id: str,
+    patch: dict,
+    decision_id: str,
+    fact_id: str,
+    channel: str | None,
+    chat_id: str | None,
+) -> bool:
+    """Queue the person's own policy change (an internal update); they hear it was made, in their words."""
+    person = persons.get_or_404(uow, person_id=person_id)
+    request = ActionRequest(
+        action_type="internal_update",
+        decision_ref=decision_id,
+        target_person_id=person_id,
+        operation={"name": "person.interaction_policy", "person_id": person_id, "patch": patch},
+        text=replies.policy_change(patch, person.locale, tz=ZoneInfo(person.timezone), now=uow.now),
+        request_key=f"{fact_id}:policy",
+    )
+    return queue.enqueue(
+        uow, request=request, purpose=Purpose.policy, ack_person_id=person_id, ack_channel=channel, ack_chat_id=chat_id
+    )
