@@ -43,10 +43,12 @@ def next_brief_at(policy: InteractionPolicy, tz: ZoneInfo, now: datetime) -> dat
 
 
 def due_brief_day(policy: InteractionPolicy, tz: ZoneInfo, now: datetime) -> tuple[date, datetime] | None:
-    """The local day whose brief is due at `now`, with its moment: passed, and the next day's time not yet come.
+    """The local day whose brief is due at `now`, with its moment: passed, on the local day it is now, and the
+    next day's time not yet come.
 
-    Yesterday's brief is still due in the morning when quiet hours pushed it past midnight; it never is once
-    today's brief time has come (one brief a day, never two at once).
+    Yesterday's brief is still due in the morning when quiet hours pushed its moment past midnight. A brief that
+    did not go out on its moment's day (the service was down) is not sent the day after, where it would be a second
+    brief that day: the next one says what it would have (what happened since the last brief sent).
     """
     if policy.daily_brief_at is None:
         return None
@@ -54,7 +56,7 @@ def due_brief_day(policy: InteractionPolicy, tz: ZoneInfo, now: datetime) -> tup
     for day in (today, today - timedelta(days=1)):
         moment = brief_moment(policy, tz, day)
         following = _at(day + timedelta(days=1), _hhmm(policy.daily_brief_at), tz)
-        if moment is not None and moment <= now < following:
+        if moment is not None and moment <= now < following and moment.astimezone(tz).date() == today:
             return day, moment
     return None
 

@@ -28,6 +28,9 @@ if TYPE_CHECKING:
 TERMINAL_OUTCOMES = {"undeliverable", "expired", "cancelled"}
 _ENGLISH = re.compile(r"[A-Za-z]{3,}")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
+# Commands with words the bot itself writes into its texts ("发送 /brief all 查看全部"): taken out before the
+# people's own texts are, which could take "/brief" and leave "all".
+_BOT_COMMANDS = ("/brief all",)
 # Parts of a message that are not language: ids, commands, durations, channel names.
 _NOT_WORDS = re.compile(
     r"\b(?:con|act|dec|fact)_[\d_…]+|\bp_[a-z0-9_]+|/[a-z]+(?: all\b)?|@\S+|\b\d+[smhd]\b|Telegram|Feishu|Lark|HH:MM"
@@ -318,6 +321,8 @@ class Invariants:
             if person is None:
                 continue
             bare = d.text
+            for command in _BOT_COMMANDS:
+                bare = bare.replace(command, " ")
             if "act_" in d.text:  # a /did summary quotes the start of each message it lists
                 for t in quoted:
                     bare = bare.replace(t, " ")

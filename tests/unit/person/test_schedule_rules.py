@@ -47,13 +47,24 @@ def test_a_late_evening_brief_pushed_past_midnight_is_yesterdays():
     assert due_brief_day(policy, SH, morning) == (date(2026, 3, 18), datetime(2026, 3, 19, 0, 0, tzinfo=UTC))
 
 
-def test_brief_due_until_the_next_days_brief_time():
+def test_a_brief_is_due_for_the_rest_of_its_day():
     policy = InteractionPolicy(quiet_hours=[])
-    assert due_brief_day(policy, SH, datetime(2026, 3, 18, 0, 59, tzinfo=UTC)) == (
+    assert due_brief_day(policy, SH, datetime(2026, 3, 17, 15, 59, tzinfo=UTC)) == (  # 23:59 local
         date(2026, 3, 17),
         datetime(2026, 3, 17, 1, 0, tzinfo=UTC),
     )
     assert due_brief_day(policy, SH, datetime(2026, 3, 18, 1, 0, tzinfo=UTC))[0] == date(2026, 3, 18)
+
+
+def test_a_brief_missed_on_its_day_is_not_sent_the_next_day_beside_that_days_own():
+    policy = InteractionPolicy(daily_brief_at="23:30", quiet_hours=[])
+    assert due_brief_day(policy, NY, datetime(2026, 6, 4, 6, 30, tzinfo=UTC)) is None  # 02:30 local, 3 June's missed
+    assert due_brief_day(policy, NY, datetime(2026, 6, 5, 3, 30, tzinfo=UTC)) == (  # 23:30 local: 4 June's own
+        date(2026, 6, 4),
+        datetime(2026, 6, 5, 3, 30, tzinfo=UTC),
+    )
+    morning = InteractionPolicy(quiet_hours=[])  # 09:00: missed yesterday, it is not sent at 08:59 before today's
+    assert due_brief_day(morning, SH, datetime(2026, 3, 18, 0, 59, tzinfo=UTC)) is None
 
 
 def test_a_pause_moves_the_brief_to_its_end():
