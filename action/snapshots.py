@@ -86,5 +86,6 @@ def verdict_now(
         return rules.Verdict(allowed=False, blocked_by=error, reason=f"person cannot be contacted ({error})")
     policy, tz = InteractionPolicy.model_validate(person.interaction_policy), ZoneInfo(person.timezone)
     # The unit of work carries the settings `snapshot` reads from the context.
-    seen = snapshot(uow, uow, request, policy, tz, concern_state(uow) if concern_state else None)  # type: ignore[arg-type]
+    state = concern_state(uow) if concern_state else None
+    seen = snapshot(uow, uow, request, policy, tz, state)  # type: ignore[arg-type]
     return rules.evaluate(seen)

@@ -70,6 +70,12 @@ def create_app(
     ]
     ctx.signal_listeners.append(processor.wake)
     app.state.metrics = Metrics(ctx)  # with the database gauges, read at scrape time
+    _install_http(app, ctx)
+    return app
+
+
+def _install_http(app: FastAPI, ctx: AppContext) -> None:
+    """What answers a request: error handlers, the OpenAPI document, the middleware, the console and the routers."""
     errors.install(app)
     openapi.install(app)
     app.add_middleware(guards.InputGuardMiddleware)  # inside the body limit: it buffers at most max_body_bytes
@@ -87,4 +93,3 @@ def create_app(
         webhooks_router,
     ):
         app.include_router(router)
-    return app

@@ -72,8 +72,8 @@ FRAMES: tuple[Frame, ...] = (
     # cancel before ask: "不用问张三了" is no ask
     Frame("cancel", r"(?:不用|别|不要|无需)(?:再)?(?:问|催|找|跟进)(?:了)?{P}(?P<body>.*?)了?", "cancel:zh:no_more", True),
     Frame("cancel", r"(?:取消|撤回|撤销)(?:一下)?(?:问|给|对|找)?{P}的?(?P<body>.*?)", "cancel:zh:cancel_to"),
-    Frame("cancel", r"(?:cancel|drop|withdraw)\s+(?:the|my)\s+(?:question|ask|request)s?\s+(?:to|for)\s+{P}(?P<body>.*)",
-          "cancel:en:cancel_to"),
+    Frame("cancel", r"(?:cancel|drop|withdraw)\s+(?:the|my)\s+(?:question|ask|request)s?"
+          r"\s+(?:to|for)\s+{P}(?P<body>.*)", "cancel:en:cancel_to"),
     Frame("cancel", r"(?:never\s?mind|forget)\s+(?:about\s+)?(?:asking\s+)?{P}(?P<body>.*)", "cancel:en:never_mind"),
     Frame("cancel", r"(?:stop|don't|do not)\s+(?:asking|chasing|pinging|bugging)\s+{P}(?P<body>.*)",
           "cancel:en:stop_asking"),
@@ -103,8 +103,8 @@ FRAMES: tuple[Frame, ...] = (
     Frame("tell", r"(?:let)\s+{P}\s+know(?:\s+that)?(?P<body>.+)", "tell:en:let_know", True, soft=True),
     Frame("tell", r"(?:tell|inform|notify|remind|message|ping)\s+{P}(?:\s+(?:that|to|about))?(?P<body>.+)",
           "tell:en:verb_first", True),
-    Frame("tell", r"(?:pass on|pass along|relay|forward)\s+(?:to\s+{P}\s+(?:that\s+)?(?P<body>.+)|(?P<b2>.+?)\s+to\s+{P})",
-          "tell:en:pass_on"),
+    Frame("tell", r"(?:pass on|pass along|relay|forward)\s+"
+          r"(?:to\s+{P}\s+(?:that\s+)?(?P<body>.+)|(?P<b2>.+?)\s+to\s+{P})", "tell:en:pass_on"),
 )  # fmt: skip
 
 
@@ -123,7 +123,8 @@ def _dur(m: re.Match, _: Context) -> dict | None:
 def phrasing_number(words: str) -> int:
     """`3`, `三`, `两`, `半`… → int (半 counts 0: callers treat it as 30 minutes)."""
     table = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10,
-             "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "a couple of": 2}  # fmt: skip
+             "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+             "a couple of": 2}  # fmt: skip
     return int(words) if words.isdigit() else table.get(words.lower(), 0)
 
 
@@ -183,8 +184,8 @@ PHRASES: tuple[Phrase, ...] = (
     Phrase("pause", rf".*?(?:这周|本周|今天|今晚|.{{1,8}}(?:之前|以前|前))(?:都|先)?(?:{_DISTURB_ZH}|暂停)",
            "pause:zh:until", _pause),
     Phrase("pause", rf".*?(?:{_DISTURB_ZH}|暂停)(?:到|直到)(?P<rest>.+)", "pause:zh:until_after", _pause),
-    Phrase("pause", rf"(?:pause|{_DISTURB_EN}|snooze (?:all|everything|notifications))(?:\s+(?:me|messages|notifications))?"
-           rf"\s+(?:for\s+)?(?:the next\s+)?{_N}{_UNIT_EN}", "pause:en:for", _dur),
+    Phrase("pause", rf"(?:pause|{_DISTURB_EN}|snooze (?:all|everything|notifications))"
+           rf"(?:\s+(?:me|messages|notifications))?\s+(?:for\s+)?(?:the next\s+)?{_N}{_UNIT_EN}", "pause:en:for", _dur),
     Phrase("pause", rf"(?:pause|{_DISTURB_EN})(?:\s+(?:me|messages|notifications))?\s+(?:for\s+)?"
            r"(?:the\s+)?(?:rest of\s+)?(?:this week|today|the week|the day|tonight|until .+|till .+)",
            "pause:en:until", _pause),
@@ -200,22 +201,25 @@ PHRASES: tuple[Phrase, ...] = (
     Phrase("snooze", rf"(?:later|snooze|give me)\s*{_N}{_UNIT_EN}", "snooze:en:later", _snooze),
     Phrase("snooze", rf"(?:ask|remind|ping|check with) me (?:again )?(?:in|after)\s+{_N}{_UNIT_EN}(?: or so)?",
            "snooze:en:ask_me_in", _snooze),
-    Phrase("snooze", r"(?:ask|ping|check with) me (?:again )?later|later please|not now,? later", "snooze:en:later_bare",
-           _snooze),
+    Phrase("snooze", r"(?:ask|ping|check with) me (?:again )?later|later please|not now,? later",
+           "snooze:en:later_bare", _snooze),
     Phrase("status", r"(?:现在|目前|还)?(?:我们|我|你)?(?:都|还)?(?:在)?等(?:着)?(?:谁|哪些人|什么|哪些)(?:的)?(?:回复|回音|答复|回)?(?:呢|啊)?",
            "status:zh:waiting"),
     Phrase("status", r"(?:现在|目前)?(?:还)?有(?:哪些|什么|几个)(?:事|事情|问题)?(?:还)?(?:没(?:有)?(?:回|回复|答复|结束|搞定)|在等|在跟进|待回复)(?:的)?",
            "status:zh:open"),
     Phrase("status", r"(?:谁还没(?:回|回复|答复)|(?:跟进|待办|进展)(?:情况|列表)|有什么进展|进展(?:怎么样|如何)(?:了)?)",
            "status:zh:progress"),
-    Phrase("status", r"(?:what|who) (?:are|am) (?:you|we|i) (?:still )?waiting (?:on|for)|what'?s (?:still )?(?:pending|open|outstanding)|"
-           r"(?:any|what) (?:open|pending|outstanding) (?:questions|items|requests|loops)|who hasn'?t (?:replied|answered)(?: yet)?|"
+    Phrase("status", r"(?:what|who) (?:are|am) (?:you|we|i) (?:still )?waiting (?:on|for)|"
+           r"what'?s (?:still )?(?:pending|open|outstanding)|"
+           r"(?:any|what) (?:open|pending|outstanding) (?:questions|items|requests|loops)|"
+           r"who hasn'?t (?:replied|answered)(?: yet)?|"
            r"status(?: update)?|what'?s the status|where are we(?: at)?", "status:en"),
     Phrase("did", r"(?:你)?(?:今天|今日|这周|本周|最近|刚才)?(?:都|一共)?(?:做|干|办)了(?:(?:些|哪些)?(?:什么|啥)|哪些)(?:事|事情)?", "did:zh", _did),
-    Phrase("did", r"what (?:did|have) you (?:do|done|been doing|been up to|get done)(?: (?:today|this week|lately|so far))?|"
+    Phrase("did", r"what (?:did|have) you (?:do|done|been doing|been up to|get done)"
+           r"(?: (?:today|this week|lately|so far))?|"
            r"what have you done(?: today| this week)?", "did:en", _did),
     Phrase("help", r"(?:你是谁|你能(?:做|干)(?:什么|啥|些什么)|你会(?:做)?(?:什么|啥)|怎么用(?:你)?|(?:怎么|如何)使用|有什么功能|帮助|使用说明)",
            "help:zh"),
-    Phrase("help", r"(?:who are you|what can you do|what do you do|how do i use (?:you|this)|help me\??|how does this work)",
-           "help:en"),
+    Phrase("help", r"(?:who are you|what can you do|what do you do|how do i use (?:you|this)|help me\??"
+           r"|how does this work)", "help:en"),
 )  # fmt: skip

@@ -18,9 +18,10 @@ Why our own grammar (evaluation of 2026-03, the table in tests/unit/cognitive_co
 
 No library reads both languages, none knows the defaults a promise needs ("下班前" = 18:00, "EOD", "周五前" =
 Friday 18:00, "by Friday"), and a wrong moment is worse than none (it opens a false commitment). Each library
-would still need this layer on top for the vague defaults and the "before" reading, so the grammar below covers
+would still need this layer on top for the vague defaults and the "before" reading, so our grammar covers
 the chat vocabulary itself: atoms (a day, a part of the day, a clock time, a duration, "前"/"by") found in the
 text, neighbours merged into one expression, resolved in the person's timezone, returned in UTC.
+The atoms and their words are in `when_grammar`; this module merges and resolves them.
 """
 
 from __future__ import annotations
@@ -31,110 +32,23 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
-DAY_END = 18  # a day without an hour ("周五前", "by Friday", "明天") means its working day's end
-EVENING = 20  # "晚上", "tonight"
-AFTERNOON = 15  # "下午", "this afternoon"
-MORNING = 9  # "明早", "tomorrow morning"
-
-_ZH_DIGITS = {c: i for i, c in enumerate("零一二三四五六七八九")} | {"〇": 0, "两": 2}
-_EN_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "ten": 10}
-_NUM = r"(?:\d{1,3}|[零〇一二两三四五六七八九十]{1,3})"
-_WEEKDAY_ZH = "一二三四五六日天"
-_WEEKDAYS_EN = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
-_MONTHS_EN = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
-# Full names, or the short forms that are not also words ("sat", "sun"): "I sat down" names no Saturday.
-_WD_EN = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues?|wed|thu(?:rs?)?|fri)"
-_MON_EN = (
-    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?"
-    r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+from cognitive_core.when_grammar import (
+    AFTERNOON,
+    ATOMS,
+    DAY_END,
+    EN_NUMBERS,
+    EVENING,
+    GAP,
+    MONTHS_EN,
+    MORNING,
+    PERIODS,
+    SLOTS,
+    WEEKDAY_ZH,
+    WEEKDAYS_EN,
+    ZH_DIGITS,
 )
-# Parts of the day: (default hour, whether a clock hour in it is afternoon, day offset it implies or None).
-_PERIODS = {
-    "凌晨": (5, False, None),
-    "早上": (MORNING, False, None),
-    "早晨": (MORNING, False, None),
-    "清晨": (MORNING, False, None),
-    "一早": (MORNING, False, None),
-    "上午": (10, False, None),
-    "中午": (12, True, None),
-    "下午": (AFTERNOON, True, None),
-    "傍晚": (DAY_END, True, None),
-    "晚上": (EVENING, True, None),
-    "今晚": (EVENING, True, 0),
-    "明早": (MORNING, False, 1),
-    "明晚": (EVENING, True, 1),
-    "下班": (DAY_END, True, None),
-    "morning": (MORNING, False, None),
-    "noon": (12, True, None),
-    "midday": (12, True, None),
-    "afternoon": (AFTERNOON, True, None),
-    "evening": (EVENING, True, None),
-    "tonight": (EVENING, True, 0),
-    "eod": (DAY_END, True, None),
-    "cob": (DAY_END, True, None),
-    "end of day": (DAY_END, True, None),
-    "end of the day": (DAY_END, True, None),
-}
 
-_ATOMS = re.compile(
-    "|".join(
-        [
-            # durations: "两小时后", "30分钟内", "半小时后", "3天后", "in 2 hours", "within 30 minutes"
-            rf"(?P<zdur>(?P<zdn>{_NUM})?\s*(?:个)?(?P<zhalf>半)?\s*(?:个)?(?P<zdu>小时|钟头|分钟|天|周|星期)(?:后|以后|之后|内|以内|之内))",
-            r"(?P<edur>\b(?:in|within)\s+(?P<edn>\d{1,3}|an?|one|two|three|four|five|six|ten|half\s+an?)\s*"
-            r"(?P<edu>minutes?|mins?|hours?|hrs?|h|days?|weeks?)\b)",
-            # days
-            r"(?P<zrel>大后天|后天|明天|明日|今天|今日)",
-            rf"(?P<zwd>(?P<znext>下下|下个?|这个?|本)?(?:周|星期|礼拜)(?P<zwdn>[{_WEEKDAY_ZH}1-7]))",
-            r"(?P<zweek>(?:这|本|下个?)(?:周|星期|礼拜)(?:内|之内)?)",
-            r"(?P<zmonth>(?:本月|这个月)?(?:月底|月末))",
-            r"(?P<zdate>(?P<zm>\d{1,2})月(?P<zd>\d{1,2})[日号])",
-            r"(?P<erel>\b(?:today|tomorrow|tmrw?|the day after tomorrow)\b)",
-            rf"(?P<ewd>\b(?:(?P<enext>next|this|coming)\s+)?(?P<ewdn>{_WD_EN})\b)",
-            r"(?P<eweek>\b(?:end of (?:the )?week|eow)\b)",
-            r"(?P<emonth>\b(?:end of (?:the )?month|eom)\b)",
-            rf"(?P<edate>\b(?:(?P<em1>{_MON_EN})\.?\s+(?P<ed1>\d{{1,2}})(?:st|nd|rd|th)?|(?P<ed2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?P<em2>{_MON_EN}))\b)",
-            r"(?P<eiso>\b(?P<iy>\d{4})-(?P<im>\d{2})-(?P<id>\d{2})\b)",
-            # parts of the day
-            r"(?P<zper>凌晨|早上|早晨|清晨|一早|上午|中午|下午|傍晚|晚上|今晚|明早|明晚|下班)",
-            r"(?P<eper>\b(?:(?:this|tomorrow)\s+)?"
-            r"(?:morning|noon|midday|afternoon|evening|tonight|eod|cob|end of (?:the )?day)\b)",
-            # clock times
-            r"(?P<hhmm>(?<![\d.:])(?P<hh>[01]?\d|2[0-3])[:：](?P<mm>[0-5]\d)(?![\d.])\s*(?P<ampm1>[ap]\.?m\.?\b)?)",
-            rf"(?P<zclock>(?P<zh>{_NUM})\s*[点點时](?:\s*(?P<zhalfh>半)|(?P<zq>一刻|三刻)|\s*(?P<zmin>{_NUM})\s*分?)?)",
-            r"(?P<eclock>\b(?P<eh>1[0-2]|0?[1-9])\s*(?P<ampm2>[ap]\.?m\.?)(?!\w))",
-            r"(?P<eat>\bat\s+(?P<eath>1[0-2]|0?[1-9]|1[3-9]|2[0-3])\b(?![.:]\d))",
-            # "before" markers
-            r"(?P<zbefore>之前|以前|前)",
-            r"(?P<ebefore>\b(?:by|before|until|till|no later than)\b)",
-        ]
-    ),
-    re.IGNORECASE,
-)
-_GAP = re.compile(r"^(?:[\s,，的]|\bat\b|\bon\b|\bthe\b)*$", re.IGNORECASE)
-_SLOTS = {
-    "zdur": "dur",
-    "edur": "dur",
-    "zrel": "day",
-    "zwd": "day",
-    "zweek": "day",
-    "zmonth": "day",
-    "zdate": "day",
-    "erel": "day",
-    "ewd": "day",
-    "eweek": "day",
-    "emonth": "day",
-    "edate": "day",
-    "eiso": "day",
-    "zper": "period",
-    "eper": "period",
-    "hhmm": "clock",
-    "zclock": "clock",
-    "eclock": "clock",
-    "eat": "clock",
-    "zbefore": "before",
-    "ebefore": "before",
-}
+__all__ = ["AFTERNOON", "DAY_END", "EVENING", "MORNING", "Found", "parse_when"]
 
 
 @dataclass(frozen=True)
@@ -154,8 +68,8 @@ def _zh_number(text: str) -> int:
         return int(text)
     if "十" in text:
         tens, _, ones = text.partition("十")
-        return (_ZH_DIGITS.get(tens, 1) if tens else 1) * 10 + (_ZH_DIGITS.get(ones, 0) if ones else 0)
-    return _ZH_DIGITS.get(text, 0)
+        return (ZH_DIGITS.get(tens, 1) if tens else 1) * 10 + (ZH_DIGITS.get(ones, 0) if ones else 0)
+    return ZH_DIGITS.get(text, 0)
 
 
 def _friday(day: date, weeks: int = 0) -> date:
@@ -169,14 +83,14 @@ def _duration(m: re.Match) -> timedelta:
         size = {"小时": 3600, "钟头": 3600, "分钟": 60, "天": 86400, "周": 604800, "星期": 604800}[unit]
         return timedelta(seconds=(amount + half) * size)
     raw, unit = m.group("edn").lower(), m.group("edu").lower()
-    amount = 0.5 if raw.startswith("half") else (int(raw) if raw.isdigit() else _EN_NUMBERS[raw])
+    amount = 0.5 if raw.startswith("half") else (int(raw) if raw.isdigit() else EN_NUMBERS[raw])
     size = {"m": 60, "h": 3600, "d": 86400, "w": 604800}[unit[0]]
     return timedelta(seconds=amount * size)
 
 
 def _day(m: re.Match, today: date) -> tuple[date, bool]:
     """The date an atom names and whether it is a whole span (a week, a month) rather than a day."""
-    kind = m.lastgroup if m.lastgroup in _SLOTS else next(k for k in _SLOTS if m.group(k))
+    kind = m.lastgroup if m.lastgroup in SLOTS else next(k for k in SLOTS if m.group(k))
     if kind in ("zrel", "erel"):
         word = m.group(kind).lower()
         offset = {"今天": 0, "今日": 0, "today": 0, "明天": 1, "明日": 1, "tomorrow": 1, "tmr": 1, "tmrw": 1}
@@ -184,14 +98,14 @@ def _day(m: re.Match, today: date) -> tuple[date, bool]:
     if kind in ("zwd", "ewd"):
         if kind == "zwd":
             raw, nxt = m.group("zwdn"), m.group("znext") or ""
-            wd = int(raw) - 1 if raw.isdigit() else _WEEKDAY_ZH.index(raw) if raw != "天" else 6
+            wd = int(raw) - 1 if raw.isdigit() else WEEKDAY_ZH.index(raw) if raw != "天" else 6
             weeks = 2 if nxt == "下下" else 1 if nxt.startswith("下") else 0
             if wd == 7:
                 wd = 6
             if nxt and nxt[0] in "这本下":  # a named week: that week's day (Monday-first)
                 return today - timedelta(days=today.weekday()) + timedelta(days=wd + 7 * weeks), False
         else:
-            wd = _WEEKDAYS_EN.index(m.group("ewdn").lower()[:3])
+            wd = WEEKDAYS_EN.index(m.group("ewdn").lower()[:3])
             weeks = 0
             if (m.group("enext") or "").lower() == "next":  # "next Monday": the one in the coming week
                 return today - timedelta(days=today.weekday()) + timedelta(days=wd + 7), False
@@ -208,7 +122,7 @@ def _day(m: re.Match, today: date) -> tuple[date, bool]:
         month, day = int(m.group("zm")), int(m.group("zd"))
     else:
         name = (m.group("em1") or m.group("em2")).lower()[:3]
-        month, day = _MONTHS_EN.index(name) + 1, int(m.group("ed1") or m.group("ed2"))
+        month, day = MONTHS_EN.index(name) + 1, int(m.group("ed1") or m.group("ed2"))
     found = date(today.year, month, day)
     return (found if found >= today else date(today.year + 1, month, day)), False
 
@@ -244,15 +158,15 @@ def _valid(m: re.Match, text: str) -> bool:
 def _clusters(text: str) -> list[list[re.Match]]:
     """Atoms next to each other (only spaces, "at", "on", "的" between them), one slot of each kind per cluster."""
     clusters: list[list[re.Match]] = []
-    for m in _ATOMS.finditer(text):
+    for m in ATOMS.finditer(text):
         if not _valid(m, text):
             continue
-        slot = _SLOTS[m.lastgroup] if m.lastgroup in _SLOTS else next(_SLOTS[k] for k in _SLOTS if m.group(k))
+        slot = SLOTS[m.lastgroup] if m.lastgroup in SLOTS else next(SLOTS[k] for k in SLOTS if m.group(k))
         last = clusters[-1] if clusters else None
         slots = {_slot(a) for a in last} if last else set()
         joined = (
             last is not None
-            and _GAP.match(text[last[-1].end() : m.start()])
+            and GAP.match(text[last[-1].end() : m.start()])
             and slot not in slots
             and "dur" not in slots
             and slot != "dur"
@@ -266,7 +180,7 @@ def _clusters(text: str) -> list[list[re.Match]]:
 
 
 def _slot(m: re.Match) -> str:
-    return _SLOTS[m.lastgroup] if m.lastgroup in _SLOTS else next(_SLOTS[k] for k in _SLOTS if m.group(k))
+    return SLOTS[m.lastgroup] if m.lastgroup in SLOTS else next(SLOTS[k] for k in SLOTS if m.group(k))
 
 
 def _resolve(atoms: list[re.Match], now: datetime, tz: ZoneInfo) -> tuple[datetime, bool] | None:
@@ -283,7 +197,7 @@ def _resolve(atoms: list[re.Match], now: datetime, tz: ZoneInfo) -> tuple[dateti
         if word.startswith("tomorrow") and day is None:
             day = today + timedelta(days=1)
         word = re.sub(r"^(?:this|tomorrow)\s+", "", word)
-        hour, pm, offset = _PERIODS.get(word, _PERIODS.get(word.replace("the ", ""), (DAY_END, True, None)))
+        hour, pm, offset = PERIODS.get(word, PERIODS.get(word.replace("the ", ""), (DAY_END, True, None)))
         if offset is not None and day is None:
             day = today + timedelta(days=offset)
     if "clock" in by:
@@ -318,7 +232,7 @@ def parse_when(text: str, *, now: datetime, tz: ZoneInfo | str, locale: str | No
         if resolved is None:
             continue
         start, end = atoms[0].start(), atoms[-1].end()
-        nxt = _ATOMS.match(text, end)
+        nxt = ATOMS.match(text, end)
         before = any(_slot(a) == "before" for a in atoms)
         if nxt is not None and nxt.group("zbefore") and not before:
             end, before = nxt.end(), True

@@ -1,75 +1,45 @@
-"""Create, read and change persons; every change appends a `person_changed` fact in the same transaction."""
+"""Create and change persons; every change appends a `person_changed` fact in the same transaction.
+
+The reads (`get`, `get_or_404`, `bindings_of`, `policy_of`, `to_out`, `list_`) are in `person.queries`; this module
+exports them too, so `person.service` stays the one entry point for callers.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import delete, or_, select, tuple_
+from sqlalchemy import delete, select, tuple_
 
 from fact import service as fact_service
 from kernel.context import UnitOfWork
-from kernel.errors import Conflict, Invalid, NotFound
-from kernel.pagination import like_pattern, page_by_time
+from kernel.errors import Conflict, Invalid
 from person.models import (
-    PERSON_ID_RE,
     ChannelBinding,
     ChannelBindingIn,
-    ChannelBindingOut,
     InteractionPolicy,
     InteractionPolicyPatch,
     Person,
     PersonCreate,
-    PersonOut,
     PersonUpdate,
 )
+from person.queries import bindings_of, get, get_or_404, list_, policy_of, to_out
 
-
-def get(uow: UnitOfWork, *, person_id: str) -> Person | None:
-    """The person with this id (active or not), or None."""
-    if not PERSON_ID_RE.fullmatch(person_id):
-        return None  # no such person can exist; also keeps NUL and other junk away from the database
-    return uow.session.get(Person, person_id)
-
-
-def get_or_404(uow: UnitOfWork, *, person_id: str) -> Person:
-    """The person with this id, or NotFound."""
-    person = get(uow, person_id=person_id)
-    if person is None:
-        raise NotFound(f"person {person_id} does not exist", field="person_id")
-    return person
-
-
-def bindings_of(uow: UnitOfWork, *, person_id: str) -> list[ChannelBinding]:
-    """A person's channel bindings in a stable order."""
-    stmt = select(ChannelBinding).where(ChannelBinding.person_id == person_id).order_by(ChannelBinding.id)
-    return list(uow.session.scalars(stmt))
-
-
-def policy_of(person: Person) -> InteractionPolicy:
-    """The validated interaction policy of a person."""
-    return InteractionPolicy.model_validate(person.interaction_policy)
-
-
-def to_out(uow: UnitOfWork, person: Person) -> PersonOut:
-    """The API shape of a person, bindings and policy included."""
-    return PersonOut(
-        person_id=person.person_id,
-        display_name=person.display_name,
-        aliases=person.aliases,
-        role=person.role,
-        manager_id=person.manager_id,
-        timezone=person.timezone,
-        locale=person.locale,
-        work_state=person.work_state,
-        channel_bindings=[
-            ChannelBindingOut.model_validate(b, from_attributes=True)
-            for b in bindings_of(uow, person_id=person.person_id)
-        ],
-        interaction_policy=policy_of(person),
-        active=person.active,
-        created_at=person.created_at.astimezone(uow.tz),
-        updated_at=person.updated_at.astimezone(uow.tz),
-    )
+__all__ = [
+    "bindings_of",
+    "create",
+    "deactivate",
+    "get",
+    "get_or_404",
+    "list_",
+    "mark_unreachable",
+    "patch_policy",
+    "policy_of",
+    "replace_bindings",
+    "replace_policy",
+    "to_out",
+    "update",
+    "upsert",
+]
 
 
 def _snapshot(uow: UnitOfWork, person: Person) -> dict[str, Any]:
@@ -299,35 +269,3 @@ def mark_unreachable(
             extra={"channel": channel, "reason": reason},
         )
     return changed
-
-
-def list_(
-    uow: UnitOfWork,
-    *,
-    role: str | None = None,
-    active: bool | None = None,
-    q: str | None = None,
-    limit: int = 50,
-    cursor: str | None = None,
-) -> tuple[list[Person], str | None]:
-    """Persons newest first, filtered; with the next page's cursor."""
-    limit = max(1, min(limit, 500))
-    stmt = select(Person)
-    if role:
-        stmt = stmt.where(Person.role == role)
-    if active is not None:
-        stmt = stmt.where(Person.active == active)
-    if q:
-        pattern = like_pattern(q)
-        stmt = stmt.where(
-            or_(Person.person_id.ilike(pattern, escape="\\"), Person.display_name.ilike(pattern, escape="\\"))
-        )
-    return page_by_time(
-        uow.session,
-        stmt,
-        Person.created_at,
-        Person.person_id,
-        limit=limit,
-        cursor=cursor,
-        ident_pattern=PERSON_ID_RE.pattern,
-    )

@@ -93,7 +93,8 @@ class FeishuChannel(Channel):
                     )
                 else:
                     uuid = f"{message.idempotency_key}-media"
-                    message_ids.append(self._forward(receive_id_type, receive_id, media, uuid=uuid))  # type: ignore[arg-type]
+                    forwarded = self._forward(receive_id_type, receive_id, media, uuid=uuid)  # type: ignore[arg-type]
+                    message_ids.append(forwarded)
             except ChannelError as exc:
                 if message_ids:  # earlier parts arrived: say so, and never claim nothing was delivered
                     exc.message = f"part {number} of {steps} failed after {len(message_ids)} delivered: {exc.message}"
