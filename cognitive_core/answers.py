@@ -56,9 +56,7 @@ def choices(uow: UnitOfWork, decision: rules.Decision, locale: str) -> list[tupl
         return [("pick_person", p.display_name, {"person_id": p.person_id, **params["request"]}) for p in people if p]
     if template == "ask_or_tell":
         pending = {"person_id": params["target_person_id"], **params["request"]}
-        labels = {
-            verb: replies.ASK_OR_TELL[verb].get(locale, replies.ASK_OR_TELL[verb]["en"]) for verb in ("ask", "tell")
-        }
+        labels = {verb: replies.ASK_OR_TELL.text(verb, locale) for verb in ("ask", "tell")}
         return [("ask_or_tell", labels[verb], pending | {"as": verb}) for verb in ("ask", "tell")]
     if template in ("nudge_which", "cancel_which"):
         verb = template.removesuffix("_which") + "_pick"
