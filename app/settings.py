@@ -91,6 +91,8 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = Field(8000, ge=1, le=65535)
     timezone: str = "Asia/Shanghai"
+    # What a person reads when a text has no entry in their own language (kernel.catalogue's one fallback).
+    default_locale: Literal["zh", "en"] = "zh"
     log_level: str = "INFO"
 
     admin_tokens: Tokens = Field(default_factory=dict)

@@ -7,6 +7,7 @@ from typing import Any
 from app import plugins
 from app.settings import Settings
 from channels.base import ChannelRegistry
+from kernel import catalogue
 from kernel.clock import Clock, SystemClock
 from kernel.context import AppContext
 from kernel.db import Database
@@ -26,6 +27,7 @@ def build_context(
     context_class: type[AppContext] = AppContext,
 ) -> AppContext:
     """Create the context from settings (no connections are opened yet)."""
+    catalogue.set_default_locale(settings.default_locale)
     redis: Any = None
     if settings.redis_url:
         # The one Redis client of the process: de-duplication, pacing and wake-ups all use it, each call bounded

@@ -69,7 +69,7 @@ def _people(uow: UnitOfWork, values: dict[str, Any], locale: str) -> list[tuple[
 
 def _ask_or_tell(uow: UnitOfWork, values: dict[str, Any], locale: str) -> list[tuple[str, str, dict]]:
     pending = {"person_id": values["target_person_id"], **values["request"]}
-    labels = {verb: replies.ASK_OR_TELL[verb].get(locale, replies.ASK_OR_TELL[verb]["en"]) for verb in ("ask", "tell")}
+    labels = {verb: replies.ASK_OR_TELL.text(verb, locale) for verb in ("ask", "tell")}
     return [("ask_or_tell", labels[verb], pending | {"as": verb}) for verb in ("ask", "tell")]
 
 

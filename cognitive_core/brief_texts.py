@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from kernel.catalogue import Catalogue
+
 _TEXTS: dict[str, dict[str, str]] = {
     "title": {"zh": "**今日简报 · {day}**", "en": "**Daily brief · {day}**"},
     "nothing": {"zh": "没有在等的事，也没有到期的事。", "en": "Nothing waiting, nothing due."},
@@ -46,18 +48,22 @@ _TEXTS: dict[str, dict[str, str]] = {
     "cancel": {"zh": "{n} 取消", "en": "{n} Cancel"},
     "extend": {"zh": "{n} 延期 2 小时", "en": "{n} +2h"},
 }
-_UNITS = {"zh": ("分钟", "小时", "天"), "en": ("m", "h", "d")}
+TEXTS = Catalogue("cognitive_core.brief_texts", _TEXTS)
+UNITS = Catalogue.columns(
+    "cognitive_core.brief_texts.units",
+    ("zh", "en"),
+    {"minutes": ("分钟", "m"), "hours": ("小时", "h"), "days": ("天", "d")},
+)
 
 
 def text(name: str, locale: str, **values: object) -> str:
-    """One text of the catalogue in `locale` (Chinese when the language has none)."""
-    table = _TEXTS[name]
-    return table.get(locale, table["zh"]).format(**values)
+    """One text of the catalogue in `locale` (the deployment's default locale when the language has none)."""
+    return TEXTS.text(name, locale, **values)
 
 
 def age(delta: timedelta, locale: str) -> str:
     """A short duration: `40分钟` / `5小时` / `3天` (`40m`, `5h`, `3d`)."""
-    minutes, hours, days = _UNITS.get(locale, _UNITS["zh"])
+    minutes, hours, days = (UNITS.text(unit, locale) for unit in ("minutes", "hours", "days"))
     seconds = max(0, int(delta.total_seconds()))
     if seconds < 3600:
         return f"{max(1, seconds // 60)}{minutes}"

@@ -9,6 +9,7 @@ from typing import Any
 
 from cognitive_core.brief_rules import clip
 from cognitive_core.brief_texts import age
+from kernel.catalogue import Catalogue
 
 ACTIVE = ("waiting_reply", "escalated")
 
@@ -129,11 +130,11 @@ _TEXTS = {
         "en": "**You**\n• {n} messages to you · {cap} held by your daily cap · {quiet} deferred by quiet hours",
     },
 }
+TEXTS = Catalogue("cognitive_core.review_rules", _TEXTS)
 
 
 def _t(name: str, locale: str, **values: Any) -> str:
-    table = _TEXTS[name]
-    return table.get(locale, table["zh"]).format(**values)
+    return TEXTS.text(name, locale, **values)
 
 
 def render(review: Review, *, names: dict[str, str], locale: str, span: tuple[str, str], now: datetime) -> str:

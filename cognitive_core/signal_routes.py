@@ -17,6 +17,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from kernel.catalogue import Catalogue, pick
+
 _FIELD = r"content\.[A-Za-z_][A-Za-z0-9_]*"
 _PERSON = r"^p_[a-z0-9_]{1,48}$"
 
@@ -127,15 +129,18 @@ class _Blank(dict):
         return ""
 
 
-GENERIC = {"zh": "来自 {source} 的消息：{summary}", "en": "From {source}: {summary}"}
+TEXTS = Catalogue(
+    "cognitive_core.signal_routes",
+    {"generic": {"zh": "来自 {source} 的消息：{summary}", "en": "From {source}: {summary}"}},
+)
 
 
 def text(route: SignalRoute, content: dict[str, Any], locale: str) -> str:
-    """The words a recipient reads: the route's template in their language, or a generic line with the summary."""
+    """The words a recipient reads: the route's template (the one fallback rule), or a generic line with the summary."""
     fields = content.get("content") or {}
     values = _Blank({k: v for k, v in fields.items() if isinstance(v, (str, int, float))})
     values.update(signal_type=content.get("signal_type", ""), source=content.get("source", ""))
     summary = next((str(fields[k]) for k in ("text", "title", "summary", "name") if fields.get(k)), "")
     values.setdefault("summary", summary or content.get("signal_type", ""))
-    template = route.template.get(locale) or route.template.get("en") or route.template.get("zh")
-    return (template or GENERIC.get(locale, GENERIC["en"])).format_map(values).strip()
+    template = pick(route.template, locale) or TEXTS.template("generic", locale)
+    return template.format_map(values).strip()

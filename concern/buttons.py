@@ -20,9 +20,10 @@ from typing import Any
 from action import buttons
 from action.buttons import Choice
 from action.models import ButtonRow, ButtonSpec
+from kernel.catalogue import Catalogue
 from kernel.context import UnitOfWork
 
-LABELS: dict[str, dict[str, str]] = {
+_LABELS: dict[str, dict[str, str]] = {
     "later": {"zh": "稍后 2小时", "en": "Later 2h"},
     "tomorrow": {"zh": "明天再说", "en": "Tomorrow"},
     "not_me": {"zh": "不是我", "en": "Not me"},
@@ -39,6 +40,7 @@ LABELS: dict[str, dict[str, str]] = {
     "llm_cancel": {"zh": "取消", "en": "Cancel"},
     "remind_later": {"zh": "稍后 1小时", "en": "Later 1h"},
 }
+LABELS = Catalogue("concern.buttons", _LABELS)
 # Each message's buttons: (verb, args, style).
 SETS: dict[str, tuple[tuple[str, dict[str, Any], str], ...]] = {
     "question": (("later", {"hours": 2}, "default"), ("tomorrow", {}, "default"), ("not_me", {}, "default")),
@@ -53,9 +55,8 @@ SETS: dict[str, tuple[tuple[str, dict[str, Any], str], ...]] = {
 
 
 def label(verb: str, locale: str) -> str:
-    """A button's label in the reader's language (Chinese when the language has no catalogue)."""
-    names = LABELS[verb]
-    return names.get(locale, names["zh"])
+    """A button's label in the reader's language (the deployment's default locale when the language has none)."""
+    return LABELS.text(verb, locale)
 
 
 def for_message(

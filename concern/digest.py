@@ -23,6 +23,7 @@ from concern.outbox import queue
 from fact import decisions
 from fact import service as facts
 from fact.decisions import DecisionKind
+from kernel.catalogue import Catalogue
 from kernel.context import AppContext, UnitOfWork
 from person import service as persons
 from person.models import InteractionPolicy, wait_seconds
@@ -35,9 +36,10 @@ URGENT = ("P0", "P1")
 MAX_TRIES = 5
 RETRY = timedelta(days=1)
 
-TEXTS = {
-    "head": {"zh": "【摘要】{count} 条可以稍后看的消息：", "en": "Digest: {count} messages that could wait:"},
-}
+TEXTS = Catalogue(
+    "concern.digest",
+    {"head": {"zh": "【摘要】{count} 条可以稍后看的消息：", "en": "Digest: {count} messages that could wait:"}},
+)
 
 
 def digestible(request: ActionRequest, digest_types: list[str]) -> bool:
@@ -133,7 +135,7 @@ def _queue(uow: UnitOfWork, person_id: str, items: list[OutboxEntry]) -> None:
         source="concern",
         requested=[{"action": "notify", "notification_type": PURPOSE, "items": keys}],
     )
-    head = TEXTS["head"].get(person.locale, TEXTS["head"]["en"]).format(count=len(items))
+    head = TEXTS.text("head", person.locale, count=len(items))
     body = "\n\n".join(f"· {e.request['text']}" for e in items)
     request = ActionRequest(
         action_type="notify",

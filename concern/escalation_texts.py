@@ -5,8 +5,10 @@ The buttons' labels live with every other button's in concern/buttons.py.
 
 from __future__ import annotations
 
+from kernel.catalogue import Catalogue
+
 # The answer to a press, for its toast and the edited message.
-OUTCOMES = {
+_OUTCOMES = {
     "taken": {"zh": "好的，由你接手，我已告诉{asker}。", "en": "OK, it's yours; I told {asker}."},
     "already_taken": {"zh": "{manager}已经接手了。", "en": "{manager} has already taken it."},
     "taken_by_you": {"zh": "你已经接手了。", "en": "You have already taken it."},
@@ -22,8 +24,9 @@ OUTCOMES = {
     },
     "nudged": {"zh": "好的，马上再催{target}一次。", "en": "OK, nudging {target} now."},
 }
+OUTCOMES = Catalogue("concern.escalation_texts.outcomes", _OUTCOMES)
 # "Nudge now" refused: why, and the moment it would be allowed ({when} is already local text).
-REFUSED = {
+_REFUSED = {
     "L1:quiet_hours": {
         "zh": "{target}在免打扰时段，{when} 后可以催。",
         "en": "{target} is in quiet hours; you can nudge after {when}.",
@@ -39,19 +42,16 @@ REFUSED = {
     },
     "never": {"zh": "现在没法催{target}：{reason}。", "en": "I can't nudge {target}: {reason}."},
 }
-
-
-def _pick(table: dict[str, dict[str, str]], key: str, locale: str) -> str:
-    return table[key].get(locale, table[key]["en"])
+REFUSED = Catalogue("concern.escalation_texts.refused", _REFUSED)
 
 
 def outcome(code: str, locale: str, **values: str) -> str:
     """A press's answer by code."""
-    return _pick(OUTCOMES, code, locale).format(**values)
+    return OUTCOMES.text(code, locale, **values)
 
 
 def refused(blocked_by: str, locale: str, *, target: str, when: str | None, count: int = 0, reason: str = "") -> str:
     """Why a nudge cannot go now and when it could; without a moment, why it cannot at all."""
     if when and blocked_by in REFUSED:
-        return _pick(REFUSED, blocked_by, locale).format(target=target, when=when, count=count)
-    return _pick(REFUSED, "never", locale).format(target=target, reason=reason)
+        return REFUSED.text(blocked_by, locale, target=target, when=when, count=count)
+    return REFUSED.text("never", locale, target=target, reason=reason)

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-KINDS = {
+from kernel.catalogue import Catalogue
+
+# kind: (Chinese, English); a kind not listed reads as an attachment.
+_KINDS = {
     "photo": ("图片", "photo"),
     "image": ("图片", "image"),
     "document": ("文件", "file"),
@@ -14,13 +17,14 @@ KINDS = {
     "video": ("视频", "video"),
     "sticker": ("表情", "sticker"),
     "post": ("图文消息", "rich message"),
+    "attachment": ("附件", "attachment"),
 }
+KINDS = Catalogue.columns("concern.media", ("zh", "en"), _KINDS)
 
 
 def kind_name(kind: str, locale: str) -> str:
     """`图片` / `photo`."""
-    zh, en = KINDS.get(kind, ("附件", "attachment"))
-    return zh if locale == "zh" else en
+    return KINDS.text(kind if kind in KINDS else "attachment", locale)
 
 
 def size_text(size: int | None) -> str:

@@ -5,9 +5,11 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
+from kernel.catalogue import Catalogue
+
 WEEKDAYS = {"zh": "一二三四五六日", "en": ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")}
 
-TEMPLATES: dict[str, dict[str, str]] = {
+_TEMPLATES: dict[str, dict[str, str]] = {
     "question": {"zh": "{asker}想了解：{text}", "en": "{asker} would like to know: {text}"},
     "relay": {"zh": "{sender}让我转告：{text}", "en": "From {sender}: {text}"},
     "follow_up": {
@@ -127,12 +129,12 @@ TEMPLATES: dict[str, dict[str, str]] = {
     },
     "decision_back": {"zh": "{maker}的决定：{answer}", "en": "{maker}'s decision: {answer}"},
 }
+TEMPLATES = Catalogue("concern.messages", _TEMPLATES)
 
 
 def render(name: str, locale: str, **values: str) -> str:
-    """One template in the reader's locale (English when the locale has none)."""
-    table = TEMPLATES[name]
-    return table.get(locale, table["en"]).format(**values)
+    """One template in the reader's locale (the deployment's default locale when the locale has none)."""
+    return TEMPLATES.text(name, locale, **values)
 
 
 def duration(delta: timedelta, locale: str) -> str:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-TEXTS: dict[str, dict[str, str]] = {
+from kernel.catalogue import Catalogue
+
+_TEXTS: dict[str, dict[str, str]] = {
     # Toasts: the cheap checks made while the platform waits (Feishu: 3 s).
     "received": {"zh": "收到", "en": "Got it"},
     "not_yours": {"zh": "这个按钮不是给你的", "en": "This button is not for you"},
@@ -29,9 +31,9 @@ TEXTS: dict[str, dict[str, str]] = {
     "picked_tell": {"zh": "好的，转告{target}", "en": "OK, telling {target}"},
     "picked": {"zh": "好的", "en": "OK"},
 }
+TEXTS = Catalogue("concern.press_texts", _TEXTS)
 
 
 def press_text(name: str, locale: str, **values: str) -> str:
-    """One press text in the reader's language (English when the language has none)."""
-    table = TEXTS[name]
-    return table.get(locale, table["en"]).format(**values)
+    """One press text in the reader's language (the deployment's default locale when the language has none)."""
+    return TEXTS.text(name, locale, **values)

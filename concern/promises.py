@@ -13,10 +13,11 @@ from concern import buttons as concern_buttons
 from concern import messages, outbound, service
 from concern.models import Concern
 from concern.outbox import queue
+from kernel.catalogue import Catalogue
 from kernel.context import UnitOfWork
 from person import service as persons
 
-TEMPLATES: dict[str, dict[str, str]] = {
+_TEMPLATES: dict[str, dict[str, str]] = {
     "promise_noted": {
         "zh": "{target}承诺 {when} 前给你，到时我会跟进。",
         "en": "{target} promised it by {when}; I'll check in then.",
@@ -45,12 +46,12 @@ TEMPLATES: dict[str, dict[str, str]] = {
         "en": "OK, the new time is {when}; I'll check in then.",
     },
 }
+TEMPLATES = Catalogue("concern.promises", _TEMPLATES)
 
 
 def render(name: str, locale: str, **values: object) -> str:
-    """One promise template in the reader's locale (English when the locale has none)."""
-    table = TEMPLATES[name]
-    return table.get(locale, table["en"]).format(**values)
+    """One promise template in the reader's locale (the deployment's default locale when the locale has none)."""
+    return TEMPLATES.text(name, locale, **values)
 
 
 def timing(due_at: datetime, done_at: datetime, locale: str) -> str:

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from kernel.catalogue import Catalogue
+
 # "{target}{held}": why a delivery waits (a retry moment exists).
-HELD = {
+_HELD = {
     "L1:quiet_hours": {"zh": "{window}", "en": "is in quiet hours{window}"},
     "L1:paused": {"zh": "暂停了消息", "en": "has paused messages"},
     "L1:daily_cap": {"zh": "今天收到的消息已达上限", "en": "has reached today's message limit"},
@@ -20,8 +22,9 @@ HELD = {
     },
     "L4:cooldown": {"zh": "刚收到过同类通知", "en": "just got a similar notice"},
 }
+HELD = Catalogue("concern.reasons.held", _HELD)
 # Why something did not happen at all.
-NOT_DONE = {
+_NOT_DONE = {
     "L1:quiet_hours": {"zh": "{target}一直处于免打扰时间", "en": "{target} is always in quiet hours"},
     "L1:paused": {"zh": "{target}暂停了消息", "en": "{target} has paused messages"},
     "L1:proactive_disabled": {"zh": "{target}不接受主动消息", "en": "{target} does not accept messages from me"},
@@ -50,20 +53,23 @@ NOT_DONE = {
     "invalid_request": {"zh": "设置无效", "en": "the setting is not valid"},
     "unknown": {"zh": "发送失败", "en": "sending failed"},
 }
-STATES = {
+NOT_DONE = Catalogue("concern.reasons.not_done", _NOT_DONE)
+_STATES = {
     "waiting_reply": {"zh": "等待回复", "en": "waiting for a reply"},
     "escalated": {"zh": "已升级", "en": "escalated"},
     "resolved": {"zh": "已回复", "en": "answered"},
     "cancelled": {"zh": "已取消", "en": "cancelled"},
     "expired": {"zh": "已过期", "en": "expired"},
 }
-RESULTS = {
+STATES = Catalogue("concern.reasons.states", _STATES)
+_RESULTS = {
     "success": {"zh": "成功", "en": "sent"},
     "failed": {"zh": "失败", "en": "failed"},
     "blocked": {"zh": "被拦截", "en": "held back"},
     "pending": {"zh": "发送中", "en": "in flight"},
 }
-ACTION_TYPES = {
+RESULTS = Catalogue("concern.reasons.results", _RESULTS)
+_ACTION_TYPES = {
     "send_message": {"zh": "提问", "en": "question"},
     "notify": {"zh": "通知", "en": "notice"},
     "escalate": {"zh": "升级", "en": "escalation"},
@@ -71,6 +77,7 @@ ACTION_TYPES = {
     "query": {"zh": "查询", "en": "query"},
     "internal_update": {"zh": "更新设置", "en": "settings change"},
 }
+ACTION_TYPES = Catalogue("concern.reasons.action_types", _ACTION_TYPES)
 CHANNELS = {
     "feishu": {"zh": "飞书", "en": "Feishu"},
     "telegram": {"zh": "Telegram", "en": "Telegram"},
@@ -83,19 +90,24 @@ def _pick(table: dict[str, dict[str, str]], key: str, locale: str) -> str:
     return entry.get(locale) or entry.get("en") or key
 
 
+def _name(catalogue: Catalogue, key: str, locale: str) -> str:
+    """A code's name for a reader; a code the catalogue does not know reads as itself (a new state, say)."""
+    return catalogue.text(key, locale) if key in catalogue else key
+
+
 def state(name: str, locale: str) -> str:
     """`waiting_reply` → `等待回复`."""
-    return _pick(STATES, name, locale)
+    return _name(STATES, name, locale)
 
 
 def result(name: str, locale: str) -> str:
     """`success` → `成功`."""
-    return _pick(RESULTS, name, locale)
+    return _name(RESULTS, name, locale)
 
 
 def action_type(name: str, locale: str) -> str:
     """`send_message` → `提问`."""
-    return _pick(ACTION_TYPES, name, locale)
+    return _name(ACTION_TYPES, name, locale)
 
 
 def channel(name: str, locale: str) -> str:
@@ -106,8 +118,8 @@ def channel(name: str, locale: str) -> str:
 def held(blocked_by: str, locale: str, *, window: str | None = None) -> str:
     """Why a delivery waits, to follow the person's name: `22:00–08:00 免打扰` / `is in quiet hours (22:00–08:00)`."""
     if blocked_by not in HELD:
-        return _pick(HELD, "L1:paused", locale)
-    text = HELD[blocked_by].get(locale, HELD[blocked_by]["en"])
+        return HELD.text("L1:paused", locale)
+    text = HELD.template(blocked_by, locale)
     if blocked_by == "L1:quiet_hours":
         if locale == "zh":
             return text.format(window=f" {window} 免打扰" if window else "正处于免打扰时间")
@@ -134,4 +146,4 @@ def not_done(detail: dict[str, Any], locale: str, *, target: str) -> str:
     tried = [a.get("channel") for a in detail.get("attempts", []) if a.get("channel")]
     names = list(dict.fromkeys(channel(c, locale) for c in tried)) or [channel("internal", locale)]
     joined = "和".join(names) if locale == "zh" else " and ".join(names)
-    return NOT_DONE[code].get(locale, NOT_DONE[code]["en"]).format(target=target, channels=joined)
+    return NOT_DONE.text(code, locale, target=target, channels=joined)

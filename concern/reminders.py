@@ -20,6 +20,7 @@ from concern.models import ACTIVE_STATES, Concern, OutboxEntry
 from concern.outbox import queue
 from fact import decisions
 from fact.decisions import DecisionKind
+from kernel.catalogue import Catalogue
 from kernel.context import UnitOfWork
 from person import service as persons
 
@@ -28,7 +29,7 @@ REPEAT_AFTER = timedelta(hours=2)  # the one gentle repeat of an unanswered remi
 EXPIRE_AFTER = timedelta(days=1)  # an unanswered reminder closes quietly about this long after it went out
 LATER = timedelta(hours=1)  # the 稍后 1小时 button
 
-TEMPLATES: dict[str, dict[str, str]] = {
+_TEMPLATES: dict[str, dict[str, str]] = {
     "set": {
         "zh": "好的，{when} 提醒你：{text}（{concern_id}，取消：/cancel {concern_id}）",
         "en": "OK, I'll remind you {when}: {text} ({concern_id}; /cancel {concern_id} to cancel)",
@@ -45,12 +46,12 @@ TEMPLATES: dict[str, dict[str, str]] = {
     "done": {"zh": "好的，已完成", "en": "OK, done"},
     "later": {"zh": "好的，{until} 再提醒你", "en": "OK, I'll remind you again {until}"},
 }
+TEMPLATES = Catalogue("concern.reminders", _TEMPLATES)
 
 
 def render(name: str, locale: str, **values: object) -> str:
-    """One reminder text in the reader's language (English when the language has none)."""
-    table = TEMPLATES[name]
-    return table.get(locale, table["en"]).format(**values)
+    """One reminder text in the reader's language (the deployment's default locale when the language has none)."""
+    return TEMPLATES.text(name, locale, **values)
 
 
 def set_(

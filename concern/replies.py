@@ -7,8 +7,9 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from concern.messages import WEEKDAYS
+from kernel.catalogue import Catalogue
 
-HELP = {
+_HELP = {
     "zh": "我可以帮你问人、转告、跟进、提醒。直接跟我说就行，例如：\n"
     "帮我问问张三提测什么时候能给 · 告诉李四明早10点开会 · 催一下张三 · 提醒我明天上午10点交周报\n"
     "现在在等谁回复？ · 你今天做了什么？ · 简报 · 周报 · 晚上10点到早上8点别打扰我 · 这周别打扰我\n"
@@ -21,7 +22,7 @@ HELP = {
 }
 
 # What a member (not a principal) can do: they never see /ask or /tell.
-HELP_MEMBER = {
+_HELP_MEMBER = {
     "zh": "我可以帮你：\n"
     "在等我回复什么？（/concerns） · 你今天做了什么？（/did） · 提醒我1小时后交周报（/remind 1h …） · /reminders\n"
     "晚上10点到早上8点别打扰我（/quiet 22:00-08:00） · 暂停3天（/pause 3d） · 恢复（/resume）\n"
@@ -32,9 +33,10 @@ HELP_MEMBER = {
     "no messages from 10pm to 8am (/quiet 22:00-08:00) · pause for 3 days (/pause 3d) · /resume\n"
     'Reply "later 2h" to push a follow-up back.',
 }
+HELP = Catalogue("concern.replies.help", {"principal": _HELP, "member": _HELP_MEMBER})
 
 # "Did you mean …?" when nothing matched: one line, by the intent the words come closest to.
-NOT_UNDERSTOOD = {
+_NOT_UNDERSTOOD = {
     "ask": {"zh": "没看懂；你是想让我去问谁吗？比如“帮我问问张三提测什么时候能给”。",
             "en": 'I didn\'t understand; should I ask someone? e.g. "ask Zhang San when the build is ready".'},
     "tell": {"zh": "没看懂；你是想让我转告谁吗？比如“告诉李四明早10点开会”。",
@@ -46,9 +48,10 @@ NOT_UNDERSTOOD = {
     "pause": {"zh": "没看懂；你是想设免打扰吗？比如“晚上10点到早上8点别打扰我”或“这周别打扰我”。",
               "en": 'I didn\'t understand; did you mean quiet hours? e.g. "no messages from 10pm to 8am".'},
 }  # fmt: skip
+NOT_UNDERSTOOD = Catalogue("concern.replies.not_understood", _NOT_UNDERSTOOD)
 
 # One line per command: what a malformed use of it gets instead of the whole help.
-USAGE = {
+_USAGE = {
     "ask": {
         "zh": "用法：/ask @某人 问题，例如 /ask @zhangsan 提测什么时候能给？",
         "en": "Usage: /ask @someone question, e.g. /ask @zhangsan when is the build ready?",
@@ -84,8 +87,9 @@ USAGE = {
     "bind": {"zh": "用法：绑定 绑定码", "en": "Usage: bind <bind code>"},
     "help": {"zh": "用法：/help", "en": "Usage: /help"},
 }
+USAGE = Catalogue("concern.replies.usage", _USAGE)
 
-REPLIES = {
+_REPLIES = {
     "not_principal": {
         "zh": "抱歉，只有负责人可以让我去联系别人。",
         "en": "Sorry, only a principal can ask me to contact others.",
@@ -170,9 +174,13 @@ REPLIES = {
         "en": "Hi! Tell me who to ask or what to pass on, in your own words.",
     },
 }
+REPLIES = Catalogue("concern.replies", _REPLIES)
 
 # The labels of the ask-or-tell buttons.
-ASK_OR_TELL = {"ask": {"zh": "去问（等回复）", "en": "Ask"}, "tell": {"zh": "只转告", "en": "Just tell"}}
+ASK_OR_TELL = Catalogue(
+    "concern.replies.ask_or_tell",
+    {"ask": {"zh": "去问（等回复）", "en": "Ask"}, "tell": {"zh": "只转告", "en": "Just tell"}},
+)
 
 
 def policy_change(patch: dict[str, Any], locale: str, *, tz: ZoneInfo, now: datetime) -> str:
@@ -192,20 +200,17 @@ def policy_change(patch: dict[str, Any], locale: str, *, tz: ZoneInfo, now: date
 
 def to_stranger(template: str) -> str:
     """A reply to someone the bot does not know: it cannot know their language, so both (Chinese first)."""
-    table = REPLIES[template]
-    return f"{table['zh']}\n{table['en']}"
+    return "\n".join(REPLIES.template(template, language) for language in ("zh", "en"))
 
 
 def reply(template: str, locale: str, **values: str) -> str:
     """A short reactive reply by template name (`help`, `usage:<command>` or a REPLIES key)."""
     if template == "help":
-        table = HELP if values.get("role") == "principal" else HELP_MEMBER
-        return table.get(locale, table["en"])
+        return HELP.template("principal" if values.get("role") == "principal" else "member", locale)
     if template == "not_understood":
-        table = NOT_UNDERSTOOD.get(values.get("hint", "ask"), NOT_UNDERSTOOD["ask"])
-        return table.get(locale, table["en"])
+        hint = values.get("hint", "ask")
+        return NOT_UNDERSTOOD.template(hint if hint in NOT_UNDERSTOOD else "ask", locale)
     if template.startswith("usage:"):
-        table = USAGE.get(template.removeprefix("usage:"), USAGE["help"])
-        return table.get(locale, table["en"])
-    table = REPLIES[template]
-    return table.get(locale, table["en"]).format(**values)
+        command = template.removeprefix("usage:")
+        return USAGE.template(command if command in USAGE else "help", locale)
+    return REPLIES.text(template, locale, **values)

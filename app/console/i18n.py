@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from concern import reasons
+from kernel.catalogue import Catalogue
 
 LANGS = ("en", "zh")
 LANG_COOKIE = "deputy_console_lang"
 
 # key: (English, Chinese)
-WORDS: dict[str, tuple[str, str]] = {
+_WORDS: dict[str, tuple[str, str]] = {
     "app": ("Deputy console", "Deputy 控制台"),
     "overview": ("Overview", "概览"),
     "persons": ("People", "人员"),
@@ -194,6 +195,7 @@ WORDS: dict[str, tuple[str, str]] = {
     "fact_person_changed": ("person", "人员变化"),
     "fact_system": ("system", "系统"),
 }
+WORDS = Catalogue.columns("app.console", ("en", "zh"), _WORDS)
 
 
 def pick(accept_language: str | None, cookie: str | None) -> str:
@@ -222,11 +224,9 @@ class Translator:
         self.lang = lang if lang in LANGS else "en"
 
     def __call__(self, key: str, **values: Any) -> str:
-        entry = WORDS.get(key)
-        if entry is None:
+        if key not in WORDS:
             return key
-        text = entry[0] if self.lang == "en" else entry[1]
-        return text.format(**values) if values else text
+        return WORDS.text(key, self.lang, **values) if values else WORDS.template(key, self.lang)
 
     def state(self, name: str) -> str:
         """A loop state as the operator reads it."""

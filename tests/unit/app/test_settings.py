@@ -12,6 +12,8 @@ import pytest
 from pydantic import ValidationError
 
 from app.settings import Settings, parse_duration
+from app.wiring import build_context
+from kernel import catalogue
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -133,6 +135,19 @@ def test_unknown_timezone_is_rejected(monkeypatch: pytest.MonkeyPatch):
         Settings(_env_file=None)
     monkeypatch.setenv("DEPUTY_TIMEZONE", "America/New_York")
     assert Settings(_env_file=None).tz.key == "America/New_York"
+
+
+def test_the_default_locale_is_chinese_or_english_and_the_composition_root_installs_it(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    assert Settings(_env_file=None).default_locale == "zh"
+    monkeypatch.setenv("DEPUTY_DEFAULT_LOCALE", "fr")
+    with pytest.raises(ValidationError, match="default_locale"):
+        Settings(_env_file=None)
+    monkeypatch.setenv("DEPUTY_DEFAULT_LOCALE", "en")
+    monkeypatch.setattr(catalogue, "_default", catalogue._default)
+    build_context(Settings(_env_file=None, database_url="sqlite://"))
+    assert catalogue.default_locale() == "en"
 
 
 def test_defaults_match_the_spec():

@@ -81,3 +81,15 @@ def test_the_text_uses_the_readers_language_and_a_generic_line_otherwise():
     signal = {"signal_type": "meeting_moved", "source": "calendar", "content": {"title": "周会"}}
     assert signal_routes.text(routes["task_overdue"], signal, "en") == "Task overdue: 周会"
     assert signal_routes.text(routes["meeting_moved"], signal, "zh") == "来自 calendar 的消息：周会"
+
+
+def test_a_template_without_the_readers_language_reads_the_deployments_default_never_another():
+    routes = signal_routes.load(
+        {"x": {"action": "notify", "recipient": "person_id", "template": {"zh": "逾期：{title}"}}}
+    )
+    signal = {"signal_type": "x", "source": "tracker", "content": {"title": "周报"}}
+    assert signal_routes.text(routes["x"], signal, "en") == "逾期：周报"  # the default locale, zh
+    routes = signal_routes.load(
+        {"x": {"action": "notify", "recipient": "person_id", "template": {"en": "Late: {title}"}}}
+    )
+    assert signal_routes.text(routes["x"], signal, "zh") == "来自 tracker 的消息：周报"

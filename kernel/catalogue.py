@@ -1,0 +1,191 @@
+"""The words people read: named catalogues of texts per language, one lookup, one fallback rule, and their checks.
+
+A catalogue lives beside the code that speaks its texts (`concern/replies.py`, `app/console/i18n.py`, …):
+`Catalogue(name, {key: {"zh": "…", "en": "…"}})`. Creating one registers it here, so `registered()` walks them all.
+
+The lookup, `Catalogue.text(key, locale, **values)`, takes the reader's locale, else the deployment's default
+locale (DEPUTY_DEFAULT_LOCALE, installed by the composition root; "zh" until then), and fills `{name}` fields
+with `str.format`. Nothing else: a key that is missing, or an entry in neither language, is a bug (KeyError), never
+a silent switch to some other language.
+
+`template(key, locale)` is the same lookup without the filling, for a caller that fills later (`format_map`) or
+never did; `Catalogue.columns` builds the entries from rows in a fixed language order (`{key: (en, zh)}`).
+
+`check()` runs every check over every entry of every catalogue and returns the problems found, each naming
+catalogue, key and language (tests/unit/test_every_catalogue.py imports every module and fails on any). Shipped:
+every entry has a text in every language of LANGUAGES (`missing_language`), and every language of an entry fills
+the same `{fields}` (`placeholders`). Adding a check (untranslated English in Chinese text, internal names in what
+people read, …) is one function here, `(catalogue, key, entry) -> problems`, decorated with `@rule`; its `allow`
+is a short committed allowlist of "catalogue" or "catalogue:key" entries it skips, each with the reason:
+
+    @rule("english_in_chinese", allow=("app.console:login_hint",))  # it names the DEPUTY_* settings to set
+    def english_in_chinese(catalogue, key, entry): ...
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, replace
+from types import MappingProxyType
+
+LANGUAGES = ("zh", "en")
+
+_default = "zh"  # the deployment's default locale, until the composition root installs the setting
+_REGISTRY: dict[str, Catalogue] = {}
+
+
+def default_locale() -> str:
+    """The deployment's default locale: what a reader whose locale an entry lacks reads."""
+    return _default
+
+
+def set_default_locale(locale: str) -> None:
+    """Install the deployment's default locale (the composition root does, from DEPUTY_DEFAULT_LOCALE)."""
+    global _default
+    if locale not in LANGUAGES:
+        raise ValueError(f"unknown locale {locale!r}; one of {', '.join(LANGUAGES)}")
+    _default = locale
+
+
+def pick(entry: Mapping[str, str], locale: str) -> str | None:
+    """The one fallback rule: the entry's text in `locale`, else in the default locale, else None."""
+    found = entry.get(locale)
+    return found if found is not None else entry.get(_default)
+
+
+class Catalogue(Mapping[str, Mapping[str, str]]):
+    """A named table of texts, key → {language: template}; read-only, registered when created."""
+
+    def __init__(self, name: str, entries: Mapping[str, Mapping[str, str]]) -> None:
+        if not name or ":" in name:
+            raise ValueError(f"a catalogue's name must be non-empty and without ':', not {name!r}")
+        if name in _REGISTRY:
+            raise ValueError(f"catalogue {name!r} already exists")
+        for key, entry in entries.items():
+            unknown = set(entry) - set(LANGUAGES)
+            if unknown:
+                raise ValueError(f"catalogue {name!r}, key {key!r}: unknown language {', '.join(sorted(unknown))}")
+        self.name = name
+        self._entries = {key: MappingProxyType(dict(entry)) for key, entry in entries.items()}
+        _REGISTRY[name] = self
+
+    @classmethod
+    def columns(cls, name: str, languages: tuple[str, ...], rows: Mapping[str, tuple[str, ...]]) -> Catalogue:
+        """A catalogue from rows of texts in a fixed language order: `("en", "zh")`, {key: (English, Chinese)}."""
+        return cls(name, {key: dict(zip(languages, row, strict=True)) for key, row in rows.items()})
+
+    def __getitem__(self, key: str) -> Mapping[str, str]:
+        return self._entries[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __repr__(self) -> str:
+        return f"Catalogue({self.name!r}, {len(self)} entries)"
+
+    def template(self, key: str, locale: str) -> str:
+        """The raw template of `key` for a reader of `locale` (the fallback rule); KeyError when there is none."""
+        entry = self._entries.get(key)
+        if entry is None:
+            raise KeyError(f"catalogue {self.name!r} has no key {key!r}")
+        found = pick(entry, locale)
+        if found is None:
+            raise KeyError(f"catalogue {self.name!r}, key {key!r}: no text in {locale!r} nor in {_default!r}")
+        return found
+
+    def text(self, key: str, locale: str, **values: object) -> str:
+        """The text of `key` for a reader of `locale`, its `{fields}` filled from `values` (str.format)."""
+        return self.template(key, locale).format(**values)
+
+
+def registered() -> tuple[Catalogue, ...]:
+    """Every catalogue created so far (a module's are created when it is imported)."""
+    return tuple(_REGISTRY.values())
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing a check found: where (catalogue, key, language) and what."""
+
+    catalogue: str
+    key: str
+    language: str | None
+    message: str
+    check: str = ""
+
+    def __str__(self) -> str:
+        where = f"{self.catalogue}:{self.key}" + (f" [{self.language}]" if self.language else "")
+        return f"{where}: {self.message} ({self.check})"
+
+
+CheckFunction = Callable[[Catalogue, str, Mapping[str, str]], Iterable[Problem]]
+
+
+@dataclass(frozen=True)
+class Check:
+    """A registered check and its allowlist ("catalogue" or "catalogue:key")."""
+
+    name: str
+    run: CheckFunction
+    allow: frozenset[str]
+
+    def allows(self, catalogue: str, key: str) -> bool:
+        """Whether the allowlist exempts this entry."""
+        return catalogue in self.allow or f"{catalogue}:{key}" in self.allow
+
+
+CHECKS: list[Check] = []
+
+
+def rule(name: str, *, allow: Iterable[str] = ()) -> Callable[[CheckFunction], CheckFunction]:
+    """Register a check function under `name`, skipping the entries its allowlist names."""
+
+    def register(function: CheckFunction) -> CheckFunction:
+        CHECKS.append(Check(name, function, frozenset(allow)))
+        return function
+
+    return register
+
+
+def check(catalogues: Iterable[Catalogue] | None = None, checks: Iterable[Check] | None = None) -> list[Problem]:
+    """Every problem every check (default: CHECKS) finds in `catalogues` (default: every registered one)."""
+    problems: list[Problem] = []
+    for cat in registered() if catalogues is None else catalogues:
+        for chk in CHECKS if checks is None else checks:
+            for key, entry in cat.items():
+                if not chk.allows(cat.name, key):
+                    problems += [replace(p, check=chk.name) for p in chk.run(cat, key, entry)]
+    return problems
+
+
+@rule("missing_language")
+def missing_language(catalogue: Catalogue, key: str, entry: Mapping[str, str]) -> Iterable[Problem]:
+    """Every entry has a (non-empty) text in every language of LANGUAGES."""
+    return [Problem(catalogue.name, key, lang, "no text in this language") for lang in LANGUAGES if not entry.get(lang)]
+
+
+def fields(template: str) -> set[str]:
+    """The `{field}` names a template fills (`{who}` → who, `{a.b}` → a.b)."""
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+@rule("placeholders")
+def placeholders(catalogue: Catalogue, key: str, entry: Mapping[str, str]) -> Iterable[Problem]:
+    """Every language of an entry fills the same fields: `{name}` in zh but not in en is a bug."""
+    problems: list[Problem] = []
+    found: dict[str, set[str]] = {}
+    for lang, text in entry.items():
+        try:
+            found[lang] = fields(text)
+        except ValueError as exc:  # a lone "{" or "}": str.format would raise when the text is read
+            problems.append(Problem(catalogue.name, key, lang, f"not a valid template: {exc}"))
+    every = set().union(*found.values()) if found else set()
+    for lang, names in found.items():
+        if names != every:
+            lacking = ", ".join(f"{{{n}}}" for n in sorted(every - names))
+            problems.append(Problem(catalogue.name, key, lang, f"lacks {lacking} that another language has"))
+    return problems
