@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from kernel import channel_names
+
 # "{target}{held}": why a delivery waits (a retry moment exists).
 HELD = {
     "L1:quiet_hours": {"zh": "{window}", "en": "is in quiet hours{window}"},
@@ -71,9 +73,8 @@ ACTION_TYPES = {
     "query": {"zh": "查询", "en": "query"},
     "internal_update": {"zh": "更新设置", "en": "settings change"},
 }
+# Channels that are no plugin; each installed platform's name comes with its plugin (kernel.channel_names).
 CHANNELS = {
-    "feishu": {"zh": "飞书", "en": "Feishu"},
-    "telegram": {"zh": "Telegram", "en": "Telegram"},
     "internal": {"zh": "内部", "en": "internal"},
 }
 
@@ -99,8 +100,8 @@ def action_type(name: str, locale: str) -> str:
 
 
 def channel(name: str, locale: str) -> str:
-    """`feishu` → `飞书`."""
-    return _pick(CHANNELS, name, locale)
+    """`feishu` → `飞书`, as the platform's plugin names it; `internal` → `内部`."""
+    return channel_names.display(name, locale) or _pick(CHANNELS, name, locale)
 
 
 def held(blocked_by: str, locale: str, *, window: str | None = None) -> str:

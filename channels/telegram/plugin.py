@@ -99,6 +99,10 @@ class TelegramPlugin(ChannelPlugin):
     """Sends once DEPUTY_TELEGRAM_BOT_TOKEN is set; receives by webhook or by long polling (DEPUTY_TELEGRAM_MODE)."""
 
     name = "telegram"
+    display_names = {"zh": "Telegram", "en": "Telegram"}
+    bind_hint = {"zh": "/start {code}", "en": "/start {code}"}
+    binding_columns = ("telegram_user_id", "telegram_chat_id")
+    configure_hint = "DEPUTY_TELEGRAM_BOT_TOKEN"
 
     def sender(self, settings: Any, *, redis: Any = None) -> Channel | None:
         """The Bot API channel; its pacing is shared through Redis when there is one."""
