@@ -1,8 +1,8 @@
 """The installed channel plugins. Adding a platform: a new folder under channels/ and one line in PLUGINS.
 
 From that list come the valid channel names and each platform's particulars (the kernel's registry, which the
-person layer, the catalogue and the console read), the senders, the webhooks, the inbound transports and the
-directory syncs.
+person layer, the catalogue and the console read), the service's Settings (each plugin's settings mixed in,
+`app.settings`), the senders, the webhooks, the inbound transports and the directory syncs.
 """
 
 from __future__ import annotations
@@ -36,6 +36,12 @@ install(PLUGINS)
 def plugin(name: str) -> ChannelPlugin | None:
     """The installed plugin called `name`, or None."""
     return next((p for p in PLUGINS if p.name == name), None)
+
+
+def settings_classes(installed: Iterable[ChannelPlugin] | None = None) -> tuple[type, ...]:
+    """Each plugin's settings class, once, in the plugins' order (PLUGINS unless `installed` is given)."""
+    chosen = PLUGINS if installed is None else tuple(installed)
+    return tuple(dict.fromkeys(p.settings for p in chosen if p.settings is not None))
 
 
 def senders(settings: Any, *, redis: Any = None) -> ChannelRegistry:

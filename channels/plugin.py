@@ -1,10 +1,10 @@
 """One plugin per platform: from settings, the sender, the webhook, the inbound starter and the contact directory.
 
-A plugin also owns its platform's particulars: its name as people read it, its CSV binding columns and its
-bind hint (the kernel's registry, `kernel.channel_names`, holds them for the layers above). The composition
-root lists the plugins (`app.plugins`); the rest of the service only sees the `Channel` interface for sending,
-an `Inbound` port for what arrives and that registry. Adding a platform is a new folder with a plugin and one
-line in that list.
+A plugin also owns its platform's particulars: its settings (`DEPUTY_<NAME>_…`, mixed into the service's
+Settings), its name as people read it, its CSV binding columns and its bind hint (the kernel's registry,
+`kernel.channel_names`, holds them for the layers above). The composition root lists the plugins
+(`app.plugins`); the rest of the service only sees the `Channel` interface for sending, an `Inbound` port
+for what arrives and that registry. Adding a platform is a new folder with a plugin and one line in that list.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from typing import Any, ClassVar, Protocol
 from channels.base import Channel
 from channels.inbound import Inbound, InboundMessage, InboundPress
 from kernel.channel_names import Platform
+from kernel.settings import PluginSettings
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,8 @@ class ChannelPlugin(ABC):
     bind_hint: ClassVar[Mapping[str, str]] = {}
     # the CSV import's columns for the external user id and the chat id; unset: `<name>_user_id`, `<name>_chat_id`
     binding_columns: ClassVar[tuple[str, str] | None] = None
+    # the platform's settings, mixed into the service's Settings (fields `<name>_…`, env `DEPUTY_<NAME>_…`)
+    settings: ClassVar[type[PluginSettings] | None] = None
     # what to configure before it sends (and so before its directory can be read)
     configure_hint: ClassVar[str] = ""
 

@@ -9,6 +9,7 @@ from channels.base import Channel
 from channels.feishu.crypto import Rejected, decrypt, open_event
 from channels.feishu.events import to_inbound
 from channels.feishu.presses import is_press, to_press, toast
+from channels.feishu.settings import FeishuSettings
 from channels.inbound import Inbound
 from channels.plugin import ChannelPlugin, Contact, WebhookReply, WebhookRequest
 from kernel.errors import DeputyError
@@ -101,6 +102,7 @@ class FeishuPlugin(ChannelPlugin):
     display_names = {"zh": "飞书", "en": "Feishu"}
     bind_hint = {"zh": "bind {code}", "en": "bind {code}"}
     binding_columns = ("feishu_open_id", "feishu_chat_id")
+    settings = FeishuSettings
     configure_hint = "DEPUTY_FEISHU_APP_ID and DEPUTY_FEISHU_APP_SECRET"
 
     def sender(self, settings: Any, *, redis: Any = None) -> Channel | None:

@@ -19,6 +19,7 @@ from channels.telegram.inbound import (
     to_press,
     update_id,
 )
+from channels.telegram.settings import TelegramSettings
 from kernel.errors import DeputyError, Forbidden, Invalid, Unauthorized
 
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
@@ -102,6 +103,7 @@ class TelegramPlugin(ChannelPlugin):
     display_names = {"zh": "Telegram", "en": "Telegram"}
     bind_hint = {"zh": "/start {code}", "en": "/start {code}"}
     binding_columns = ("telegram_user_id", "telegram_chat_id")
+    settings = TelegramSettings
     configure_hint = "DEPUTY_TELEGRAM_BOT_TOKEN"
 
     def sender(self, settings: Any, *, redis: Any = None) -> Channel | None:
