@@ -1,7 +1,13 @@
-"""The installed channel plugins. Adding a platform: a new folder under channels/ and one line in PLUGINS."""
+"""The installed channel plugins. Adding a platform: a new folder under channels/ and one line in PLUGINS.
+
+From that list come the valid channel names and each platform's particulars (the kernel's registry, which the
+person layer, the catalogue and the console read), the service's Settings (each plugin's settings mixed in,
+`app.settings`), the senders, the webhooks, the inbound transports and the directory syncs.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from channels.base import ChannelRegistry
@@ -15,12 +21,27 @@ PLUGINS: tuple[ChannelPlugin, ...] = (
     TelegramPlugin(),
     FeishuPlugin(),
 )
-channel_names.install([plugin.name for plugin in PLUGINS])
+
+
+def install(installed: Iterable[ChannelPlugin]) -> None:
+    """Make `installed` the plugins: PLUGINS and the kernel's registry of their particulars (done for PLUGINS)."""
+    global PLUGINS
+    PLUGINS = tuple(installed)
+    channel_names.install([p.platform() for p in PLUGINS])
+
+
+install(PLUGINS)
 
 
 def plugin(name: str) -> ChannelPlugin | None:
     """The installed plugin called `name`, or None."""
     return next((p for p in PLUGINS if p.name == name), None)
+
+
+def settings_classes(installed: Iterable[ChannelPlugin] | None = None) -> tuple[type, ...]:
+    """Each plugin's settings class, once, in the plugins' order (PLUGINS unless `installed` is given)."""
+    chosen = PLUGINS if installed is None else tuple(installed)
+    return tuple(dict.fromkeys(p.settings for p in chosen if p.settings is not None))
 
 
 def senders(settings: Any, *, redis: Any = None) -> ChannelRegistry:

@@ -1,9 +1,13 @@
-"""One Settings object for the whole service, read from DEPUTY_* variables or `.env`."""
+"""One Settings object for the whole service, read from DEPUTY_* variables or `.env`.
+
+`Settings` is `CoreSettings` with each installed channel plugin's settings class mixed in
+(`channels/<name>/settings.py`): a platform's `DEPUTY_<NAME>_…` fields come with its plugin.
+"""
 
 from __future__ import annotations
 
 import json
-import re
+from collections.abc import Iterable
 from datetime import timedelta
 from functools import cached_property
 from typing import Annotated, Any, Literal
@@ -12,33 +16,14 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import BeforeValidator, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-import app.plugins  # noqa: F401  (installs the channel names settings validate against)
+from app import plugins  # installs the channel names settings validate against, and brings their settings
+from channels.plugin import ChannelPlugin
 from cognitive_core.signal_routes import SignalRoute
 from cognitive_core.signal_routes import load as load_routes
 from kernel.channel_names import ChannelName
+from kernel.settings import ENV_PREFIX, Duration, at_least_a_second, parse_duration
 
-_DURATION = re.compile(r"^\s*(\d+)\s*([smhd]?)\s*$")
-_UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
-
-
-def parse_duration(value: Any) -> timedelta:
-    """Parse `90`, `90s`, `15m`, `4h`, `2d` or a timedelta into a timedelta."""
-    if isinstance(value, timedelta):
-        return value
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        seconds = value
-    else:
-        match = _DURATION.match(str(value))
-        if not match:
-            raise ValueError(f"invalid duration {value!r}: use seconds or <n>s|m|h|d")
-        seconds = int(match.group(1)) * _UNIT_SECONDS[match.group(2)]
-    try:
-        return timedelta(seconds=seconds)
-    except OverflowError as exc:  # beyond timedelta's range: a bad value, not a crash
-        raise ValueError(f"invalid duration {value!r}: too large") from exc
-
-
-Duration = Annotated[timedelta, BeforeValidator(parse_duration)]
+__all__ = ["CoreSettings", "Duration", "Settings", "compose", "parse_duration"]
 
 
 def _json_object(value: Any) -> Any:
@@ -73,10 +58,10 @@ DEFAULT_SCHEDULE = {"P0": ["1h", "1h"], "P1": ["4h", "24h", "24h"], "P2": ["1d",
 DEFAULT_COOLDOWNS = {"task_overdue": "4h", "daily_brief": "20h", "default": "1h"}
 
 
-class Settings(BaseSettings):
-    """Every knob of the service; see README "Configuration"."""
+class CoreSettings(BaseSettings):
+    """The service's own knobs; each channel plugin brings its platform's (`compose`). See README "Configuration"."""
 
-    model_config = SettingsConfigDict(env_prefix="DEPUTY_", env_file=".env", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, env_file=".env", extra="ignore")
 
     database_url: str = "sqlite:///./var/deputy.db"
     # The schema owner's URL for `deputy migrate` (unset: database_url); the service itself never uses it.
@@ -99,24 +84,6 @@ class Settings(BaseSettings):
     viewer_tokens: Tokens = Field(default_factory=dict)
     max_body_bytes: int = 1024 * 1024
 
-    feishu_app_id: str | None = None
-    feishu_app_secret: SecretStr | None = None
-    feishu_verification_token: SecretStr | None = None
-    feishu_encrypt_key: SecretStr | None = None
-    feishu_domain: str = "https://open.feishu.cn"
-    feishu_mode: Literal["webhook", "websocket", "off"] = "webhook"
-    # The bot's own open_id: a group message counts as addressed to the bot when a mention carries it
-    # (unset: a mention whose mentioned_type is "bot" counts).
-    feishu_bot_open_id: str | None = None
-    telegram_bot_token: SecretStr | None = None
-    telegram_webhook_secret: SecretStr | None = None
-    telegram_api_base: str = "https://api.telegram.org"
-    telegram_mode: Literal["webhook", "polling", "off"] = "webhook"
-    # One replica polls getUpdates at a time: it holds a database lease (a PostgreSQL advisory lock on its own
-    # connection; a file lock beside a SQLite database); another replica takes over within about this long.
-    telegram_poll_lease: Duration = timedelta(seconds=15)
-    # The bot's @username (without @), to tell group messages addressed to it; unset: asked once with getMe.
-    telegram_bot_username: str | None = None
     # Channels replaced by a logging stand-in (e.g. "feishu,telegram") to try Deputy without platform accounts.
     dry_run_channels: Annotated[list[ChannelName], NoDecode, BeforeValidator(_comma_list)] = Field(default_factory=list)
 
@@ -178,12 +145,10 @@ class Settings(BaseSettings):
                 raise ValueError(f"follow_up_schedule needs a non-empty list for {priority}")
         return value
 
-    @field_validator("telegram_poll_lease", "redis_retry_after", "probe_timeout")
+    @field_validator("redis_retry_after", "probe_timeout")
     @classmethod
     def _positive(cls, value: timedelta) -> timedelta:
-        if value.total_seconds() <= 0:
-            raise ValueError("must be at least 1s")
-        return value
+        return at_least_a_second(value)
 
     @field_validator("notification_cooldowns")
     @classmethod
@@ -201,3 +166,28 @@ class Settings(BaseSettings):
         return [("admin", n, s.get_secret_value()) for n, s in self.admin_tokens.items()] + [
             ("viewer", n, s.get_secret_value()) for n, s in self.viewer_tokens.items()
         ]
+
+
+def _mixins(installed: tuple[ChannelPlugin, ...]) -> tuple[type, ...]:
+    """Each plugin's settings class; its fields are `<name>_…`, so no plugin shadows the core or another plugin."""
+    for plugin in installed:
+        foreign = [f for f in getattr(plugin.settings, "model_fields", {}) if not f.startswith(f"{plugin.name}_")]
+        if foreign:
+            raise TypeError(f"the {plugin.name} plugin's settings must be named {plugin.name}_…: {', '.join(foreign)}")
+    return plugins.settings_classes(installed)
+
+
+def compose(installed: Iterable[ChannelPlugin] | None = None) -> type[CoreSettings]:
+    """CoreSettings with each plugin's settings mixed in (PLUGINS unless `installed`): `DEPUTY_<NAME>_…` fields."""
+    namespace = {
+        "__module__": __name__,
+        "__qualname__": "Settings",
+        "__doc__": "Every knob of the service, the core's and each installed channel plugin's; see README.",
+        # the core's config, not a mixin's: `.env` is read, whatever the plugins' own classes say
+        "model_config": SettingsConfigDict(**CoreSettings.model_config),
+    }
+    mixins = _mixins(plugins.PLUGINS if installed is None else tuple(installed))
+    return type("Settings", (CoreSettings, *mixins), namespace)
+
+
+Settings = compose()

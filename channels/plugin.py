@@ -1,8 +1,10 @@
 """One plugin per platform: from settings, the sender, the webhook, the inbound starter and the contact directory.
 
-The composition root lists the plugins (`app.plugins`); the rest of the service only sees the `Channel`
-interface for sending and an `Inbound` port for what arrives. Adding a platform is a new folder with a
-plugin and one line in that list.
+A plugin also owns its platform's particulars: its settings (`DEPUTY_<NAME>_…`, mixed into the service's
+Settings), its name as people read it, its CSV binding columns and its bind hint (the kernel's registry,
+`kernel.channel_names`, holds them for the layers above). The composition root lists the plugins
+(`app.plugins`); the rest of the service only sees the `Channel` interface for sending, an `Inbound` port
+for what arrives and that registry. Adding a platform is a new folder with a plugin and one line in that list.
 """
 
 from __future__ import annotations
@@ -11,10 +13,12 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 from channels.base import Channel
 from channels.inbound import Inbound, InboundMessage, InboundPress
+from kernel.channel_names import Platform
+from kernel.settings import PluginSettings
 
 
 @dataclass(frozen=True)
@@ -53,10 +57,49 @@ class Started(Protocol):
     def stop(self) -> None: ...
 
 
+@dataclass(frozen=True)
+class Contact:
+    """One user of a platform's contact directory, as the directory sync takes it."""
+
+    external_id: str  # the id a binding carries (Feishu: open_id)
+    name: str
+    en_name: str = ""
+    nickname: str = ""
+    user_id: str = ""
+    leader_external_id: str | None = None
+    resigned: bool = False
+
+
+class Directory(Protocol):
+    """A platform's contact directory."""
+
+    def users(self) -> list[Contact]: ...
+
+
 class ChannelPlugin(ABC):
-    """A platform: its name, and what it provides once its settings are there."""
+    """A platform: its name and particulars, and what it provides once its settings are there."""
 
     name: str
+    # language (zh, en) → the platform's name as people read it; unset: the name
+    display_names: ClassVar[Mapping[str, str]] = {}
+    # language → what a person sends the bot to link a chat, with {code}; unset: `bind {code}`
+    bind_hint: ClassVar[Mapping[str, str]] = {}
+    # the CSV import's columns for the external user id and the chat id; unset: `<name>_user_id`, `<name>_chat_id`
+    binding_columns: ClassVar[tuple[str, str] | None] = None
+    # the platform's settings, mixed into the service's Settings (fields `<name>_…`, env `DEPUTY_<NAME>_…`)
+    settings: ClassVar[type[PluginSettings] | None] = None
+    # what to configure before it sends (and so before its directory can be read)
+    configure_hint: ClassVar[str] = ""
+
+    def platform(self) -> Platform:
+        """The particulars the layers above the channels read, through the kernel's registry."""
+        return Platform(
+            name=self.name,
+            display=dict(self.display_names),
+            binding_columns=self.binding_columns or ("", ""),
+            bind_hint=dict(self.bind_hint),
+            directory=type(self).directory is not ChannelPlugin.directory,
+        )
 
     @abstractmethod
     def sender(self, settings: Any, *, redis: Any = None) -> Channel | None:
@@ -70,6 +113,6 @@ class ChannelPlugin(ABC):
         """Start the transport that fetches messages (polling, long connection) when the settings ask for one."""
         return None
 
-    def directory(self, settings: Any, *, sender: Channel | None) -> Any:
-        """The platform's contact directory (`users()` as plain records), or None."""
+    def directory(self, settings: Any, *, sender: Channel | None) -> Directory | None:
+        """The platform's contact directory (`users()` as `Contact` records), or None while not configured."""
         return None

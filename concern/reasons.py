@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kernel import channel_names
 from kernel.catalogue import Catalogue
 
 # "{target}{held}": why a delivery waits (a retry moment exists).
@@ -78,16 +79,8 @@ _ACTION_TYPES = {
     "internal_update": {"zh": "更新设置", "en": "settings change"},
 }
 ACTION_TYPES = Catalogue("concern.reasons.action_types", _ACTION_TYPES)
-CHANNELS = {
-    "feishu": {"zh": "飞书", "en": "Feishu"},
-    "telegram": {"zh": "Telegram", "en": "Telegram"},
-    "internal": {"zh": "内部", "en": "internal"},
-}
-
-
-def _pick(table: dict[str, dict[str, str]], key: str, locale: str) -> str:
-    entry = table.get(key, {})
-    return entry.get(locale) or entry.get("en") or key
+# Channels that are no plugin; each installed platform's name comes with its plugin (kernel.channel_names).
+CHANNELS = Catalogue("concern.reasons.channels", {"internal": {"zh": "内部", "en": "internal"}})
 
 
 def _name(catalogue: Catalogue, key: str, locale: str) -> str:
@@ -111,8 +104,8 @@ def action_type(name: str, locale: str) -> str:
 
 
 def channel(name: str, locale: str) -> str:
-    """`feishu` → `飞书`."""
-    return _pick(CHANNELS, name, locale)
+    """`feishu` → `飞书`, as the platform's plugin names it; `internal` → `内部`."""
+    return channel_names.display(name, locale) or _name(CHANNELS, name, locale)
 
 
 def held(blocked_by: str, locale: str, *, window: str | None = None) -> str:

@@ -1,4 +1,4 @@
-"""Persons from a platform's contact directory (`deputy persons sync-feishu`): create or update, managers from leaders.
+"""Persons from a platform's contact directory (`deputy persons sync --channel <name>`): upsert, managers from leaders.
 
 Person ids: a user already bound on that channel keeps their person; otherwise `p_` + a slug of the English
 name, else of the user_id, else of the external id (`Zhang San` → `p_zhangsan`). An existing person with

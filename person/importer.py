@@ -13,16 +13,21 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from kernel import channel_names
 from kernel.context import AppContext
 from kernel.errors import DeputyError
 from person import service
 from person.models import PersonCreate
 
 CSV_LIST_SEPARATOR = "|"
-CSV_COLUMNS = (
-    "person_id", "display_name", "aliases", "role", "manager_id", "timezone", "locale", "feishu_open_id",
-    "feishu_chat_id", "telegram_user_id", "telegram_chat_id", "preferred_channel", "max_proactive_contacts_per_day",
-)  # fmt: skip
+PERSON_COLUMNS = ("person_id", "display_name", "aliases", "role", "manager_id", "timezone", "locale")
+POLICY_COLUMNS = ("preferred_channel", "max_proactive_contacts_per_day")
+
+
+def csv_columns() -> tuple[str, ...]:
+    """The CSV columns: the person's, each installed platform's binding columns (user id, chat id), the policy's."""
+    bindings = [column for p in channel_names.platforms() for column in p.binding_columns]
+    return (*PERSON_COLUMNS, *bindings, *POLICY_COLUMNS)
 
 
 class _YamlLoader(yaml.SafeLoader):
@@ -65,23 +70,12 @@ def _csv_row(raw: dict[str, str]) -> dict[str, Any]:
     }
     if row.get("aliases"):
         person["aliases"] = [a.strip() for a in row["aliases"].split(CSV_LIST_SEPARATOR) if a.strip()]
-    bindings = []
-    if row.get("feishu_open_id"):
-        bindings.append(
-            {
-                "channel": "feishu",
-                "external_user_id": row["feishu_open_id"],
-                "chat_id": row.get("feishu_chat_id") or None,
-            }
-        )
-    if row.get("telegram_user_id"):
-        bindings.append(
-            {
-                "channel": "telegram",
-                "external_user_id": row["telegram_user_id"],
-                "chat_id": row.get("telegram_chat_id") or None,
-            }
-        )
+    platforms = {p.binding_columns[0]: p for p in channel_names.platforms()}
+    bindings = [  # in the file's column order: the first is tried first when no channel is preferred
+        {"channel": p.name, "external_user_id": value, "chat_id": row.get(p.binding_columns[1]) or None}
+        for column, value in row.items()
+        if value and (p := platforms.get(column))
+    ]
     if bindings:
         person["channel_bindings"] = bindings
     policy: dict[str, Any] = {}
@@ -133,11 +127,12 @@ def _yaml_rows(path: Path, text: str) -> list[Any]:
 
 def _csv_rows(path: Path, text: str) -> list[dict[str, Any]]:
     reader = csv.DictReader(io.StringIO(text))
+    columns = csv_columns()
     if not reader.fieldnames:
-        raise ImportFileError(f"{path.name} is empty: expected a header row with {', '.join(CSV_COLUMNS)}")
-    unknown = [c for c in reader.fieldnames if c and c.strip() not in CSV_COLUMNS]
+        raise ImportFileError(f"{path.name} is empty: expected a header row with {', '.join(columns)}")
+    unknown = [c for c in reader.fieldnames if c and c.strip() not in columns]
     if unknown:  # a misspelt column would otherwise be dropped silently
-        raise ImportFileError(f"unknown CSV column(s) {', '.join(unknown)}; expected {', '.join(CSV_COLUMNS)}")
+        raise ImportFileError(f"unknown CSV column(s) {', '.join(unknown)}; expected {', '.join(columns)}")
     return [_csv_row(r) for r in reader]
 
 

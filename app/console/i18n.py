@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from concern import reasons
+from kernel import channel_names
 from kernel.catalogue import Catalogue
 
 LANGS = ("en", "zh")
@@ -103,8 +104,8 @@ _WORDS: dict[str, tuple[str, str]] = {
     "their_loops": ("Their open loops", "相关的待办事项"),
     "issue_bind_code": ("Issue a bind code", "生成绑定码"),
     "bind_code_shown_once": (
-        "Shown once. The person sends /start {code} (Telegram) or bind {code} (Feishu) before {expires}.",
-        "只显示一次。请在 {expires} 前向机器人发送 /start {code}（Telegram）或 bind {code}（飞书）。",
+        "Shown once. The person sends {hints} before {expires}.",
+        "只显示一次。请在 {expires} 前向机器人发送 {hints}。",
     ),
     "mark_reachable": ("Mark reachable", "标记为可联系"),
     "no_bindings": ("No channel bound yet: issue a bind code.", "尚未绑定任何渠道：请生成绑定码。"),
@@ -243,6 +244,12 @@ class Translator:
     def channel(self, name: str) -> str:
         """A channel's name."""
         return reasons.channel(name, self.lang)
+
+    def bind_hints(self, code: str) -> str:
+        """What to send each installed platform's bot with `code`: `/start C (Telegram) or bind C (Feishu)`."""
+        if self.lang == "zh":
+            return "或".join(f"{p.hint('zh', code)}（{p.display_name('zh')}）" for p in channel_names.platforms())
+        return " or ".join(f"{p.hint('en', code)} ({p.display_name('en')})" for p in channel_names.platforms())
 
     def other(self) -> str:
         """The language the toggle switches to."""

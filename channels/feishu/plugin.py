@@ -9,8 +9,9 @@ from channels.base import Channel
 from channels.feishu.crypto import Rejected, decrypt, open_event
 from channels.feishu.events import to_inbound
 from channels.feishu.presses import is_press, to_press, toast
+from channels.feishu.settings import FeishuSettings
 from channels.inbound import Inbound
-from channels.plugin import ChannelPlugin, WebhookReply, WebhookRequest
+from channels.plugin import ChannelPlugin, Contact, WebhookReply, WebhookRequest
 from kernel.errors import DeputyError
 from kernel.screening import screen_json
 
@@ -76,17 +77,33 @@ class FeishuDirectory:
     def __init__(self, sender: Any) -> None:
         self.sender = sender
 
-    def users(self) -> list[Any]:
-        """Every user of every department, as `FeishuUser` records."""
+    def users(self) -> list[Contact]:
+        """Every user of every department, by open_id (the id Feishu bindings carry)."""
         from channels.feishu.contacts import fetch_users
 
-        return fetch_users(self.sender.api)
+        return [
+            Contact(
+                external_id=u.open_id,
+                name=u.name,
+                en_name=u.en_name,
+                nickname=u.nickname,
+                user_id=u.user_id,
+                leader_external_id=u.leader_open_id,
+                resigned=u.resigned,
+            )
+            for u in fetch_users(self.sender.api)
+        ]
 
 
 class FeishuPlugin(ChannelPlugin):
     """Sends once DEPUTY_FEISHU_APP_ID/_APP_SECRET are set; receives by webhook or long connection (_MODE)."""
 
     name = "feishu"
+    display_names = {"zh": "飞书", "en": "Feishu"}
+    bind_hint = {"zh": "bind {code}", "en": "bind {code}"}
+    binding_columns = ("feishu_open_id", "feishu_chat_id")
+    settings = FeishuSettings
+    configure_hint = "DEPUTY_FEISHU_APP_ID and DEPUTY_FEISHU_APP_SECRET"
 
     def sender(self, settings: Any, *, redis: Any = None) -> Channel | None:
         """The lark-oapi channel; its pacing is shared through Redis when there is one."""

@@ -19,6 +19,7 @@ from channels.telegram.inbound import (
     to_press,
     update_id,
 )
+from channels.telegram.settings import TelegramSettings
 from kernel.errors import DeputyError, Forbidden, Invalid, Unauthorized
 
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
@@ -99,6 +100,11 @@ class TelegramPlugin(ChannelPlugin):
     """Sends once DEPUTY_TELEGRAM_BOT_TOKEN is set; receives by webhook or by long polling (DEPUTY_TELEGRAM_MODE)."""
 
     name = "telegram"
+    display_names = {"zh": "Telegram", "en": "Telegram"}
+    bind_hint = {"zh": "/start {code}", "en": "/start {code}"}
+    binding_columns = ("telegram_user_id", "telegram_chat_id")
+    settings = TelegramSettings
+    configure_hint = "DEPUTY_TELEGRAM_BOT_TOKEN"
 
     def sender(self, settings: Any, *, redis: Any = None) -> Channel | None:
         """The Bot API channel; its pacing is shared through Redis when there is one."""

@@ -12,7 +12,7 @@ router = APIRouter(prefix="/v1/persons", tags=["persons"])
 
 
 class BindCodeOut(BaseModel):
-    """The code to send to the bot (`/start <code>` on Telegram, `bind <code>` on Feishu)."""
+    """The code to send to the bot (`/start <code>` or `bind <code>`; the console shows each channel's hint)."""
 
     person_id: str
     code: str

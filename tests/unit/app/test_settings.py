@@ -182,3 +182,46 @@ def test_importing_app_main_has_no_side_effects(tmp_path: Path):
     )
     assert result.returncode == 0, result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == [".env"]
+
+
+PLATFORM_ENV = {
+    "DEPUTY_TELEGRAM_BOT_TOKEN": ("telegram_bot_token", "123:abc"),
+    "DEPUTY_TELEGRAM_WEBHOOK_SECRET": ("telegram_webhook_secret", "s3cret-hook"),
+    "DEPUTY_TELEGRAM_API_BASE": ("telegram_api_base", "http://127.0.0.1:9"),
+    "DEPUTY_TELEGRAM_MODE": ("telegram_mode", "polling"),
+    "DEPUTY_TELEGRAM_POLL_LEASE": ("telegram_poll_lease", timedelta(seconds=30)),
+    "DEPUTY_TELEGRAM_BOT_USERNAME": ("telegram_bot_username", "deputy_bot"),
+    "DEPUTY_FEISHU_APP_ID": ("feishu_app_id", "cli_a1"),
+    "DEPUTY_FEISHU_APP_SECRET": ("feishu_app_secret", "app-secret"),
+    "DEPUTY_FEISHU_VERIFICATION_TOKEN": ("feishu_verification_token", "verify-me"),
+    "DEPUTY_FEISHU_ENCRYPT_KEY": ("feishu_encrypt_key", "encrypt-key"),
+    "DEPUTY_FEISHU_DOMAIN": ("feishu_domain", "https://open.larksuite.com"),
+    "DEPUTY_FEISHU_MODE": ("feishu_mode", "websocket"),
+    "DEPUTY_FEISHU_BOT_OPEN_ID": ("feishu_bot_open_id", "ou_bot"),
+}
+
+
+@pytest.mark.parametrize("env", sorted(PLATFORM_ENV))
+def test_every_platform_setting_keeps_its_deputy_name(monkeypatch: pytest.MonkeyPatch, env: str):
+    field, expected = PLATFORM_ENV[env]
+    monkeypatch.setenv(env, "30s" if field == "telegram_poll_lease" else str(expected))
+    value = getattr(Settings(_env_file=None), field)
+    assert (value.get_secret_value() if hasattr(value, "get_secret_value") else value) == expected
+
+
+def test_platform_settings_come_from_their_plugins_and_read_dotenv(tmp_path: Path):
+    from channels.feishu.settings import FeishuSettings
+    from channels.telegram.settings import TelegramSettings
+
+    assert issubclass(Settings, TelegramSettings) and issubclass(Settings, FeishuSettings)
+    (tmp_path / ".env").write_text("DEPUTY_FEISHU_MODE=off\nDEPUTY_TELEGRAM_POLL_LEASE=1m\n")
+    settings = Settings()
+    assert (settings.feishu_mode, settings.telegram_poll_lease) == ("off", timedelta(minutes=1))
+    assert Settings(_env_file=None, telegram_bot_token="1:x").telegram_bot_token.get_secret_value() == "1:x"
+
+
+@pytest.mark.parametrize(("name", "value"), [("DEPUTY_TELEGRAM_POLL_LEASE", "0"), ("DEPUTY_FEISHU_MODE", "carrier")])
+def test_platform_settings_are_validated_as_before(monkeypatch: pytest.MonkeyPatch, name: str, value: str):
+    monkeypatch.setenv(name, value)
+    with pytest.raises(ValidationError, match=name.removeprefix("DEPUTY_").lower()):
+        Settings(_env_file=None)

@@ -14,6 +14,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from concern import escalation_texts, messages, reasons, replies
+from kernel import channel_names
 
 ENGLISH_WORD = re.compile(r"[A-Za-z]{2,}")
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -82,6 +83,7 @@ def _tables():
         reasons.RESULTS,
         reasons.ACTION_TYPES,
         reasons.CHANNELS,
+        {p.name: dict(p.display) for p in channel_names.platforms()},  # each plugin's name for its platform
     ):
         yield from (("reasons", name, table) for name, table in group.items())
 
