@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from action import buttons
 from channels.inbound import InboundMessage, InboundPress
-from cognitive_core import presses
+from cognitive_core.presses import door as presses
 from fact import service as facts
 from kernel.context import AppContext
 from kernel.limits import text_problem

@@ -16,11 +16,12 @@ import time
 from typing import Any
 
 from action.service import recover_interrupted
-from cognitive_core import briefs, llm_worker, reviews
 from cognitive_core.inbox import process_pending
-from concern import digest, flows
+from cognitive_core.llm import worker as llm_worker
+from cognitive_core.reports import briefs, reviews
+from concern import queue, timers
+from concern.kinds import digest
 from concern.outbox import drain as outbox
-from concern.outbox import queue
 from kernel.context import AppContext
 from kernel.wakeups import WAKE_CHANNEL
 
@@ -38,7 +39,7 @@ def tick(ctx: AppContext, *, limit: int = 100) -> dict[str, int]:
     """One pass; safe to run from several replicas at once (inbox rows, due timers and entries are claimed)."""
     processed = process_pending(ctx, limit=SIGNALS_PER_PASS)
     llm_worker.dispatch(ctx)  # only hands them over: the calls run on the LLM's own pool, never in this pass
-    fired = flows.fire_due(ctx, limit=limit)
+    fired = timers.fire_due(ctx, limit=limit)
     briefed = briefs.send_due(ctx) + reviews.send_due(ctx)  # queued here, sent by this pass's drain
     digest.send_due(ctx)  # held items whose digest moment came: one message per person
     # Interrupted actions are finalised before draining, so their entries' results are applied in this pass.

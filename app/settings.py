@@ -18,8 +18,8 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from app import plugins  # installs the channel names settings validate against, and brings their settings
 from channels.plugin import ChannelPlugin
-from cognitive_core.signal_routes import SignalRoute
-from cognitive_core.signal_routes import load as load_routes
+from cognitive_core.signals.routes import SignalRoute
+from cognitive_core.signals.routes import load as load_routes
 from kernel.channel_names import ChannelName
 from kernel.settings import ENV_PREFIX, Duration, at_least_a_second, parse_duration
 

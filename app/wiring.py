@@ -39,7 +39,7 @@ def build_context(
         )
     classifier = None
     if settings.llm_base_url:
-        from cognitive_core.llm import OpenAICompatibleLLM
+        from cognitive_core.llm.client import OpenAICompatibleLLM
 
         key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
         classifier = OpenAICompatibleLLM(

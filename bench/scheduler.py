@@ -75,10 +75,10 @@ def _fill(url: str, total: int, due: int) -> object:
 
 
 def _tick(ctx) -> tuple[float, int]:
-    from concern import flows
+    from concern import timers
 
     t0 = time.perf_counter()
-    fired = flows.fire_due(ctx, limit=100)
+    fired = timers.fire_due(ctx, limit=100)
     return (time.perf_counter() - t0) * 1000, fired
 
 

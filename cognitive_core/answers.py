@@ -7,10 +7,11 @@ from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from cognitive_core import summaries
+from cognitive_core.reports import summaries
 from cognitive_core.situation import Situation
-from concern import messages, reminders, replies
 from concern.commands import Reply
+from concern.kinds import reminders
+from concern.texts import messages, replies
 from kernel.context import UnitOfWork
 from person import service as persons
 

@@ -10,12 +10,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from cognitive_core import answers, briefs, reviews
+from cognitive_core import answers
+from cognitive_core.reports import briefs, reviews
 from cognitive_core.situation import Decision, Situation
 from concern import buttons as concern_buttons
 from concern import commands as c
-from concern import handlers, outbound, replies, said, strangers
+from concern import handlers, outbound, said, strangers
 from concern.outcomes import Outcome
+from concern.texts import replies
 from kernel.context import UnitOfWork
 from person import service as persons
 

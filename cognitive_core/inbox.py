@@ -10,8 +10,13 @@ import logging
 
 from sqlalchemy import select
 
-from cognitive_core import llm_rules, presses, proposals, rules, signals
+from cognitive_core import rules
 from cognitive_core.flows import apply
+from cognitive_core.llm import proposals
+from cognitive_core.llm import rules as llm_rules
+from cognitive_core.people import people_cache
+from cognitive_core.presses import door as presses
+from cognitive_core.signals import routing as signals
 from concern import reads
 from concern.commands import dump
 from fact import decisions
@@ -19,27 +24,9 @@ from fact import service as facts
 from fact.decisions import DecisionKind
 from kernel.context import AppContext, UnitOfWork
 from perception.models import LLM_PENDING, InboxEntry
-from person.cache import DirectoryEntry, PeopleCache, StaleDirectory, cache_of
+from person.cache import StaleDirectory
 
 log = logging.getLogger("deputy.core")
-
-
-def _view(entry: DirectoryEntry) -> rules.PersonView:
-    return rules.PersonView(
-        person_id=entry.person_id,
-        display_name=entry.display_name,
-        role=entry.role,
-        locale=entry.locale,
-        aliases=entry.aliases,
-        manager_id=entry.manager_id,
-        external_ids=entry.external_ids,
-        timezone=entry.timezone,
-    )
-
-
-def people_cache(ctx: AppContext) -> PeopleCache[rules.PersonView]:
-    """The people as the rules see them, kept per process and reloaded after a person changes."""
-    return cache_of(ctx, "cognitive_core.people", _view)
 
 
 def situation_of(uow: UnitOfWork, content: dict, fact_id: str, people: tuple[rules.PersonView, ...]) -> rules.Situation:

@@ -8,9 +8,17 @@ from __future__ import annotations
 
 import re
 
-from cognitive_core import intents, promises, typed, understood
-from cognitive_core.names import find_person
-from cognitive_core.parsing import Intent, is_acknowledgement, keyword_command, parse, slash_command, strip_bot_mention
+from cognitive_core import typed
+from cognitive_core.language import intents, promises, understood
+from cognitive_core.language.names import find_person
+from cognitive_core.language.parsing import (
+    Intent,
+    is_acknowledgement,
+    keyword_command,
+    parse,
+    slash_command,
+    strip_bot_mention,
+)
 from cognitive_core.situation import (  # noqa: F401 (the rules' data, re-exported: callers import it from here)
     UNDERSTOOD_NOTHING,
     Decision,

@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-from cognitive_core import promises, reminding
-from cognitive_core.names import find_person
-from cognitive_core.parsing import Intent
+from cognitive_core.language import promises, reminding
+from cognitive_core.language.names import find_person
+from cognitive_core.language.parsing import Intent
 from cognitive_core.situation import Decision, Situation, WaitingConcern
 from concern import commands as c
 

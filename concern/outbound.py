@@ -17,9 +17,9 @@ from sqlalchemy import func, or_, select
 
 from action.ledger import contact_times as _contact_times
 from action.models import ActionRequest, ActionRow, ButtonSpec, Destination
+from concern import queue
 from concern.models import Concern
-from concern.outbox import queue
-from concern.outbox.queue import Purpose
+from concern.queue import Purpose
 from kernel.context import UnitOfWork
 
 REPLY = "reply"  # the notification type of every reactive reply (L4 never holds it)

@@ -15,9 +15,10 @@ from action import buttons
 from action.buttons import Choice
 from action.models import ButtonRow
 from concern import buttons as concern_buttons
-from concern import flows, messages, replies, service
+from concern import flows, notices, service
 from concern.models import ACTIVE_STATES, Concern
 from concern.outcomes import Outcome, Unchanged
+from concern.texts import messages, replies
 from kernel.context import UnitOfWork
 from person import service as persons
 from person.rules import next_morning
@@ -62,7 +63,7 @@ def not_me(uow: UnitOfWork, *, concern_id: str, by: str, decision_id: str) -> bo
         persons.get_or_404(uow, person_id=concern.target_person_id),
     )
     key = f"{concern.concern_id}:not_me"
-    flows.notice(
+    notices.notice(
         uow,
         concern,
         to=originator.person_id,

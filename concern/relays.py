@@ -7,9 +7,9 @@ from __future__ import annotations
 from zoneinfo import ZoneInfo
 
 from action.models import ActionRequest
-from concern import messages, replies
-from concern.outbox import queue
-from concern.outbox.queue import Purpose
+from concern import queue
+from concern.queue import Purpose
+from concern.texts import messages, replies
 from kernel.context import UnitOfWork
 from person import service as persons
 

@@ -13,9 +13,11 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from concern import messages, promises, reasons, reminders, replies, service
+from concern import service
+from concern.kinds import promises, reminders
 from concern.outcomes import Outcome
-from concern.press_texts import press_text
+from concern.texts import messages, reasons, replies
+from concern.texts.press import press_text
 from kernel.context import UnitOfWork
 from person import service as persons
 

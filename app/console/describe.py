@@ -13,7 +13,7 @@ from markupsafe import Markup, escape
 from sqlalchemy import select
 
 from app.console.i18n import Translator
-from concern import messages, reasons
+from concern.texts import messages, reasons
 from kernel.context import UnitOfWork
 from person.models import Person
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from concern import reasons
+from concern.texts import reasons
 from kernel import channel_names
 from kernel.catalogue import Catalogue
 

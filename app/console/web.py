@@ -13,7 +13,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from app.console import describe, i18n
 from app.console.auth import COOKIE, LoginLimiter, Session, Sessions
-from concern import messages
+from concern.texts import messages
 from kernel.context import AppContext
 
 HERE = Path(__file__).parent

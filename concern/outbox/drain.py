@@ -15,15 +15,15 @@ import uuid
 
 from action import service as actions
 from action.models import ActionRecord, ActionRequest, Deferred, InFlight, Outcome
-from concern import digest, flows, service
+from concern import queue, service
+from concern.kinds import digest
 from concern.models import ACTIVE_STATES, OutboxEntry
-from concern.outbox import queue, results
+from concern.outbox import results
 from fact import service as facts
 from kernel.context import AppContext, UnitOfWork
 
 log = logging.getLogger("deputy.concern.outbox")
-# Longer than any send can take (channel timeouts are far shorter); a dead owner's entry is free after it.
-LEASE = flows.OWNED_LEASE
+LEASE = queue.LEASE
 
 
 def owner_token() -> str:

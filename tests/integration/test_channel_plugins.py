@@ -23,7 +23,7 @@ from app.settings import Settings, compose
 from channels.base import Channel
 from channels.inbound import InboundMessage
 from channels.plugin import ChannelPlugin, WebhookReply, WebhookRequest
-from concern import reasons
+from concern.texts import reasons
 from kernel import channel_names
 from kernel.settings import PluginSettings
 from person import importer, service

@@ -8,8 +8,8 @@ from sqlalchemy import select
 
 from action.models import ButtonRow
 from app.pipeline import tick
-from concern import commitments
 from concern.commands import Extend
+from concern.kinds import commitments
 from concern.models import OutboxEntry
 from fact.models import Fact
 from tests.integration.story_helpers import command_in_chat, say

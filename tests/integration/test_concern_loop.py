@@ -8,7 +8,7 @@ from action.models import ActionRow
 from app.pipeline import tick
 from channels.inbound import InboundMessage
 from cognitive_core.inbox import process_pending
-from concern import flows
+from concern import timers
 from fact.models import Fact
 from perception import service as perception
 from tests.integration.story_helpers import say
@@ -58,7 +58,7 @@ def test_a_reply_that_wins_the_race_stops_the_follow_up(ctx, clock, client, team
         from concern import service
 
         [due] = service.claim_due(uow, now=uow.now)
-        flows.fire(uow, due)
+        timers.fire(uow, due)
     say(ctx, channel="telegram", user="tg_zs", text="明天下午")  # ... but the answer lands before it is sent
     assert telegram.texts_to("tg_zs") == ["老板想了解：提测什么时候能给？", "已转告老板。"]  # no follow-up
     assert _concerns(client, kind="question")[0]["state"] == "resolved"

@@ -10,7 +10,7 @@ from sqlalchemy import select
 from action.models import ActionRow
 from app.pipeline import tick
 from app.wiring import build_context
-from cognitive_core import briefs
+from cognitive_core.reports import briefs
 from concern.models import Concern
 from fact.models import Fact
 from tests.conftest import make_settings

@@ -11,9 +11,9 @@ from sqlalchemy import select
 from action.models import ActionRequest, ActionRow
 from app.pipeline import tick
 from app.wiring import build_context
-from concern import digest
+from concern import queue
+from concern.kinds import digest
 from concern.models import OutboxEntry
-from concern.outbox import queue
 from fact import decisions
 from fact.decisions import DecisionKind
 from fact.models import Fact

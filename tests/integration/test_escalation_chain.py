@@ -9,7 +9,7 @@ from sqlalchemy import select
 
 from action.models import ButtonRow
 from app.pipeline import tick
-from concern import escalation
+from concern.escalation import handling as escalation
 from concern.models import Concern
 from fact import decisions
 from fact.decisions import DecisionKind

@@ -10,8 +10,8 @@ from sqlalchemy import select
 
 from app.pipeline import tick
 from app.wiring import build_context
-from cognitive_core import llm_worker
-from cognitive_core.llm import OpenAICompatibleLLM
+from cognitive_core.llm import worker as llm_worker
+from cognitive_core.llm.client import OpenAICompatibleLLM
 from perception.models import InboxEntry
 from tests.fakes.llm_server import NOT_JSON, RATE_LIMITED, FakeLLM, Reply, garbage, proposal
 from tests.integration.press_helpers import buttons_to, outcomes_to, press

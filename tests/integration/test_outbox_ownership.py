@@ -13,10 +13,9 @@ from action.models import ActionRow
 from app.pipeline import tick
 from app.wiring import build_context
 from channels.base import OutboundMessage, SendReceipt
-from concern import flows
+from concern import flows, queue
 from concern.models import Concern, OutboxEntry
 from concern.outbox import drain as outbox
-from concern.outbox import queue
 from fact import decisions
 from fact.decisions import DecisionKind
 from fact.models import Fact

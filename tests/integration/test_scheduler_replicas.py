@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import select
 
 from action.models import ActionRow
-from concern import flows, service
+from concern import service, timers
 from tests.integration.story_helpers import say
 from tests.integration.workers import tick_at
 
@@ -40,16 +40,16 @@ def test_a_replica_fires_other_due_concerns_while_one_is_being_fired(ctx, clock,
     say(ctx, channel="feishu", user="ou_boss", text="/ask @p_lisi 周报写完了吗？")
     clock.advance(timedelta(hours=4, minutes=1))
     firing, go = threading.Event(), threading.Event()
-    real = flows.fire
+    real = timers.fire
 
     def slow_fire(uow, concern):
         firing.set()
         assert go.wait(30)
         return real(uow, concern)
 
-    flows.fire = slow_fire
+    timers.fire = slow_fire
     try:
-        first = threading.Thread(target=flows.fire_due, args=(ctx,), daemon=True)
+        first = threading.Thread(target=timers.fire_due, args=(ctx,), daemon=True)
         first.start()
         assert firing.wait(30)
         with ctx.uow(actor="scheduler") as uow:  # another replica's claim while the first concern is mid-fire
@@ -57,6 +57,6 @@ def test_a_replica_fires_other_due_concerns_while_one_is_being_fired(ctx, clock,
         go.set()
         first.join(30)
     finally:
-        flows.fire = real
+        timers.fire = real
         go.set()
     assert len(others) == 1  # one concern per transaction: only the one being fired is locked

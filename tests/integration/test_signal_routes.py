@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 from app.main import create_app
 from app.pipeline import tick
 from app.wiring import build_context
-from cognitive_core import signals
+from cognitive_core.signals import routing as signals
 from tests.conftest import ADMIN_TOKEN, make_settings
 from tests.unit.cognitive_core.test_signal_routes import EXAMPLES
 

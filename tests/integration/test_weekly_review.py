@@ -8,7 +8,7 @@ from sqlalchemy import select
 
 from action.models import ActionRow
 from app.pipeline import tick
-from cognitive_core.review_rules import compute
+from cognitive_core.reports.review_rules import compute
 from tests.integration.story_helpers import say
 
 

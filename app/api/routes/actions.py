@@ -11,8 +11,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from action import service
 from action.models import ActionRecord, ActionRequest, ActionType, Result
 from app.api.deps import Admin, Ctx, Viewer, parse_instant
+from concern import queue
 from concern.outbox import drain as outbox
-from concern.outbox import queue
 from fact import decisions, trace
 from fact import service as facts
 from fact.decisions import DecisionKind

@@ -14,7 +14,7 @@ from action import stats as action_stats
 from app.console import charts, describe
 from app.console.i18n import Translator
 from app.console.web import Shared, Viewing, translator
-from cognitive_core import signals
+from cognitive_core.signals import routing as signals
 from concern import stats as concern_stats
 from kernel.channel_names import installed
 from perception import service as perception

@@ -4,7 +4,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from cognitive_core.parsing import is_acknowledgement, keyword_command, slash_command
+from cognitive_core.language.parsing import is_acknowledgement, keyword_command, slash_command
 from cognitive_core.rules import PersonView, SignalView, Situation, WaitingConcern, decide
 
 NOW = datetime(2026, 3, 18, 2, 0, tzinfo=UTC)

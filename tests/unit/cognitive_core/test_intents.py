@@ -2,9 +2,9 @@
 
 from datetime import UTC, datetime, timedelta
 
-from cognitive_core import names
-from cognitive_core.intents import read
-from cognitive_core.press_rules import PressView, decide_press
+from cognitive_core.language import names
+from cognitive_core.language.intents import read
+from cognitive_core.presses.rules import PressView, decide_press
 from cognitive_core.rules import OpenAsk, PersonView, SignalView, Situation, WaitingConcern, decide
 
 NOW = datetime(2026, 3, 18, 2, 0, tzinfo=UTC)  # Wednesday 10:00 in Shanghai

@@ -4,7 +4,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from cognitive_core.llm_rules import judge, not_understood, wants_llm
+from cognitive_core.llm.rules import judge, not_understood, wants_llm
 from cognitive_core.rules import Decision, PersonView, SignalView, Situation, decide
 from concern.commands import Reply
 

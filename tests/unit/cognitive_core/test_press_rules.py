@@ -2,7 +2,7 @@
 
 import pytest
 
-from cognitive_core.press_rules import PressView, decide_press, verdict
+from cognitive_core.presses.rules import PressView, decide_press, verdict
 from fact.decisions import DecisionKind
 
 OPEN = {"addressee_id": "p_zs", "presser_id": "p_zs", "concern_id": "con_1", "concern_state": "waiting_reply"}

@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 import pytest
 
 from cognitive_core import rules
-from cognitive_core.parsing import parse
-from cognitive_core.reminding import read
+from cognitive_core.language.parsing import parse
+from cognitive_core.language.reminding import read
 from fact.decisions import DecisionKind
 
 NOW = datetime(2026, 3, 18, 2, 0, tzinfo=UTC)  # 10:00 Asia/Shanghai

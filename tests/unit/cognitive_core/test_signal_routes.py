@@ -8,7 +8,7 @@ import pytest
 from pydantic import ValidationError
 
 from app.settings import Settings
-from cognitive_core import signal_routes
+from cognitive_core.signals import routes as signal_routes
 
 EXAMPLES = {
     "task_overdue": {

@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from cognitive_core.when import parse_when
+from cognitive_core.language.when import parse_when
 from tests.unit.cognitive_core.time_table import NOW, SHANGHAI, TABLE
 
 NEW_YORK = ZoneInfo("America/New_York")

@@ -13,7 +13,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from concern import escalation_texts, messages, reasons, replies
+from concern.escalation import texts as escalation_texts
+from concern.texts import messages, reasons, replies
 from kernel import channel_names
 
 ENGLISH_WORD = re.compile(r"[A-Za-z]{2,}")

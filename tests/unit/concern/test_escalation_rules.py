@@ -3,8 +3,8 @@
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from concern.escalation_rules import next_escalation_step, next_recipient, repeat_after
-from concern.replies import policy_change, reply
+from concern.escalation.rules import next_escalation_step, next_recipient, repeat_after
+from concern.texts.replies import policy_change, reply
 
 NOW = datetime(2026, 3, 18, 4, 0, tzinfo=UTC)
 H = timedelta(hours=1)

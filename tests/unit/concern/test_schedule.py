@@ -5,8 +5,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from app.settings import Settings
-from concern import messages
 from concern.rules import can_transition, next_step
+from concern.texts import messages
 
 T0 = datetime(2026, 3, 18, 2, 0, tzinfo=UTC)
 H = timedelta(hours=1)

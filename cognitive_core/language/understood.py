@@ -1,0 +1,163 @@
+"""From a `intents.Reading` to one decision (its command and how it was read); pure, no I/O.
+
+The notes record what matched: `matched = {"rule": <table row>, "words": <the frame's words>}`. A request that
+names nobody the bot knows, or that could be an ask or a tell, becomes a reply with `choices` (flows mints them as
+buttons whose args carry the pending `request`, so one press completes it: press_rules `pick_person` /
+`ask_or_tell`).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from typing import Any
+
+from cognitive_core.language import promises
+from cognitive_core.language.intents import Reading
+from cognitive_core.language.parsing import is_acknowledgement
+from cognitive_core.situation import Decision
+from concern import commands as c
+
+ABOUT_SOMEONE = frozenset({"ask", "tell", "nudge", "cancel"})  # the intents that name a person
+# Cues for "did you mean …?" when nothing matched: the closest intent by the words that are there.
+_HINTS = (
+    ("pause", r"打扰|免打扰|暂停|安静|静音|disturb|pause|quiet|mute"),
+    ("status", r"等谁|在等|进展|没回|waiting|pending|status"),
+    ("did", r"做了|干了|did you|done"),
+    ("tell", r"告诉|通知|转告|说一声|tell|let .* know|inform"),
+    ("ask", r"问|确认|催|ask|check|chase|follow"),
+)
+
+
+_GREETING = re.compile(
+    r"^(?:你好|您好|哈喽|嗨|在吗|在不在|早|早上好|下午好|晚上好|hi|hello|hey|yo|good (?:morning|afternoon|evening))"
+    r"[\s!！。.~,，?？]*(?:deputy|bot|机器人)?[\s!！。.~?？]*$",
+    re.I,
+)
+
+
+def nothing_matched(text: str, *, principal: bool) -> Decision:
+    """Thanks are let be, a greeting is greeted; a principal hears the closest request, a member the help."""
+    if is_acknowledgement(text):
+        return Decision("acknowledgement:nothing_waiting", c.Ignore())
+    if _GREETING.match(text):
+        return Decision("greeting", c.Reply("greeting"))
+    if principal:
+        return Decision("not_understood", c.Reply("not_understood", {"hint": hint(text)}))
+    return Decision("fallback_help", c.Reply("help"))
+
+
+def hint(text: str) -> str:
+    """The intent a message that matched nothing comes closest to (ask when nothing is near)."""
+    return next((name for name, cue in _HINTS if re.search(cue, text, re.I)), "ask")
+
+
+def _deadline(text: str, tz: str, now: datetime | None) -> dict[str, Any]:
+    return promises.deadline(text, timezone=tz, now=now)
+
+
+def request_of(reading: Reading, *, message: str, tz: str, now: datetime | None) -> dict[str, Any]:
+    """The pending request a choice completes: intent, text, priority and deadline (JSON-safe)."""
+    return {
+        "intent": reading.intent,
+        "text": reading.args.get("text", ""),
+        **({"priority": reading.args["priority"]} if reading.args.get("priority") else {}),
+        **_deadline(message, tz, now),
+        "matched": {"rule": reading.rule, "words": reading.words},
+    }
+
+
+def complete(request: dict[str, Any], *, target_id: str, intent: str | None = None) -> Decision:
+    """The decision a pending request becomes once its person (and ask-or-tell) is known."""
+    intent = intent or request["intent"]
+    notes = {"matched": request.get("matched", {})}
+    if intent == "tell":
+        return Decision("tell", c.Tell(target_id, request["text"], request.get("priority", "P2")), notes)
+    deadline = {k: request[k] for k in ("deadline", "deadline_words") if request.get(k)}
+    return Decision("ask", c.Ask(target_id, request["text"], request.get("priority", "P1"), **deadline), notes)
+
+
+def about_someone(
+    reading: Reading,
+    *,
+    message: str,
+    sender_id: str,
+    open_asks: tuple[tuple[str, str, str], ...],
+    tz: str,
+    now: datetime | None,
+) -> Decision:
+    """Ask, tell, nudge or cancel about the person read (open_asks: (concern_id, target_id, question))."""
+    notes = {"matched": {"rule": reading.rule, "words": reading.words}}
+    request = request_of(reading, message=message, tz=tz, now=now)
+    if reading.person is None:
+        if not reading.suggestions:
+            return Decision(f"{reading.intent}:unknown_person", c.Reply("unknown_person", {"who": reading.who}), notes)
+        choices = [p.person_id for p in reading.suggestions]
+        values = {"who": reading.who, "choices": choices, "request": request}
+        return Decision(f"{reading.intent}:did_you_mean", c.Reply("did_you_mean_person", values), notes)
+    target = reading.person.person_id
+    if target == sender_id:
+        return Decision(f"{reading.intent}:self", c.Reply("ask_self"), notes)
+    if reading.intent in ("nudge", "cancel"):
+        return _about_open(reading, target, open_asks, notes, request)
+    if reading.ambiguous:
+        values = {"target_person_id": target, "request": request}
+        return Decision("ask_or_tell", c.Reply("ask_or_tell", values), notes)
+    if not request["text"]:
+        return Decision(
+            f"{reading.intent}:what", c.Reply(f"{reading.intent}_what", {"target_person_id": target}), notes
+        )
+    completed = complete(request, target_id=target)
+    return Decision(f"{completed.rule}:{reading.rule}", completed.command, completed.notes)
+
+
+def _about_open(
+    reading: Reading, target: str, open_asks: tuple[tuple[str, str, str], ...], notes: dict, request: dict
+) -> Decision:
+    """催一下张三 / 不用问张三了: the open question to them, or which one (buttons), or there is none."""
+    mine = [(cid, question) for cid, tid, question in open_asks if tid == target]
+    about = {"target_person_id": target, **notes}
+    if len(mine) == 1 and reading.intent == "nudge":
+        return Decision("nudge", c.Nudge(mine[0][0]), about)
+    if len(mine) == 1:
+        return Decision("cancel", c.Cancel(mine[0][0]), about)
+    if mine:
+        values = {"choices": mine, "target_person_id": target}
+        return Decision(f"{reading.intent}:which", c.Reply(f"{reading.intent}_which", values), notes)
+    if reading.intent == "nudge" and reading.args.get("text"):  # "催一下张三的设计稿" with nothing open: ask it
+        completed = complete(request, target_id=target)
+        return Decision("nudge:none_open:ask", completed.command, completed.notes)
+    template = "nudge_what" if reading.intent == "nudge" else "nothing_to_cancel"
+    return Decision(f"{reading.intent}:none_open", c.Reply(template, {"target_person_id": target}), notes)
+
+
+def _did(reading: Reading, now: datetime | None) -> Decision:
+    window = int(reading.args["window"].total_seconds()) if "window" in reading.args else 86400
+    return Decision("did", c.Reply("did", {"today": bool(reading.args.get("today")), "window_s": window}))
+
+
+def _pause(reading: Reading, now: datetime | None) -> Decision | None:
+    if now is None:
+        return None
+    until = reading.args["until"] if "until" in reading.args else now + reading.args["duration"]
+    return Decision("self_service:pause", c.SetPolicy({"paused_until": until.astimezone(UTC).isoformat()}))
+
+
+# The sender's own requests: intent → decision (snooze is the caller's: it needs what waits on the sender).
+OWN: dict[str, Any] = {
+    "status": lambda r, now: Decision("concerns", c.Reply("concerns")),
+    "did": _did,
+    "help": lambda r, now: Decision("help", c.Reply("help")),
+    "quiet": lambda r, now: Decision("self_service:quiet", c.SetPolicy({"quiet_hours": r.args["windows"]})),
+    "pause": _pause,
+    "resume": lambda r, now: Decision("self_service:resume", c.SetPolicy({"paused_until": None})),
+}
+
+
+def own(reading: Reading, *, now: datetime | None) -> Decision | None:
+    """Status, did, quiet, pause, resume and help: the sender's own requests (None: not one of them)."""
+    row = OWN.get(reading.intent)
+    decided = row(reading, now) if row is not None else None
+    if decided is None:
+        return None
+    return Decision(decided.rule, decided.command, {"matched": {"rule": reading.rule, "words": reading.words}})

@@ -1,0 +1,118 @@
+"""Handlers of the commands that start something: ask, escalate, tell, remind, commit, bind, set a policy."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from concern import commands as c
+from concern import flows, relays
+from concern.handlers.origin import Origin, at
+from concern.kinds import commitments, reminders
+from concern.outcomes import Done, Outcome, Unchanged
+from kernel.context import UnitOfWork
+from kernel.errors import Conflict
+from person import bind_codes
+
+
+def ask(uow: UnitOfWork, command: c.Ask, origin: Origin) -> Outcome:
+    return flows.raise_(
+        uow,
+        originator_id=origin.actor_id or "",
+        target_person_id=command.target_person_id,
+        question=command.question,
+        priority=command.priority,
+        decision_id=origin.decision_id,
+        origin_channel=origin.channel,
+        origin_chat_id=origin.chat_id,
+        source_fact_id=origin.fact_id,
+        deadline=at(command.deadline),
+        claimed_by=origin.claimed_by,
+    )
+
+
+def escalate(uow: UnitOfWork, command: c.Escalate, origin: Origin) -> Outcome:
+    return flows.raise_(
+        uow,
+        originator_id=origin.actor_id or "",
+        target_person_id=command.decision_maker_id,
+        question=command.question,
+        priority="P1",
+        decision_id=origin.decision_id,
+        origin_channel=origin.channel,
+        approval=True,
+        source_fact_id=origin.fact_id,
+    )
+
+
+def tell(uow: UnitOfWork, command: c.Tell, origin: Origin) -> Outcome:
+    relays.relay(
+        uow,
+        sender_id=origin.actor_id or "",
+        target_id=command.target_person_id,
+        text=command.text,
+        priority=command.priority,
+        decision_id=origin.decision_id,
+        fact_id=origin.fact_id or origin.decision_id,
+        channel=origin.channel,
+        chat_id=origin.chat_id,
+    )
+    return Done("tell_queued")
+
+
+def remind(uow: UnitOfWork, command: c.Remind, origin: Origin) -> Outcome:
+    reminder = reminders.set_(
+        uow,
+        person_id=origin.actor_id or "",
+        text=command.text,
+        due_at=datetime.fromisoformat(command.due_at),
+        decision_id=origin.decision_id,
+        origin_channel=origin.channel,
+        source_fact_id=origin.fact_id,
+    )
+    return Done("reminder_set", concern_id=reminder.concern_id)
+
+
+def commit(uow: UnitOfWork, command: c.Commit, origin: Origin) -> Outcome:
+    opened = commitments.open_(
+        uow,
+        parent_id=command.parent_id,
+        due_at=datetime.fromisoformat(command.due_at),
+        words=command.words,
+        decision_id=origin.decision_id,
+    )
+    return Done("commitment_opened", concern_id=opened.concern_id) if opened else Unchanged("nothing")
+
+
+_BIND_OUTCOMES = {"bound": "bound", "used": "bind_used", "too_many_attempts": "bind_too_many"}
+
+
+def bind(uow: UnitOfWork, command: c.Bind, origin: Origin) -> Outcome:
+    account = origin.content
+    try:
+        with uow.session.begin_nested():
+            person_id, result = bind_codes.redeem(
+                uow,
+                code=command.code,
+                channel=account["channel"],
+                external_user_id=account["external_user_id"],
+                chat_id=account.get("chat_id"),
+            )
+    except Conflict:
+        person_id, result = None, "conflict"
+    code = _BIND_OUTCOMES.get(result, "bind_failed")
+    # Who hears it: the person just bound, else the sender when they are someone already (a wrong code).
+    values = {"person_id": person_id or origin.actor_id}
+    return Done(code, values) if code == "bound" else Unchanged(code, values)
+
+
+def set_policy(uow: UnitOfWork, command: c.SetPolicy, origin: Origin) -> Outcome:
+    relays.policy(
+        uow,
+        person_id=origin.actor_id or "",
+        patch=command.patch,
+        decision_id=origin.decision_id,
+        fact_id=origin.fact_id or origin.decision_id,
+        channel=origin.channel,
+        chat_id=origin.chat_id,
+    )
+    return Done("policy_queued")

@@ -1,0 +1,138 @@
+"""The action outbox as a queue: what a decision asked to send, written in its transaction, claimed by one drainer.
+
+Every entry names its `Purpose`: what its result means for its loop (`concern.outbox.results` declares, per
+purpose, the handler applied once the action has a result, and whether the entry was decided for one version of
+its loop). Claims are leases (`claimed_by`, `available_at`): PostgreSQL skips rows another transaction holds, and
+SQLite has one writer at a time, so exactly one drainer owns an entry at a time.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from enum import StrEnum
+
+from sqlalchemy import func, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+from action.models import ActionRequest
+from concern.models import Concern, OutboxEntry
+from kernel.context import UnitOfWork
+
+# How long a claim holds: longer than any send can take (channel timeouts are far shorter); a dead owner's entry is
+# free after it. An entry queued already owned by the request that runs it (the API's question) has it too.
+LEASE = timedelta(seconds=60)
+
+
+class Purpose(StrEnum):
+    """Why an action was queued (stored with its entry and with a held delivery)."""
+
+    question = "question"  # a loop's question
+    follow_up = "follow_up"  # a scheduled follow-up
+    nudge = "nudge"  # a follow-up someone asked for now ("Nudge now", an operator's nudge)
+    escalation = "escalation"  # to the target's manager (a repeat, a climb)
+    backflow = "backflow"  # the answer, back to the originator
+    outcome = "outcome"  # how a loop ended, held, stalled … (a notice to the originator or a recipient)
+    tell = "tell"  # a relayed message ("告诉张三…"), confirmed to its sender
+    policy = "policy"  # a self-service policy change, confirmed to its person
+    reminder = "reminder"  # a reminder the person set
+    digest = "digest"  # one message carrying held items
+    reply = "reply"  # a reactive reply to what someone just wrote or pressed
+    brief = "brief"  # the daily brief or weekly review on schedule
+    notice = "notice"  # a signal route's notice
+    notification = "notification"  # `POST /v1/notifications`
+
+
+def enqueue(
+    uow: UnitOfWork,
+    *,
+    request: ActionRequest,
+    purpose: Purpose,
+    concern: Concern | None = None,
+    ack_person_id: str | None = None,
+    ack_channel: str | None = None,
+    ack_chat_id: str | None = None,
+    claimed_by: str | None = None,
+    lease: timedelta = timedelta(0),
+    available_at: datetime | None = None,
+) -> bool:
+    """Queue an action in the caller's transaction, for a drainer after commit; False if its key is queued already.
+
+    `claimed_by` queues it already owned (its caller runs it at once): no one else takes it before the lease ends.
+    """
+    values = {
+        "request_key": request.request_key,
+        "request": request.model_dump(mode="json"),
+        "purpose": Purpose(purpose).value,
+        "concern_id": concern.concern_id if concern else None,
+        "concern_version": concern.version if concern else None,
+        "ack_person_id": ack_person_id,
+        "ack_channel": ack_channel,
+        "ack_chat_id": ack_chat_id,
+        "state": "open",
+        "created_at": uow.now,
+        "claimed_by": claimed_by,
+        "available_at": available_at or uow.now + lease,
+    }
+    insert_ = pg_insert if uow.postgres else sqlite_insert
+    table = OutboxEntry.__table__
+    stmt = insert_(table).values(**values).on_conflict_do_nothing(index_elements=["request_key"]).returning(table.c.id)
+    # RETURNING, not rowcount: PostgreSQL's driver reports -1 rows for this statement.
+    return uow.session.execute(stmt).first() is not None
+
+
+def claim(uow: UnitOfWork, *, owner: str, lease: timedelta, request_key: str | None = None) -> OutboxEntry | None:
+    """Take the oldest available entry (or the one with `request_key`) for `owner` until the lease ends.
+
+    Exactly one drainer owns an entry at a time: PostgreSQL skips rows another transaction holds, and
+    SQLite has one writer at a time. A lease that ends (its owner died) makes the entry available again.
+    """
+    stmt = select(OutboxEntry).where(OutboxEntry.state == "open", OutboxEntry.available_at <= uow.now)
+    if request_key is not None:
+        stmt = stmt.where(OutboxEntry.request_key == request_key)
+    stmt = stmt.order_by(OutboxEntry.available_at, OutboxEntry.id).limit(1)
+    if uow.postgres:
+        stmt = stmt.with_for_update(skip_locked=True)
+    entry = uow.session.scalars(stmt).first()
+    if entry is not None:
+        entry.claimed_by, entry.available_at = owner, uow.now + lease
+        uow.session.flush()
+    return entry
+
+
+def release(uow: UnitOfWork, *, entry_id: int, available_at: datetime) -> None:
+    """Give an entry back until `available_at` (a send deferred to its pacing slot)."""
+    uow.session.execute(
+        update(OutboxEntry)
+        .where(OutboxEntry.id == entry_id, OutboxEntry.state == "open")
+        .values(claimed_by=None, available_at=available_at)
+    )
+
+
+def next_available(uow: UnitOfWork) -> datetime | None:
+    """When the earliest open entry becomes available (a drainer wakes then)."""
+    return uow.session.scalar(select(func.min(OutboxEntry.available_at)).where(OutboxEntry.state == "open"))
+
+
+def open_entry(uow: UnitOfWork, *, request_key: str) -> OutboxEntry | None:
+    """The open entry with this key, or None."""
+    stmt = select(OutboxEntry).where(OutboxEntry.request_key == request_key, OutboxEntry.state == "open")
+    return uow.session.scalars(stmt).first()
+
+
+def queued(uow: UnitOfWork, *, request_key: str) -> bool:
+    """True when an action with this key was ever queued."""
+    return (
+        uow.session.scalar(select(func.count()).select_from(OutboxEntry).where(OutboxEntry.request_key == request_key))
+        > 0
+    )
+
+
+def close_entry(uow: UnitOfWork, *, entry_id: int, state: str, action_id: str | None) -> bool:
+    """Mark an entry done/superseded; False when another drainer already did (its result is handled once)."""
+    result = uow.session.execute(
+        update(OutboxEntry)
+        .where(OutboxEntry.id == entry_id, OutboxEntry.state == "open")
+        .values(state=state, action_id=action_id)
+    )
+    return result.rowcount == 1

@@ -1,0 +1,158 @@
+"""The timer that drives each loop: due concerns fired (a follow-up, an escalation step, a reminder, an expiry),
+held deliveries sent again at their moment, and the next step set after each contact.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from action.ledger import contact_times, contacts
+from action.models import ActionRequest
+from concern import asking, notices, queue, service
+from concern.escalation import steps as escalation
+from concern.kinds import promises, reminders
+from concern.models import ACTIVE_STATES, Concern
+from concern.rules import next_step
+from fact import decisions
+from fact.decisions import DecisionKind
+from kernel.context import AppContext, UnitOfWork
+from person import service as persons
+
+
+def _l3(uow: UnitOfWork, concern: Concern) -> dict[str, Any]:
+    """What a deadline's tightened schedule reads: the concern's contacts and L3's limit (none without a deadline)."""
+    if concern.deadline is None:
+        return {}
+    return {
+        "contacts": contacts(uow, concern_id=concern.concern_id, person_id=concern.target_person_id),
+        "contact_limit": uow.settings.concern_contact_limit,
+        "contact_window": uow.settings.concern_contact_window,
+    }
+
+
+def schedule_after_contact(
+    uow: UnitOfWork, concern: Concern, *, change: str, follow_up_count: int, causation_id: str | None
+) -> None:
+    """Set the timer for the next step after a contact (or a contact that counts as tried)."""
+    _, last = contact_times(uow, concern_id=concern.concern_id, person_id=concern.target_person_id)
+    step = next_step(
+        priority=concern.priority,
+        schedule=uow.settings.follow_up_schedule,
+        contacted=True,
+        follow_up_count=follow_up_count,
+        last_contact_at=last or uow.now,
+        deadline=concern.deadline,
+        now=uow.now,
+        **_l3(uow, concern),
+    )
+    service.change(
+        uow, concern, change=change, causation_id=causation_id, follow_up_count=follow_up_count, step_at=step.at
+    )
+
+
+def _expire(uow: UnitOfWork, concern: Concern) -> None:
+    promises.slipped(uow, concern, causation_id=None)  # once: a promise that escalated was told already
+    service.change(uow, concern, change="expired", state="expired", step_at=None, pending_deliveries=[])
+    target = persons.get_or_404(uow, person_id=concern.target_person_id)
+    notices.notice(
+        uow,
+        concern,
+        to=concern.originator_id,
+        key="outcome:expired",
+        template="expired",
+        target=target.display_name,
+        text=concern.question,
+    )
+    notices.close_for_others(uow, concern, template="closed_expired")
+
+
+def _redeliver(uow: UnitOfWork, concern: Concern) -> None:
+    """Queue the held deliveries whose moment came (each try is its own action)."""
+    due = [held for held in concern.pending_deliveries if datetime.fromisoformat(held["not_before"]) <= uow.now]
+    if not due:
+        return
+    service.change(
+        uow,
+        concern,
+        change="deliveries_retried",
+        pending_deliveries=[held for held in concern.pending_deliveries if held not in due],
+        supersedes=False,
+    )
+    for held in due:
+        base, _, tries = held["request"]["request_key"].partition("#")
+        request = ActionRequest.model_validate({**held["request"], "request_key": f"{base}#{int(tries or 1) + 1}"})
+        queue.enqueue(uow, request=request, purpose=held["purpose"], concern=concern)
+
+
+def fire_due(ctx: AppContext, *, limit: int = 100) -> int:
+    """Fire due timers, each in its own short transaction (claimed with SKIP LOCKED, so replicas share the work).
+
+    One concern per transaction keeps every lock short (the concern's row, the person's, SQLite's write lock), so
+    replicas fire side by side and a webhook's write never waits behind a whole tick. Each fires once per pass.
+    """
+    fired: list[str] = []
+    while len(fired) < limit:
+        with ctx.uow(actor="scheduler") as uow:
+            due = service.claim_due(uow, now=uow.now, limit=1, skip=fired)
+            if not due:
+                break
+            fire(uow, due[0])
+            fired.append(due[0].concern_id)
+    return len(fired)
+
+
+def fire(uow: UnitOfWork, concern: Concern) -> None:
+    """A due timer: redeliver held deliveries, then take the loop's own step if it is due (or expire it)."""
+    _redeliver(uow, concern)
+    if concern.kind == "reminder" and concern.step_at is not None and concern.step_at <= uow.now:
+        reminders.fire(uow, concern)
+        return
+    if concern.step_at is None or concern.step_at > uow.now:
+        if concern.state not in ACTIVE_STATES and concern.step_at is not None:
+            service.change(uow, concern, change="timer_cleared", step_at=None)
+        return
+    if concern.state == "escalated":
+        if uow.now >= notices.expires_at(uow, concern):
+            _expire(uow, concern)
+        else:
+            escalation.step(uow, concern)  # repeat, climb, or wait
+        return
+    if concern.state != "waiting_reply":
+        service.change(uow, concern, change="timer_cleared", step_at=None)
+        return
+    first, last = contact_times(uow, concern_id=concern.concern_id, person_id=concern.target_person_id)
+    step = next_step(
+        priority=concern.priority,
+        schedule=uow.settings.follow_up_schedule,
+        contacted=last is not None and not promises.check_in_due(concern, last),
+        follow_up_count=concern.follow_up_count,
+        last_contact_at=last,
+        deadline=concern.deadline,
+        now=uow.now,
+        **_l3(uow, concern),
+    )
+    if step.at > uow.now:
+        service.change(uow, concern, change="rescheduled", step_at=step.at, extra={"reason": "not due yet"})
+        return
+    kind = DecisionKind.escalate if step.kind == "escalate" else DecisionKind.direct_action
+    decision_id = decisions.record(
+        uow,
+        kind=kind,
+        rule=f"follow_up_schedule:{concern.priority}:{step.kind}",
+        inputs=[concern.concern_id],
+        person_refs=[concern.target_person_id],
+        source="concern",
+        requested=[{"step": step.kind, "concern_id": concern.concern_id}],
+    )
+    service.change(
+        uow, concern, change="timer_fired", causation_id=decision_id, step_at=None, extra={"step": step.kind}
+    )
+    if step.kind == "escalate":
+        promises.slipped(uow, concern, causation_id=decision_id)
+        escalation.start(uow, concern, decision_id=decision_id)
+    else:
+        request = asking.send_request(
+            uow, concern, purpose=step.kind, decision_ref=decision_id, attempt=f"v{concern.version}"
+        )
+        queue.enqueue(uow, request=request, purpose=step.kind, concern=concern)
