@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any
 
-from concern.commands.answers import Brief, Ignore, Reply, Review
+from concern.commands.answers import Brief, ConfirmProposal, DropProposal, Ignore, Reply, Review
 from concern.commands.base import Command, load
 from concern.commands.loops import (
     Acknowledge,
@@ -57,10 +57,14 @@ LEGACY_SHAPES: tuple[tuple[DecisionKind, Any, type[Command]], ...] = (
     (DecisionKind.resolve_concern, _has("concern_id", verb="approve"), Decide),
     (DecisionKind.resolve_concern, _has("concern_id", verb="decline"), Decide),
     (DecisionKind.resolve_concern, _has("concern_id", verb="done"), Done),
+    (DecisionKind.resolve_concern, _has("concern_id", "approve"), Decide),
     (DecisionKind.snooze_concern, _has("concern_id", acknowledgement=True), Acknowledge),
     (DecisionKind.snooze_concern, _has("concern_id", until="morning"), DeferToMorning),
     (DecisionKind.snooze_concern, _has("concern_id", "duration_s"), Snooze),
     (DecisionKind.cancel_concern, _has("concern_id"), Cancel),
+    (DecisionKind.direct_action, _has("decision_id", action="llm_confirm"), ConfirmProposal),
+    (DecisionKind.direct_action, _has("decision_id", action="llm_cancel"), DropProposal),
+    (DecisionKind.resolve_concern, _has("concern_id"), Done),  # a press's Done, once its verb is a note
 )
 
 
@@ -79,7 +83,7 @@ def from_requested(kind: str, entry: dict[str, Any]) -> Command | None:
     for shape_kind, matches, cls in LEGACY_SHAPES:
         if shape_kind == kind and matches(entry):
             values = {f.name: entry[f.name] for f in fields(cls) if f.name in entry}
-            if cls is Decide:
+            if cls is Decide and "approve" not in entry:
                 values["approve"] = entry.get("verb") == "approve"
             if cls is Escalate:
                 values["keywords"] = tuple(entry.get("keywords", ()))
