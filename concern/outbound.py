@@ -44,20 +44,12 @@ def reply(
     then, which quiet hours and a pause hold, not a reply.
     """
     if later:
-        request = ActionRequest(
-            action_type="notify",
-            decision_ref=decision_id,
-            target_person_id=to,
-            text=text,
-            solicited=True,
-            origin_channel=channel,
-            notification_type=LOOP_OUTCOME,
-            request_key=key,
-            buttons=list(buttons),
-        )
-        return queue.enqueue(uow, request=request, purpose=Purpose.reply)
+        return _queue(
+            uow, Purpose.reply, decision_ref=decision_id, target_person_id=to, text=text, solicited=True,
+            origin_channel=channel, notification_type=LOOP_OUTCOME, request_key=key, buttons=buttons,
+        )  # fmt: skip
     where = Destination(channel=channel, chat_id=chat_id) if chat_id and channel else None
-    return _queue_reply(
+    return _reply(
         uow, to=to, text=text, decision_id=decision_id, channel=channel, key=key, where=where, buttons=buttons
     )
 
@@ -65,7 +57,7 @@ def reply(
 def reply_to_chat(uow: UnitOfWork, *, channel: str, chat_id: str, text: str, decision_id: str, key: str) -> bool:
     """Answer a chat whose sender is nobody the bot knows (no person to address: the chat itself)."""
     where = Destination(channel=channel, chat_id=chat_id)
-    return _queue_reply(uow, to=None, text=text, decision_id=decision_id, channel=channel, key=key, where=where)
+    return _reply(uow, to=None, text=text, decision_id=decision_id, channel=channel, key=key, where=where)
 
 
 def show(
@@ -81,42 +73,8 @@ def show(
 ) -> bool:
     """What a press did, under its message: `message` (channel, chat, message id) is edited; None: a new message."""
     where = Destination(channel=message[0], chat_id=message[1], message_id=message[2]) if message else None
-    return _queue_reply(
-        uow,
-        to=to,
-        text=text,
-        decision_id=decision_id,
-        channel=channel,
-        key=key,
-        where=where,
-        buttons=buttons if where is not None else (),
-    )
-
-
-def _queue_reply(
-    uow: UnitOfWork,
-    *,
-    to: str | None,
-    text: str,
-    decision_id: str,
-    channel: str | None,
-    key: str,
-    where: Destination | None,
-    buttons: Sequence[ButtonSpec] = (),
-) -> bool:
-    request = ActionRequest(
-        action_type="notify",
-        decision_ref=decision_id,
-        target_person_id=to,
-        text=text,
-        reactive=True,
-        origin_channel=channel,
-        notification_type=REPLY,
-        request_key=key,
-        destination=where,
-        buttons=list(buttons),
-    )
-    return queue.enqueue(uow, request=request, purpose=Purpose.reply)
+    shown = buttons if where is not None else ()
+    return _reply(uow, to=to, text=text, decision_id=decision_id, channel=channel, key=key, where=where, buttons=shown)
 
 
 def notice(
@@ -126,7 +84,6 @@ def notice(
     to: str,
     text: str,
     key: str,
-    decision_ref: str | None = None,
     reactive: bool = False,
     origin_channel: str | None = None,
     chat_id: str | None = None,
@@ -135,10 +92,11 @@ def notice(
     """Tell one of a loop's people how it goes: solicited (quiet hours and pause apply, the cap does not; L4 per
     loop), or `reactive` when it answers their own message right now (in the group `chat_id` when asked there)."""
     channel = origin_channel or concern.origin_channel
-    where = Destination(channel=channel, chat_id=chat_id) if chat_id and reactive and channel else None
-    request = ActionRequest(
-        action_type="notify",
-        decision_ref=decision_ref or concern.concern_id,
+    return _queue(
+        uow,
+        Purpose.outcome,
+        concern=concern,
+        decision_ref=concern.concern_id,
         target_person_id=to,
         text=text,
         priority=concern.priority,
@@ -148,10 +106,9 @@ def notice(
         origin_channel=channel,
         notification_type=REPLY if reactive else LOOP_OUTCOME,
         request_key=key,
-        destination=where,
-        buttons=list(buttons),
+        destination=Destination(channel=channel, chat_id=chat_id) if chat_id and reactive and channel else None,
+        buttons=buttons,
     )
-    return queue.enqueue(uow, request=request, purpose=Purpose.outcome, concern=concern)
 
 
 def notify(
@@ -168,18 +125,26 @@ def notify(
     buttons: Sequence[ButtonSpec] = (),
 ) -> bool:
     """A one-way message: a scheduled brief or review (`solicited`: the person configured it), a route's notice."""
-    request = ActionRequest(
-        action_type="notify",
-        decision_ref=decision_id,
-        target_person_id=to,
-        text=text,
-        priority=priority,
-        solicited=solicited,
-        notification_type=notification_type,
-        request_key=key,
-        buttons=list(buttons),
-    )
-    return queue.enqueue(uow, request=request, purpose=purpose)
+    return _queue(
+        uow, purpose, decision_ref=decision_id, target_person_id=to, text=text, priority=priority, solicited=solicited,
+        notification_type=notification_type, request_key=key, buttons=buttons,
+    )  # fmt: skip
+
+
+def _reply(uow: UnitOfWork, *, to: str | None, decision_id: str, channel: str | None, key: str, where, **rest) -> bool:
+    """A reactive reply (L1's proactive checks and L4 skip it): to a person, or to `where` (a chat, a message)."""
+    return _queue(
+        uow, Purpose.reply, decision_ref=decision_id, target_person_id=to, reactive=True, origin_channel=channel,
+        notification_type=REPLY, request_key=key, destination=where, **rest,
+    )  # fmt: skip
+
+
+def _queue(
+    uow: UnitOfWork, purpose: Purpose, *, concern: Concern | None = None, buttons: Sequence[ButtonSpec] = (), **fields
+) -> bool:
+    """The one place a notify is built and queued (in the caller's transaction; sent after commit)."""
+    request = ActionRequest(action_type="notify", buttons=list(buttons), **fields)
+    return queue.enqueue(uow, request=request, purpose=purpose, concern=concern)
 
 
 def contact_times(uow: UnitOfWork, *, concern_id: str, person_id: str) -> tuple[datetime | None, datetime | None]:
