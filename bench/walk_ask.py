@@ -137,6 +137,8 @@ def main() -> None:
 
     by_package = Counter(package for package, _ in walk.files)
     print(f"functions run: {len(walk.functions)}")
+    lines = sum(len((ROOT / path).read_text().splitlines()) for _, path in walk.files)
+    print(f"lines in those files: {lines}")
     print(f"files opened: {len(walk.files)}  (" + ", ".join(f"{k} {v}" for k, v in sorted(by_package.items())) + ")")
     for src, dst in (("cognitive_core", "concern"), ("concern", "cognitive_core"), ("cognitive_core", "action")):
         pairs = {k: n for k, n in walk.edges.items() if k[0].startswith(src + "/") and k[2].startswith(dst + "/")}
