@@ -11,7 +11,8 @@ and the action rows briefs and `/did` summarise, so the core needs nothing of th
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import func, or_, select
 
@@ -123,11 +124,13 @@ def notify(
     priority: str = "P2",
     solicited: bool = False,
     buttons: Sequence[ButtonSpec] = (),
+    claimed_by: str | None = None,
 ) -> bool:
-    """A one-way message: a scheduled brief or review (`solicited`: the person configured it), a route's notice."""
+    """A one-way message: a scheduled brief or review (`solicited`: the person configured it), a route's notice, an
+    operator's notice (`claimed_by`: queued already owned by the request that runs it at once)."""
     return _queue(
         uow, purpose, decision_ref=decision_id, target_person_id=to, text=text, priority=priority, solicited=solicited,
-        notification_type=notification_type, request_key=key, buttons=buttons,
+        notification_type=notification_type, request_key=key, buttons=buttons, claimed_by=claimed_by,
     )  # fmt: skip
 
 
@@ -140,11 +143,18 @@ def _reply(uow: UnitOfWork, *, to: str | None, decision_id: str, channel: str | 
 
 
 def _queue(
-    uow: UnitOfWork, purpose: Purpose, *, concern: Concern | None = None, buttons: Sequence[ButtonSpec] = (), **fields
+    uow: UnitOfWork,
+    purpose: Purpose,
+    *,
+    concern: Concern | None = None,
+    buttons: Sequence[ButtonSpec] = (),
+    claimed_by: str | None = None,
+    **fields: Any,
 ) -> bool:
     """The one place a notify is built and queued (in the caller's transaction; sent after commit)."""
     request = ActionRequest(action_type="notify", buttons=list(buttons), **fields)
-    return queue.enqueue(uow, request=request, purpose=purpose, concern=concern)
+    lease = queue.LEASE if claimed_by else timedelta(0)
+    return queue.enqueue(uow, request=request, purpose=purpose, concern=concern, claimed_by=claimed_by, lease=lease)
 
 
 def contact_times(uow: UnitOfWork, *, concern_id: str, person_id: str) -> tuple[datetime | None, datetime | None]:

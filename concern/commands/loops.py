@@ -45,6 +45,18 @@ class Tell(Command):
 
 
 @dataclass(frozen=True)
+class Notify(Command):
+    """An operator's one-way notice to a person now (`POST /v1/notifications`), through all four layers."""
+
+    TYPE: ClassVar[str] = "notify"
+    LEGACY: ClassVar[dict[str, Any]] = {"action_type": "notify"}
+    target_person_id: str
+    text: str = ""
+    notification_type: str = "default"
+    priority: str = "P2"
+
+
+@dataclass(frozen=True)
 class Remind(Command):
     """A reminder the sender sets for themselves, due at `due_at`."""
 

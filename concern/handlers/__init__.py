@@ -20,6 +20,7 @@ HANDLERS: dict[type[c.Command], Handler] = {
     c.Ask: starts.ask,
     c.Escalate: starts.escalate,
     c.Tell: starts.tell,
+    c.Notify: starts.notify,
     c.Remind: starts.remind,
     c.Commit: starts.commit,
     c.Resolve: loops.resolve,

@@ -5,13 +5,15 @@ from __future__ import annotations
 from datetime import datetime
 
 from concern import commands as c
-from concern import flows, relays
+from concern import flows, outbound, relays
 from concern.handlers.origin import Origin, at
 from concern.kinds import commitments, reminders
 from concern.outcomes import Done, Outcome, Unchanged
+from concern.queue import Purpose
 from kernel.context import UnitOfWork
 from kernel.errors import Conflict
 from person import bind_codes
+from person import service as persons
 
 
 def ask(uow: UnitOfWork, command: c.Ask, origin: Origin) -> Outcome:
@@ -116,3 +118,15 @@ def set_policy(uow: UnitOfWork, command: c.SetPolicy, origin: Origin) -> Outcome
         chat_id=origin.chat_id,
     )
     return Done("policy_queued")
+
+
+def notify(uow: UnitOfWork, command: c.Notify, origin: Origin) -> Outcome:
+    """An operator's notice, queued for the request that runs it at once (its record is the answer)."""
+    persons.get_or_404(uow, person_id=command.target_person_id)
+    key = f"{origin.decision_id}:notify"
+    outbound.notify(
+        uow, to=command.target_person_id, text=command.text, decision_id=origin.decision_id, key=key,
+        notification_type=command.notification_type, purpose=Purpose.notification, priority=command.priority,
+        claimed_by=origin.claimed_by,
+    )  # fmt: skip
+    return Done("notify_queued", {"request_key": key})

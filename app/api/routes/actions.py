@@ -9,13 +9,12 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from action import service
-from action.models import ActionRecord, ActionRequest, ActionType, Result
+from action.models import ActionRecord, ActionType, Result
 from app.api.deps import Admin, Ctx, Viewer, parse_instant
-from concern import queue
+from concern import admin, commands
 from concern.outbox import drain as outbox
-from fact import decisions, trace
 from fact import service as facts
-from fact.decisions import DecisionKind
+from fact import trace
 from kernel.errors import NotFound
 from kernel.pagination import Page
 from person import service as persons
@@ -47,34 +46,17 @@ def send_notification(body: NotificationIn, ctx: Ctx, caller: Admin) -> Any:
     """
     with ctx.uow(actor=caller.name) as uow:
         persons.get_or_404(uow, person_id=body.target_person_id)
-        decision_id = decisions.record(
+        queued = admin.carry_out(
             uow,
-            kind=DecisionKind.direct_action,
+            commands.Notify(body.target_person_id, body.text, body.notification_type, body.priority),
             rule="admin_api:notifications",
-            source="admin_api",
             person_refs=[body.target_person_id],
-            requested=[
-                {
-                    "action_type": "notify",
-                    "target_person_id": body.target_person_id,
-                    "notification_type": body.notification_type,
-                    "priority": body.priority,
-                }
-            ],
+            claimed_by=outbox.owner_token(),
         )
-        request = ActionRequest(
-            action_type=ActionType.notify,
-            decision_ref=decision_id,
-            target_person_id=body.target_person_id,
-            text=body.text,
-            priority=body.priority,
-            notification_type=body.notification_type,
-            request_key=f"{decision_id}:notify",
-        )
-        queue.enqueue(uow, request=request, purpose="notification", claimed_by=outbox.owner_token(), lease=outbox.LEASE)
-    outcome = outbox.run_owned(ctx, request_key=request.request_key)
+    key = queued.values["request_key"]
+    outcome = outbox.run_owned(ctx, request_key=key)
     with ctx.reader() as uow:
-        row = service.get_by_request_key(uow, request_key=request.request_key)
+        row = service.get_by_request_key(uow, request_key=key)
         record = service.to_record(row, tz=uow.tz)
     if outcome is None or record.result == Result.pending:
         return JSONResponse(record.model_dump(mode="json"), status_code=202)

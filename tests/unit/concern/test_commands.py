@@ -13,6 +13,7 @@ EXAMPLES: list[tuple[c.Command, DecisionKind]] = [
     (c.Ask("p_zs", "提测什么时候能给？", "P0", "2026-03-20T10:00:00+00:00", "周五前"), DecisionKind.raise_concern),
     (c.Escalate("p_ww", "合同明天签", ("合同",)), DecisionKind.escalate),
     (c.Tell("p_zs", "明早10点开会", "P2"), DecisionKind.direct_action),
+    (c.Notify("p_zs", "服务器今晚维护", "maintenance", "P1"), DecisionKind.direct_action),
     (c.Remind("2026-03-19T02:00:00+00:00", "交周报", "明天上午10点"), DecisionKind.raise_concern),
     (c.Commit("con_20260318_001", "2026-03-19T07:00:00+00:00", "明天下午3点", vague=False), DecisionKind.raise_concern),
     (c.Resolve("con_20260318_001", "明天下午", media_kind="photo"), DecisionKind.resolve_concern),
