@@ -6,6 +6,7 @@ import itertools
 import logging
 import os
 import shutil
+import time
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -15,6 +16,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import OperationalError
 
 from app import migrate
 from app.main import create_app
@@ -61,8 +63,17 @@ def redis_url() -> str:
     return url
 
 
+# A server restarting (crash recovery, a restart by the machine) answers "not yet accepting connections" for a
+# while: wait that long rather than fail every later test, and say so if it never comes back.
+SERVER_WAIT_SECONDS = 90.0
+
+
 class PostgresDatabases:
-    """Creates one migrated template database per test session and a fresh copy per test."""
+    """Creates one migrated template database per test session and a fresh copy per test, dropped after it.
+
+    Every copy is dropped when its test ends, not at the end of the session: a full run makes over a thousand,
+    several megabytes each, and keeping them filled the disk of a machine running suites side by side.
+    """
 
     def __init__(self, admin_url: str) -> None:
         self.admin_url = admin_url
@@ -70,25 +81,38 @@ class PostgresDatabases:
         self.template = f"deputy_tpl_{os.getpid()}_{uuid.uuid4().hex[:6]}"
         self.created: list[str] = []
 
+    def _execute(self, statement: str) -> None:
+        """Run one admin statement, waiting up to SERVER_WAIT_SECONDS for a server that is starting up."""
+        deadline = time.monotonic() + SERVER_WAIT_SECONDS
+        while True:
+            try:
+                with self.admin.connect() as conn:
+                    conn.execute(text(statement))
+                return
+            except OperationalError:
+                if time.monotonic() > deadline:
+                    raise
+                self.admin.dispose()
+                time.sleep(1.0)
+
     def url_for(self, name: str) -> str:
         return make_url(self.admin_url).set(database=name).render_as_string(hide_password=False)
 
     def setup_template(self) -> None:
-        with self.admin.connect() as conn:
-            conn.execute(text(f'CREATE DATABASE "{self.template}"'))
+        self._execute(f'CREATE DATABASE "{self.template}"')
         migrate.upgrade(self.url_for(self.template))
 
     def fresh(self) -> str:
         name = f"deputy_t_{os.getpid()}_{next(_counter)}"
-        with self.admin.connect() as conn:
-            conn.execute(text(f'CREATE DATABASE "{name}" TEMPLATE "{self.template}"'))
+        self._execute(f'CREATE DATABASE "{name}" TEMPLATE "{self.template}"')
         self.created.append(name)
         return self.url_for(name)
 
     def drop(self, name_or_url: str) -> None:
         name = make_url(name_or_url).database if "://" in name_or_url else name_or_url
-        with self.admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        self._execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        if name in self.created:
+            self.created.remove(name)
 
     def close(self) -> None:
         for name in [*self.created, self.template]:
@@ -120,17 +144,20 @@ def _sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def database_url(request: pytest.FixtureRequest, tmp_path: Path, _sqlite_template: Path, _postgres) -> str:
-    """A freshly migrated, empty database of each backend."""
+def database_url(request: pytest.FixtureRequest, tmp_path: Path, _sqlite_template: Path, _postgres) -> Iterator[str]:
+    """A freshly migrated, empty database of each backend (a PostgreSQL copy is dropped when the test ends)."""
     if request.param == "sqlite":
         target = tmp_path / "deputy.db"
         shutil.copy(_sqlite_template, target)
-        return f"sqlite:///{target}"
+        yield f"sqlite:///{target}"
+        return
     if _postgres is None:
         _missing("PostgreSQL", "DEPUTY_TEST_POSTGRES_URL is not set")
     if isinstance(_postgres, Exception):
         _missing("PostgreSQL", f"{type(_postgres).__name__}: {_postgres}")
-    return _postgres.fresh()
+    url = _postgres.fresh()
+    yield url
+    _postgres.drop(url)
 
 
 def make_settings(database_url: str, **overrides) -> Settings:
