@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint migrate bench simulate clean
+.PHONY: run test test-all lint migrate bench simulate clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -20,8 +20,14 @@ run: $(STAMP)
 migrate: $(STAMP)
 	$(BIN)/deputy migrate
 
+# Tests needing PostgreSQL, Redis or the browser are skipped when those are missing; the run ends saying how many.
 test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The whole suite as CI runs it: starts PostgreSQL and Redis (and installs Chromium as root) where it can, and a
+# service that cannot be had fails its tests instead of skipping them (scripts/test-all).
+test-all: $(STAMP)
+	scripts/test-all $(PYTEST_ARGS)
 
 # The layer map (import-linter contracts in pyproject.toml) and the style (ruff): a violation names the import or line.
 lint: $(STAMP)

@@ -213,3 +213,29 @@ def client(ctx: AppContext) -> Iterator[TestClient]:
 @pytest.fixture
 def viewer_headers() -> dict[str, str]:
     return {"Authorization": f"Bearer {VIEWER_TOKEN}"}
+
+
+# The services a skipped test was waiting for, by the words of its skip reason (`_missing`, the browser fixture).
+SERVICES = {"PostgreSQL": "PostgreSQL unavailable", "Redis": "Redis unavailable", "the browser": "Chromium unavailable"}
+RUN_THEM = "make test-all (starts PostgreSQL and Redis where it can and runs everything as CI does; docs/operations.md)"
+
+
+def services_skipped(reasons: list[str]) -> dict[str, int]:
+    """How many of these skip reasons were for want of each service (the others are left out)."""
+    counts = {name: sum(1 for r in reasons if marker in r) for name, marker in SERVICES.items()}
+    return {name: n for name, n in counts.items() if n}
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """End every run by saying how many tests a missing service skipped and the one command that runs them."""
+    reasons = []
+    for report in terminalreporter.stats.get("skipped", []):
+        longrepr = getattr(report, "longrepr", None)
+        reasons.append(str(longrepr[2] if isinstance(longrepr, tuple) and len(longrepr) == 3 else longrepr))
+    counts = services_skipped(reasons)
+    if not counts:
+        return
+    total = sum(counts.values())
+    listed = ", ".join(f"{n} for want of {name}" for name, n in counts.items())
+    terminalreporter.write_sep("=", f"{total} tests skipped for want of a service", yellow=True)
+    terminalreporter.write_line(f"{listed}. To run them: {RUN_THEM}")
