@@ -17,7 +17,7 @@ REDACTED = "<redacted>"
 MIN_SECRET_LENGTH = 4  # shorter configured values would blank out ordinary words all over the log
 _CREDENTIAL = (
     r"[a-z_]*(?:access_token|refresh_token|secret|password|access_key|api_key|encrypt_key"
-    r"|verification_token)|ticket"
+    r"|verification_token|login_code)|ticket"
 )
 # Secrets whose values are not configured here: any bot token in a Bot API URL (or alone), bearer
 # credentials (Feishu's tenant_access_token travels as one), credential-named parameters and fields.

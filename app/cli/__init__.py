@@ -10,6 +10,7 @@ from pydantic import ValidationError
 
 from app.cli import output
 from app.cli import records as cli_records
+from app.cli.console import console_cli
 from app.cli.persons import persons_cli
 from app.settings import Settings
 
@@ -24,6 +25,7 @@ cli = typer.Typer(
 cli.command()(cli_records.facts)
 cli.command()(cli_records.concerns)
 cli.add_typer(persons_cli, name="persons")
+cli.add_typer(console_cli, name="console")
 
 
 def settings() -> Settings:
@@ -61,12 +63,19 @@ def serve(
     """Wait for the database (with backoff), apply migrations and run the HTTP service."""
     import uvicorn
 
+    from app import first_start
+    from app import migrate as migrations
     from app.main import create_app
 
     current = settings()
     _wait_for(current.database_url, current)
+    app = create_app(current)
+    migrations.upgrade(current.database_url)  # the one-time login needs its table before the banner
+    bind_host, bind_port = host or current.host, port or current.port
+    for line in first_start.banner(app.state.ctx, host=bind_host, port=bind_port):
+        typer.echo(line)
     # log_config=None: uvicorn adds no handlers (and no colours), so its access and error logs reach the JSON handler.
-    uvicorn.run(create_app(current), host=host or current.host, port=port or current.port, log_config=None)
+    uvicorn.run(app, host=bind_host, port=bind_port, log_config=None)
 
 
 @cli.command()

@@ -27,6 +27,17 @@ _WORDS: dict[str, tuple[str, str]] = {
         "使用 DEPUTY_ADMIN_TOKENS / DEPUTY_VIEWER_TOKENS 中的管理员或只读令牌。",
     ),
     "login_wrong": ("That token is not configured.", "该令牌无效。"),
+    "first_start_hint": (
+        "No token is configured yet. Open the one-time admin login link that Deputy printed when it started "
+        "(also in var/first-login.txt on its server), then set DEPUTY_ADMIN_TOKENS to log in for good.",
+        "尚未配置任何令牌。请打开 Deputy 启动时在终端打印的一次性管理员登录链接（也保存在服务器的 "
+        "var/first-login.txt 中），之后设置 DEPUTY_ADMIN_TOKENS 以便长期登录。",
+    ),
+    "first_login_spent": (
+        "This one-time login link was already used, has expired or is not valid. Restart Deputy for a new one, "
+        "or set DEPUTY_ADMIN_TOKENS.",
+        "该一次性登录链接已被使用、已过期或无效。请重启 Deputy 获取新链接，或设置 DEPUTY_ADMIN_TOKENS。",
+    ),
     "login_limited": (
         "Too many failed logins from this address. Try again in {minutes} min.",
         "登录失败次数过多，请 {minutes} 分钟后再试。",

@@ -37,7 +37,7 @@ class Console:
 
     def __init__(self, ctx: AppContext) -> None:
         self.ctx = ctx
-        self.sessions = Sessions(ctx.settings, clock=ctx.clock)
+        self.sessions = Sessions(ctx.settings, clock=ctx.clock, db=ctx.db)
         self.limiter = LoginLimiter(
             attempts=ctx.settings.console_login_attempts, window=ctx.settings.console_login_window
         )

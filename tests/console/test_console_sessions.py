@@ -129,23 +129,6 @@ def test_logout_needs_the_csrf_token_and_clears_the_cookie(viewer):
     assert viewer.get("/console").status_code == 303
 
 
-def test_without_a_configured_secret_each_process_signs_with_its_own_and_warns(database_url, clock, caplog):
-    settings = make_settings(database_url)
-    with caplog.at_level(logging.WARNING, logger="deputy.console"):
-        first = build_context(settings, clock=clock)
-        second = build_context(settings, clock=clock)
-        apps = [create_app(ctx=first, run_migrations=False), create_app(ctx=second, run_migrations=False)]
-    assert any("DEPUTY_CONSOLE_SECRET is not set" in r.getMessage() for r in caplog.records)
-    try:
-        with TestClient(apps[0]) as one, TestClient(apps[1]) as two:
-            one.post("/console/login", data={"token": ADMIN_TOKEN})
-            two.cookies.set(COOKIE, one.cookies.get(COOKIE), path="/console")
-            assert two.get("/console", follow_redirects=False).status_code == 303
-    finally:
-        first.close()
-        second.close()
-
-
 def test_with_a_configured_secret_sessions_survive_a_restart(database_url, clock):
     settings = make_settings(database_url, console_secret="a-long-shared-console-secret")
     contexts = [build_context(settings, clock=clock) for _ in range(2)]

@@ -38,6 +38,7 @@ LAYERS = (
     "concern",
     "action",
     "channels",
+    "app.console.store",
 )
 
 

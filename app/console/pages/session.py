@@ -22,8 +22,52 @@ def login_form(request: Request, shared: Shared, next: str | None = None) -> Res
     """The token form (an already logged-in browser goes straight on)."""
     if shared.sessions.read(request.cookies.get(COOKIE)) is not None:
         return RedirectResponse(safe_next(next), status_code=303)
+    return _login_page(request, shared, next=safe_next(next), error=None)
+
+
+def _login_page(request: Request, shared: Shared, *, status: int = 200, next: str, error: str | None) -> Response:
+    """The token form; while no token is configured it says where the one-time login link is (never the link)."""
+    first_start = not shared.ctx.settings.token_roles()
     t = translator(request)
-    return shared.page(request, "login.html", title=t("login"), next=safe_next(next), error=None)
+    return shared.page(
+        request, "login.html", status=status, title=t("login"), next=next, error=error, first_start=first_start
+    )
+
+
+def _session_cookie(response: Response, shared: Shared, value: str) -> None:
+    response.set_cookie(
+        COOKIE,
+        value,
+        max_age=shared.sessions.max_age,
+        path="/console",
+        httponly=True,
+        samesite="lax",
+        secure=shared.ctx.settings.console_secure_cookies,
+    )
+
+
+@router.get("/first-login", response_class=HTMLResponse)
+def first_login(request: Request, shared: Shared, login_code: str = "") -> Response:
+    """The first start's one-time admin login link: used up here; limited like wrong tokens."""
+    t = translator(request)
+    client = request.client.host if request.client else "unknown"
+    now = shared.ctx.clock.now()
+    wait = shared.limiter.retry_after(client, now=now)
+    if wait is not None:
+        minutes = max(1, math.ceil(wait.total_seconds() / 60))
+        page = _login_page(request, shared, status=429, next="/console", error=t("login_limited", minutes=minutes))
+        page.headers["Retry-After"] = str(max(1, math.ceil(wait.total_seconds())))
+        return page
+    found = shared.sessions.first_login(login_code.strip())
+    if found is None:
+        shared.limiter.failed(client, now=now)
+        log.warning("console one-time login refused", extra={"client": client})
+        return _login_page(request, shared, status=401, next="/console", error=t("first_login_spent"))
+    session, value = found
+    log.info("console one-time login", extra={"actor": session.caller.name, "role": "admin", "client": client})
+    response = RedirectResponse("/console", status_code=303)
+    _session_cookie(response, shared, value)
+    return response
 
 
 @router.post("/login", response_class=HTMLResponse)
@@ -36,28 +80,18 @@ def login(request: Request, shared: Shared, form: Form) -> Response:
     wait = shared.limiter.retry_after(client, now=now)
     if wait is not None:  # not even checked: a guesser learns nothing more while limited
         minutes = max(1, math.ceil(wait.total_seconds() / 60))
-        page = shared.page(
-            request, "login.html", status=429, title=t("login"), next=nxt, error=t("login_limited", minutes=minutes)
-        )
+        page = _login_page(request, shared, status=429, next=nxt, error=t("login_limited", minutes=minutes))
         page.headers["Retry-After"] = str(max(1, math.ceil(wait.total_seconds())))
         return page
     found = shared.sessions.login(form.get("token", "").strip())
     if found is None:
         shared.limiter.failed(client, now=now)
         log.warning("console login refused", extra={"client": client})
-        return shared.page(request, "login.html", status=401, title=t("login"), next=nxt, error=t("login_wrong"))
+        return _login_page(request, shared, status=401, next=nxt, error=t("login_wrong"))
     session, value = found
     log.info("console login", extra={"actor": session.caller.name, "role": session.caller.role, "client": client})
     response = RedirectResponse(nxt, status_code=303)
-    response.set_cookie(
-        COOKIE,
-        value,
-        max_age=shared.sessions.max_age,
-        path="/console",
-        httponly=True,
-        samesite="lax",
-        secure=shared.ctx.settings.console_secure_cookies,
-    )
+    _session_cookie(response, shared, value)
     return response
 
 
