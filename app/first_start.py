@@ -69,11 +69,15 @@ def login_lines(ctx: Any, *, url: str, var_dir: Path) -> list[str]:
         where = var_dir / LOGIN_FILE
         return [intro, f"  the link issued at an earlier start is in {where} (valid once, until {until})"]
     link = f"{url}{LOGIN_PATH}?login_code={code}"
-    path = write_login_file(var_dir, link, expires_at=row.expires_at)
+    try:
+        path = write_login_file(var_dir, link, expires_at=row.expires_at)
+        kept = f"also written to {path} (readable by this user only)"
+    except OSError as exc:  # a read-only filesystem (a locked-down pod): the terminal line is then the only copy
+        kept = f"not written to {var_dir / LOGIN_FILE} ({exc.strerror}): copy it from here"
     return [
         intro,
         f"  {link}",
-        f"  valid once, until {until}; also written to {path} (readable by this user only)",
+        f"  valid once, until {until}; {kept}",
         "  Set DEPUTY_ADMIN_TOKENS=name:token (docs/configuration.md) to log in for good.",
     ]
 
