@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from app import console, migrate, plugins
-from app.api import errors, guards, openapi
+from app.api import docs_pages, errors, guards, openapi
 from app.api.health import DatabaseProbe
 from app.api.health import router as health_router
 from app.api.routes.actions import router as actions_router
@@ -57,7 +57,7 @@ def create_app(
         if owns_ctx:
             ctx.close()
 
-    app = FastAPI(title="Deputy", version="0.1.0", lifespan=lifespan)
+    app = FastAPI(title="Deputy", version="0.1.0", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.ctx = ctx
     app.state.phase = "starting"
     app.state.transports = []
@@ -78,6 +78,7 @@ def _install_http(app: FastAPI, ctx: AppContext) -> None:
     """What answers a request: error handlers, the OpenAPI document, the middleware, the console and the routers."""
     errors.install(app)
     openapi.install(app)
+    docs_pages.install(app)  # /docs and /redoc with their assets from this process (no CDN)
     app.add_middleware(guards.InputGuardMiddleware)  # inside the body limit: it buffers at most max_body_bytes
     app.add_middleware(errors.BodyLimitMiddleware, max_bytes=ctx.settings.max_body_bytes)
     app.add_middleware(MetricsMiddleware, metrics=app.state.metrics)

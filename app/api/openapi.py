@@ -25,14 +25,35 @@ DESCRIPTIONS = {
     422: "A field failed validation; `field` names it",
 }
 FAKE_FASTAPI_SCHEMAS = ("HTTPValidationError", "ValidationError")
+# One example body per status, each exactly what the service answers to the request named beside it
+# (tests/api/test_openapi_examples.py sends those requests and compares).
+EXAMPLES: dict[int, dict[str, Any]] = {
+    400: {"code": "malformed_json", "message": "request body is not valid JSON"},  # POST /v1/persons `{bad`
+    401: {"code": "unauthorized", "message": "missing bearer token"},  # any /v1 request without Authorization
+    403: {"code": "forbidden", "message": "this token may only read"},  # a viewer's POST /v1/persons
+    404: {"code": "not_found", "message": "person p_unknown does not exist", "field": "person_id"},
+    409: {"code": "conflict", "message": "person p_zhangsan already exists", "field": "person_id"},
+    413: {"code": "payload_too_large", "message": "request body exceeds 1048576 bytes"},
+    422: {
+        "code": "validation_error",
+        "message": "quiet_hours.0.start: Value error, '25:00' is not a time of day HH:MM (00:00-23:59)",
+        "field": "quiet_hours.0.start",
+        "details": [
+            {
+                "field": "quiet_hours.0.start",
+                "message": "Value error, '25:00' is not a time of day HH:MM (00:00-23:59)",
+            }
+        ],
+    },
+}
 
 
 class ErrorDetail(BaseModel):
     """What went wrong: a stable code, a message, the field at fault and, for validation, every problem."""
 
-    code: str = Field(examples=["validation_error"])
-    message: str = Field(examples=["interaction_policy.quiet_hours.0.start: '25:00' is not a time of day HH:MM"])
-    field: str | None = Field(None, examples=["interaction_policy.quiet_hours.0.start"])
+    code: str = Field(examples=["not_found"])
+    message: str = Field(examples=["person p_unknown does not exist"])
+    field: str | None = Field(None, examples=["person_id"])
     details: Any = None
 
 
@@ -66,14 +87,15 @@ def _schema(app: FastAPI) -> dict[str, Any]:
     for model in (ErrorDetail, ErrorBody):
         components[model.__name__] = model.model_json_schema(ref_template="#/components/schemas/{model}")
         components[model.__name__].pop("$defs", None)
-    envelope = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}
+    envelope = {"$ref": "#/components/schemas/ErrorBody"}
     for path, item in schema.get("paths", {}).items():
         for method, operation in item.items():
             if method not in {"get", *WRITES}:
                 continue
             responses = operation.setdefault("responses", {})
             for status in statuses(path, method, operation):
-                responses[str(status)] = {"description": DESCRIPTIONS[status], "content": envelope}
+                content = {"application/json": {"schema": envelope, "example": {"error": EXAMPLES[status]}}}
+                responses[str(status)] = {"description": DESCRIPTIONS[status], "content": content}
     for name in FAKE_FASTAPI_SCHEMAS:
         components.pop(name, None)
     return schema
