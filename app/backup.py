@@ -1,5 +1,6 @@
 """`deputy backup FILE`: a consistent copy of the live embedded SQLite database, taken with SQLite's online
-backup API while the service keeps writing (PostgreSQL deployments use pg_dump: README "Backup and restore")."""
+backup API while the service keeps writing (PostgreSQL deployments use pg_dump: docs/operations.md,
+"Backup and restore")."""
 
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ def sqlite_path(database_url: str) -> Path:
     if url.get_backend_name() != "sqlite":
         raise BackupError(
             f"`deputy backup` copies the embedded SQLite database; this deployment uses {url.get_backend_name()}: "
-            "use pg_dump (README, Backup and restore)"
+            "use pg_dump (docs/operations.md, Backup and restore)"
         )
     if not url.database or url.database == ":memory:":
         raise BackupError("an in-memory database cannot be backed up")

@@ -59,7 +59,7 @@ DEFAULT_COOLDOWNS = {"task_overdue": "4h", "daily_brief": "20h", "default": "1h"
 
 
 class CoreSettings(BaseSettings):
-    """The service's own knobs; each channel plugin brings its platform's (`compose`). See README "Configuration"."""
+    """The service's own knobs; each channel plugin brings its platform's (`compose`). See docs/configuration.md."""
 
     model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, env_file=".env", extra="ignore")
 
@@ -93,7 +93,7 @@ class CoreSettings(BaseSettings):
     max_active_concerns: int = Field(30, ge=0)
     max_active_concerns_per_person: int = Field(5, ge=0)
     notification_cooldowns: DurationTable = Field(default_factory=lambda: dict(DEFAULT_COOLDOWNS))
-    # External signal routes: inline JSON or `@path/to/routes.yaml` (README "External signal routes").
+    # External signal routes: inline JSON or `@path/to/routes.yaml` (docs/behaviour.md "External signal routes").
     signal_routes: Annotated[dict[str, SignalRoute], NoDecode, BeforeValidator(load_routes)] = Field(
         default_factory=dict
     )
@@ -121,7 +121,7 @@ class CoreSettings(BaseSettings):
     # The service's public address (https://deputy.example.com): a long brief links to its console.
     public_url: str | None = None
 
-    # The admin console (/console): signed session cookies; unset, a random secret per process (see README "Console").
+    # The admin console (/console): session cookies are signed with this, else with the key kept in the database.
     console_secret: SecretStr | None = None
     console_secure_cookies: bool = False  # mark the session cookie Secure (serve the console over HTTPS)
     console_session_ttl: Duration = timedelta(hours=12)
@@ -182,7 +182,7 @@ def compose(installed: Iterable[ChannelPlugin] | None = None) -> type[CoreSettin
     namespace = {
         "__module__": __name__,
         "__qualname__": "Settings",
-        "__doc__": "Every knob of the service, the core's and each installed channel plugin's; see README.",
+        "__doc__": "Every knob of the service, the core's and each channel plugin's; see docs/configuration.md.",
         # the core's config, not a mixin's: `.env` is read, whatever the plugins' own classes say
         "model_config": SettingsConfigDict(**CoreSettings.model_config),
     }

@@ -1,4 +1,4 @@
-"""The admin console: server-rendered pages under /console on the same FastAPI app (see README "Console")."""
+"""The admin console: server-rendered pages under /console on the same FastAPI app (docs/operations.md)."""
 
 from __future__ import annotations
 

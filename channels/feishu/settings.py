@@ -10,7 +10,7 @@ from kernel.settings import PluginSettings
 
 
 class FeishuSettings(PluginSettings):
-    """The app's credentials, webhook authentication, the domain and how events arrive (README "Configuration")."""
+    """The app's credentials, webhook authentication, the domain and how events arrive (docs/configuration.md)."""
 
     feishu_app_id: str | None = None
     feishu_app_secret: SecretStr | None = None

@@ -11,7 +11,7 @@ from kernel.settings import Duration, PluginSettings, at_least_a_second
 
 
 class TelegramSettings(PluginSettings):
-    """The bot, its webhook secret, the Bot API address and how updates arrive (README "Configuration")."""
+    """The bot, its webhook secret, the Bot API address and how updates arrive (docs/configuration.md)."""
 
     telegram_bot_token: SecretStr | None = None
     telegram_webhook_secret: SecretStr | None = None

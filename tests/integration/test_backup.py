@@ -66,7 +66,9 @@ def test_a_restored_backup_starts_as_a_fresh_deployment_with_every_record(ctx, c
     post_signal(client, 1)
     backup(ctx.settings.database_url, tmp_path / "deputy-backup.db")
 
-    restored = tmp_path / "elsewhere" / "var" / "deputy.db"  # what README says: copy the file into place, start
+    restored = (
+        tmp_path / "elsewhere" / "var" / "deputy.db"
+    )  # what docs/operations.md says: copy the file into place, start
     restored.parent.mkdir(parents=True)
     shutil.copy(tmp_path / "deputy-backup.db", restored)
     app = create_app(make_settings(f"sqlite:///{restored}"))  # start-up migrates, as `deputy serve` does

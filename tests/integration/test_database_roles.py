@@ -1,4 +1,4 @@
-"""The README's PostgreSQL roles work: the owner migrates, the DML-only app role runs Deputy and cannot
+"""The PostgreSQL roles of docs/operations.md work: the owner migrates, the DML-only app role runs Deputy and cannot
 switch the fact log's guards off."""
 
 from __future__ import annotations
@@ -23,12 +23,12 @@ from app.main import create_app
 from tests.conftest import ADMIN_TOKEN, make_settings, postgres_admin_url
 
 pytestmark = pytest.mark.postgres
-README = Path(__file__).resolve().parents[2] / "README.md"
+OPERATIONS = Path(__file__).resolve().parents[2] / "docs" / "operations.md"
 
 
 def readme_role_sql() -> list[str]:
-    """The ```sql blocks of README's "Database roles" section, in order."""
-    section = README.read_text(encoding="utf-8").split("### Database roles", 1)[1].split("\n## ", 1)[0]
+    """The ```sql blocks of the "Database roles" section of docs/operations.md, in order."""
+    section = OPERATIONS.read_text(encoding="utf-8").split("\n## Database roles", 1)[1].split("\n## ", 1)[0]
     return re.findall(r"```sql\n(.*?)```", section, flags=re.S)
 
 
@@ -50,7 +50,7 @@ def _run(url: str, sql: str) -> None:
 
 @pytest.fixture
 def roles() -> Iterator[Roles]:
-    """README's roles and database under unique names (roles are per server), dropped afterwards."""
+    """The documented roles and database under unique names (roles are per server), dropped afterwards."""
     admin_url = postgres_admin_url()
     suffix = uuid.uuid4().hex[:8]
     names = {
@@ -61,7 +61,7 @@ def roles() -> Iterator[Roles]:
     blocks = [
         re.sub(r"\b(deputy_owner|deputy_app|deputy)\b", lambda m: names[m.group(1)], sql) for sql in readme_role_sql()
     ]
-    assert len(blocks) == 3, "README's Database roles section lost one of its SQL blocks"
+    assert len(blocks) == 3, "docs/operations.md's Database roles section lost one of its SQL blocks"
     url = make_url(admin_url).set(database=names["deputy"])
 
     def as_user(user: str | None, password: str | None) -> str:
@@ -154,7 +154,9 @@ def test_a_pg_dump_restored_by_the_owner_keeps_the_guards_and_the_app_roles_gran
     restored = make_url(roles.owner_url).database + "_restored"
     owner, app_role = make_url(roles.owner_url).username, make_url(roles.app_url).username
     admin = make_url(postgres_admin_url())
-    _run(postgres_admin_url(), f'CREATE DATABASE "{restored}" OWNER "{owner}"')  # README: as the superuser, once
+    _run(
+        postgres_admin_url(), f'CREATE DATABASE "{restored}" OWNER "{owner}"'
+    )  # docs/operations.md: as the superuser, once
     try:
         _run(
             admin.set(database=restored).render_as_string(hide_password=False),

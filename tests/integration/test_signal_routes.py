@@ -1,4 +1,4 @@
-"""External signals that lead somewhere: the three README routes, and unhandled signals (SQLite and PostgreSQL)."""
+"""External signals that lead somewhere: the routes of docs/behaviour.md, and unhandled signals (both databases)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from tests.unit.cognitive_core.test_signal_routes import EXAMPLES
 
 @pytest.fixture
 def ctx(database_url, clock):
-    """The context with the README's three routes."""
+    """The context with the three routes of docs/behaviour.md."""
     context = build_context(make_settings(database_url, signal_routes=json.dumps(EXAMPLES)), clock=clock)
     yield context
     context.close()
