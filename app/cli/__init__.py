@@ -10,6 +10,7 @@ from pydantic import ValidationError
 
 from app.cli import output
 from app.cli import records as cli_records
+from app.cli.leaks import leaks
 from app.cli.persons import persons_cli
 from app.settings import Settings
 
@@ -23,6 +24,7 @@ cli = typer.Typer(
 )
 cli.command()(cli_records.facts)
 cli.command()(cli_records.concerns)
+cli.command()(leaks)
 cli.add_typer(persons_cli, name="persons")
 
 
