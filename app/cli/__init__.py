@@ -68,7 +68,15 @@ def serve(
     current = settings()
     _wait_for(current.database_url, current)
     # log_config=None: uvicorn adds no handlers (and no colours), so its access and error logs reach the JSON handler.
-    uvicorn.run(create_app(current), host=host or current.host, port=port or current.port, log_config=None)
+    # proxy_headers=False: uvicorn would otherwise believe X-Forwarded-For from any loopback peer (its default
+    # forwarded_allow_ips); the console reads it itself, from DEPUTY_TRUSTED_PROXIES only (app/console/clients.py).
+    uvicorn.run(
+        create_app(current),
+        host=host or current.host,
+        port=port or current.port,
+        log_config=None,
+        proxy_headers=False,
+    )
 
 
 @cli.command()
