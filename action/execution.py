@@ -17,7 +17,6 @@ from zoneinfo import ZoneInfo
 from action import buttons, ledger, routing, rules, snapshots
 from action.delivery import Reservation, Sent
 from action.models import (
-    PERSON_FACING,
     ActionRecord,
     ActionRequest,
     Deferred,
@@ -77,7 +76,17 @@ def new_row(
     detail: dict[str, Any],
     write_fact: bool = True,
 ) -> Any:
-    """Insert an action row (and its fact, unless it is pending)."""
+    """Insert an action row (and its fact, unless it is pending); its detail says how the layers judged it."""
+    target = ledger.target(uow, person_id=request.target_person_id) if request.target_person_id else None
+    judged = rules.politeness(
+        action_type=request.action_type,
+        priority=request.priority,
+        reactive=request.reactive,
+        solicited=request.solicited,
+        at=uow.now,
+        tz=ZoneInfo(target.timezone) if target else uow.tz,
+    )
+    detail = {**detail, **judged}
     row = ledger.insert_action(
         uow,
         {
@@ -94,7 +103,7 @@ def new_row(
             "concern_id": request.concern_id,
             "notification_type": request.notification_type,
             "priority": request.priority,
-            "proactive": request.action_type in PERSON_FACING and not request.reactive,
+            "proactive": judged["proactive"],
             "request_key": request.request_key,
             "counted": counts(result, detail),
             "solicited": request.solicited,
@@ -119,6 +128,7 @@ def _existing(
         return Deferred(row.action_id, until)
     if guard is not None and (reason := guard(uow)):
         detail = {"error": "superseded", "reason": reason, "attempts": row.result_detail.get("attempts", [])}
+        detail |= rules.kept_politeness(row.result_detail)
         done = ledger.finalize_action(
             uow, action_id=row.action_id, result=Result.failed.value, channel=row.channel, detail=detail
         )

@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import Row, bindparam, func, insert, select, text, update
 
 from action.models import ActionRow, ActionType, Result, counts
-from action.rules import ConcernState, ConcernView, Limits
+from action.rules import ConcernState, ConcernView, Limits, kept_politeness
 from kernel.context import UnitOfWork
 from person.models import ChannelBinding, Person
 
@@ -138,7 +138,14 @@ def by_action_id(uow: UnitOfWork, *, action_id: str) -> Row:
 
 def touch_pending(uow: UnitOfWork, *, action_id: str, detail: dict[str, Any]) -> None:
     """Rewrite a pending action's detail (deferred or resumed) and restart its clock (the sweep reads it)."""
+    detail = {**detail, **_politeness_of(uow, action_id)}
     uow.session.execute(_TOUCH, {"a_id": action_id, "new_detail": detail, "new_timestamp": uow.now})
+
+
+def _politeness_of(uow: UnitOfWork, action_id: str) -> dict[str, Any]:
+    """The politeness keys the action was inserted with: a rewritten detail keeps them."""
+    current = uow.session.execute(select(ledger.result_detail).where(ledger.action_id == action_id)).scalar()
+    return kept_politeness(current or {})
 
 
 def insert_action(uow: UnitOfWork, values: dict[str, Any]) -> Row:
@@ -150,6 +157,7 @@ def finalize_action(
     uow: UnitOfWork, *, action_id: str, result: str, channel: str, detail: dict[str, Any]
 ) -> Row | None:
     """Set the outcome of a pending action; None if it is no longer pending."""
+    detail = {**detail, **_politeness_of(uow, action_id)}
     params = {
         "a_id": action_id,
         "new_result": result,

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from action.models import ActionType
+from action.models import PERSON_FACING, ActionType
 from person.models import InteractionPolicy
 from person.rules import local_day_bounds, quiet_until
 
@@ -217,3 +217,27 @@ def evaluate(snapshot: Snapshot) -> Verdict:
         if not verdict.allowed:
             return verdict
     return ALLOW
+
+
+# The keys of result_detail that let anyone prove politeness from `/v1/facts` alone (SPEC §3.6).
+POLITENESS = ("priority", "proactive", "solicited", "reactive", "target_local_time")
+
+
+def politeness(
+    *, action_type: ActionType, priority: str, reactive: bool, solicited: bool, at: datetime, tz: ZoneInfo
+) -> dict[str, object]:
+    """What the layers judged the action as: its priority, proactive / solicited / reactive, and the target's local
+    time at the instant of that judgement (the instant the cap's local day and quiet hours were read at)."""
+    facing = action_type in PERSON_FACING
+    return {
+        "priority": priority,
+        "proactive": facing and not reactive,
+        "solicited": solicited,
+        "reactive": reactive,
+        "target_local_time": at.astimezone(tz).isoformat(),
+    }
+
+
+def kept_politeness(detail: dict[str, object]) -> dict[str, object]:
+    """The politeness keys of a detail about to be replaced (a pending action's detail is rewritten when it ends)."""
+    return {key: detail[key] for key in POLITENESS if key in detail}

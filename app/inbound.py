@@ -7,7 +7,7 @@ from channels.inbound import InboundMessage, InboundPress
 from cognitive_core.presses import door as presses
 from fact import service as facts
 from kernel.context import AppContext
-from kernel.limits import text_problem
+from kernel.redaction import error_text
 from perception.service import record_message, record_press
 
 
@@ -41,7 +41,7 @@ class PerceptionInbound:
                 content={
                     "event": f"{channel}_update_skipped",
                     "update_id": int(event_id) if event_id.isdigit() else event_id,
-                    "reason": reason[:500] if text_problem(reason) is None else "unreadable",
+                    "reason": error_text(reason),
                 },
             )
 

@@ -4,60 +4,17 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import sys
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import urlsplit
 
 from pydantic import SecretStr
 
-REDACTED = "<redacted>"
-MIN_SECRET_LENGTH = 4  # shorter configured values would blank out ordinary words all over the log
-_CREDENTIAL = (
-    r"[a-z_]*(?:access_token|refresh_token|secret|password|access_key|api_key|encrypt_key"
-    r"|verification_token|login_code)|ticket"
-)
-# Secrets whose values are not configured here: any bot token in a Bot API URL (or alone), bearer
-# credentials (Feishu's tenant_access_token travels as one), credential-named parameters and fields.
-_PATTERNS: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(r"\bbot\d+:[A-Za-z0-9_-]+"), "bot" + REDACTED),
-    (re.compile(r"\b\d{5,}:[A-Za-z0-9_-]{30,}"), REDACTED),
-    (re.compile(r"(?i)\b(bearer|basic)(\s+)[^\s\"',;]+"), r"\1\2" + REDACTED),
-    (re.compile(rf"(?i)\b({_CREDENTIAL})([\"']?\s*[:=]\s*[\"']?)[^\s\"'&,;}}\]]+"), r"\1\2" + REDACTED),
-]
-_CREDENTIAL_KEY = re.compile(rf"(?i)(?:{_CREDENTIAL}|token|authorization)$")
+from kernel.redaction import MIN_SECRET_LENGTH, REDACTED, Redactor, remember_secrets
 
-
-class Redactor:
-    """Replaces configured secret values and anything shaped like a credential with `<redacted>`."""
-
-    def __init__(self, secrets: Iterable[str] = ()) -> None:
-        values = {v for s in secrets if s and len(s) >= MIN_SECRET_LENGTH for v in (s, quote(s, safe=""))}
-        # Longest first, so a secret containing another is replaced whole.
-        ordered = sorted(values, key=len, reverse=True)
-        self._values = re.compile("|".join(map(re.escape, ordered))) if ordered else None
-
-    def text(self, value: str) -> str:
-        """`value` with every secret replaced."""
-        if self._values is not None:
-            value = self._values.sub(REDACTED, value)
-        for pattern, replacement in _PATTERNS:
-            value = pattern.sub(replacement, value)
-        return value
-
-    def data(self, value: Any) -> Any:
-        """A JSON-ready copy of `value` with strings redacted and credential-named fields blanked."""
-        if isinstance(value, str):
-            return self.text(value)
-        if value is None or isinstance(value, (bool, int, float)):
-            return value
-        if isinstance(value, dict):
-            return {k: REDACTED if _CREDENTIAL_KEY.search(str(k)) else self.data(v) for k, v in value.items()}
-        if isinstance(value, (list, tuple, set, frozenset)):
-            return [self.data(v) for v in value]
-        return self.text(str(value))
+__all__ = ["MIN_SECRET_LENGTH", "REDACTED", "JsonFormatter", "Redactor", "configure", "install_redaction"]
 
 
 def secret_values(settings: Any) -> list[str]:
@@ -123,7 +80,7 @@ def _scrub(record: logging.LogRecord, redactor: Redactor) -> None:
 
 def install_redaction(secrets: Iterable[str] = ()) -> Redactor:
     """Redact `secrets` (and credential-shaped text) from every log record created from now on."""
-    redactor = Redactor(secrets)
+    redactor = remember_secrets(secrets)  # the same redactor cleans what is stored (kernel.redaction.redact)
     current = logging.getLogRecordFactory()
     base: Callable[..., logging.LogRecord] = getattr(current, "deputy_base", current)
 

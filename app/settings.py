@@ -10,6 +10,7 @@ import json
 from collections.abc import Iterable
 from datetime import timedelta
 from functools import cached_property
+from ipaddress import IPv4Network, IPv6Network, ip_network
 from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -127,6 +128,23 @@ class CoreSettings(BaseSettings):
     console_session_ttl: Duration = timedelta(hours=12)
     console_login_attempts: int = Field(5, ge=1)  # failed logins per client and window before 429
     console_login_window: Duration = timedelta(minutes=15)
+    # Reverse proxies whose X-Forwarded-For is believed (comma-separated addresses or CIDRs); empty: none, the
+    # TCP peer is the client. Caddy in docker-compose.yml: its fixed address; Kubernetes: the ingress pods' CIDR.
+    trusted_proxies: str = ""
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _proxy_networks(cls, value: str) -> str:
+        for part in filter(None, (p.strip() for p in value.split(","))):
+            try:
+                ip_network(part, strict=False)
+            except ValueError:
+                raise ValueError(f"{part!r} is not an IP address or CIDR") from None
+        return value
+
+    def trusted_networks(self) -> tuple[IPv4Network | IPv6Network, ...]:
+        """DEPUTY_TRUSTED_PROXIES as networks."""
+        return tuple(ip_network(p.strip(), strict=False) for p in self.trusted_proxies.split(",") if p.strip())
 
     @field_validator("timezone")
     @classmethod

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from kernel.limits import storable, storable_data
+from kernel.redaction import redact, redact_data
+
 
 class ChannelError(Exception):
     """A send that did not succeed; `kind` is one of unreachable, rate_limited, invalid_request, transient."""
@@ -20,13 +23,16 @@ class ChannelError(Exception):
         possibly_delivered: bool = False,
         detail: dict[str, Any] | None = None,
     ) -> None:
+        # Platforms and proxies echo request URLs (a Bot API URL holds the bot token) and signed links in their
+        # errors; this text ends up in result_detail, facts, the console and the CLI, so it is cleaned here, once.
+        message = storable(redact(message))
         super().__init__(message)
         self.message = message
         self.code = code
         self.retry_after = retry_after
         self.permanent = permanent
         self.possibly_delivered = possibly_delivered
-        self.detail = detail or {}
+        self.detail = storable_data(redact_data(detail)) if detail else {}
 
     def to_attempt(self) -> dict[str, Any]:
         """How this failure is recorded in `result_detail.attempts`."""

@@ -23,6 +23,7 @@ from fact import decisions
 from fact import service as facts
 from fact.decisions import DecisionKind
 from kernel.context import AppContext, UnitOfWork
+from kernel.redaction import error_text
 from perception.models import LLM_PENDING, InboxEntry
 from person.cache import StaleDirectory
 
@@ -190,7 +191,7 @@ def _quarantine(ctx: AppContext, fact_id: str, exc: Exception) -> None:
                 "event": "signal_processing_failed",
                 "fact_id": fact_id,
                 "error": type(exc).__name__,
-                "message": str(exc)[:500],
+                "message": error_text(exc),
             },
         )
 

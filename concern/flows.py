@@ -189,13 +189,15 @@ def cancel(uow: UnitOfWork, *, concern_id: str, by: str, is_admin: bool, decisio
         extra={"by": by},
     )
     target = _person(uow, concern.target_person_id)
-    if is_admin:
+    if is_admin and by != concern.originator_id:  # an admin cancelling their own question needs no notice
+        # A reminder is the person's own, not a question they put to someone: told as such.
+        own = concern.kind == "reminder" or concern.target_person_id == concern.originator_id
         notices.notice(
             uow,
             concern,
             to=concern.originator_id,
             key="outcome:cancelled",
-            template="cancelled_by_admin",
+            template="reminder_cancelled_by_admin" if own else "cancelled_by_admin",
             target=target.display_name,
             text=concern.question,
         )

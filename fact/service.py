@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -16,7 +17,10 @@ from fact import search
 from fact.models import Fact, FactOut, FactPersonRef, FactSource, FactType
 from kernel.context import UnitOfWork
 from kernel.ids import allocate
+from kernel.limits import bad_text, storable_data
 from kernel.pagination import page_by_key
+
+log = logging.getLogger("deputy.fact")
 
 MAX_LIMIT = 500
 _INSERT_FACT = insert(Fact.__table__).returning(Fact.__table__.c.pk)
@@ -52,6 +56,11 @@ def append(
     (created=False), also when a concurrent writer wins the race.
     """
     fact_type, source = FactType(fact_type).value, FactSource(source).value
+    if (found := bad_text(content)) is not None:
+        # Every door screens (kernel.limits); text reaching the log unscreened is kept, made storable, not lost
+        # to a DataError on PostgreSQL (or stored with a NUL on SQLite), and the door that missed it is named.
+        log.warning("unstorable text in a %s fact from %s at %s: %s", fact_type, source, *found)
+        content = storable_data(content)
     refs = list(dict.fromkeys(person_refs))
     if dedup_key is not None:
         existing = get_by_dedup_key(uow, dedup_key=dedup_key)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime, tzinfo
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import AfterValidator, AwareDatetime
 
@@ -46,14 +46,54 @@ def local_isoformat(value: datetime, tz: tzinfo) -> str:
         return value.astimezone(UTC).isoformat()
 
 
+# The only characters some backend cannot store: PostgreSQL refuses U+0000 in text and jsonb, and a lone
+# surrogate has no UTF-8 form (SQLite's driver and psycopg both fail to encode it). Every other control
+# character (U+0001-U+001F, U+007F, U+0080-U+009F) is stored and read back unchanged by both databases
+# (tests/integration/test_bad_bytes.py proves it), so it is kept: refusing a tab would refuse real messages.
+UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+REPLACEMENT = "\ufffd"
+
+
 def text_problem(value: str) -> str | None:
     """Why no backend can store `value` (PostgreSQL refuses U+0000; UTF-8 has no lone surrogates), or None."""
     if "\x00" in value:
         return "text must not contain NUL characters (U+0000)"
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
+    if UNSTORABLE.search(value) is not None:
         return "text must be valid Unicode (no lone surrogates)"
+    return None
+
+
+def storable(value: str) -> str:
+    """`value` with every unstorable character replaced by U+FFFD, for text kept as received (errors, raw output)."""
+    return UNSTORABLE.sub(REPLACEMENT, value)
+
+
+def storable_data(value: Any) -> Any:
+    """A copy of JSON-like `value` with every string (keys too) made `storable`."""
+    if isinstance(value, str):
+        return storable(value)
+    if isinstance(value, dict):
+        return {storable_data(k): storable_data(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [storable_data(v) for v in value]
+    return value
+
+
+def bad_text(document: Any) -> tuple[str, str] | None:
+    """(dotted path, problem) of the first string in a JSON-like document, key or value, no backend can store."""
+    pending: list[tuple[Any, tuple[str, ...]]] = [(document, ())]
+    while pending:
+        item, path = pending.pop()
+        if isinstance(item, dict):
+            for key, value in item.items():
+                problem = text_problem(key) if isinstance(key, str) else None
+                if problem:
+                    return ".".join(path) or "body", problem
+                pending.append((value, (*path, str(key))))
+        elif isinstance(item, (list, tuple)):
+            pending.extend((value, (*path, str(i))) for i, value in reversed(list(enumerate(item))))
+        elif isinstance(item, str) and (problem := text_problem(item)):
+            return ".".join(path) or "body", problem
     return None
 
 

@@ -13,6 +13,7 @@ from pydantic import BaseModel
 from sqlalchemy import and_, or_
 
 from kernel.errors import Invalid
+from kernel.limits import text_problem
 
 
 class InvalidCursor(ValueError):
@@ -45,8 +46,8 @@ _MAX_PK = 2**63 - 1
 
 def like_pattern(text: str, *, field: str = "q") -> str:
     """`%text%` with LIKE wildcards in `text` taken literally (use with escape="\\")."""
-    if "\x00" in text:
-        raise Invalid(f"{field} must not contain NUL characters", field=field)
+    if problem := text_problem(text):
+        raise Invalid(f"{field}: {problem}", field=field)
     return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 

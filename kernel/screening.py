@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
 
 from kernel.errors import DeputyError, Invalid
-from kernel.limits import MAX_JSON_DEPTH, json_too_deep, text_problem
+from kernel.limits import MAX_JSON_DEPTH, bad_text, json_too_deep
 
 # An odd run of backslashes starts an escape; `\\u0000` is an escaped backslash followed by text.
 _ESCAPE = rb"(?<!\\)(?:\\\\)*\\"
@@ -38,25 +37,7 @@ def screen_json(raw: bytes) -> None:
         if has_nul:  # a raw NUL byte makes the JSON invalid, but it is still a NUL
             raise Invalid(f"body: {NUL_MESSAGE}", field="body") from None
         return  # not JSON: the route reports it as malformed
-    found = _first_bad_text(document)
+    found = bad_text(document)
     if found is not None:
         field, problem = found
         raise Invalid(f"{field}: {problem}", field=field)
-
-
-def _first_bad_text(document: Any) -> tuple[str, str] | None:
-    """(dotted path, problem) of the first string, key or value, that no backend can store."""
-    pending: list[tuple[Any, tuple[str, ...]]] = [(document, ())]
-    while pending:
-        item, path = pending.pop()
-        if isinstance(item, dict):
-            for key, value in item.items():
-                problem = text_problem(key)
-                if problem:
-                    return ".".join(path) or "body", problem
-                pending.append((value, (*path, key)))
-        elif isinstance(item, list):
-            pending.extend((value, (*path, str(i))) for i, value in reversed(list(enumerate(item))))
-        elif isinstance(item, str) and (problem := text_problem(item)):
-            return ".".join(path) or "body", problem
-    return None

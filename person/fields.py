@@ -12,7 +12,7 @@ from pydantic import AfterValidator, BeforeValidator, StrictInt
 from pydantic import Field as PField
 
 from kernel.channel_names import ChannelName
-from kernel.limits import SaneInstant
+from kernel.limits import SaneInstant, storable_text
 
 PERSON_ID_PATTERN = r"^p_[a-z0-9_]{1,48}$"
 Channel = ChannelName  # an installed channel plugin (the composition root installs their names)
@@ -45,13 +45,6 @@ def _check_hhmm(value: str) -> str:
     return value
 
 
-def _storable_text(value: str) -> str:
-    """PostgreSQL text and JSON cannot hold NUL characters."""
-    if "\x00" in value:
-        raise ValueError("text must not contain NUL characters")
-    return value
-
-
 def _storable_json(value: dict[str, Any]) -> dict[str, Any]:
     """Free-form JSON the database can store and the API can return: finite numbers, UTF-8 text without NUL."""
     pending: list[tuple[Any, int]] = [(value, 1)]
@@ -65,12 +58,7 @@ def _storable_json(value: dict[str, Any]) -> dict[str, Any]:
         for text in texts:
             if not isinstance(text, str):
                 continue
-            if "\x00" in text:
-                raise ValueError("text must not contain NUL characters")
-            try:
-                text.encode("utf-8")
-            except UnicodeEncodeError as exc:
-                raise ValueError("text must be valid Unicode (no lone surrogates)") from exc
+            storable_text(text)  # the one screening (kernel.limits): ValueError naming the problem
         if isinstance(item, dict):
             pending.extend((v, depth + 1) for v in item.values())
         elif isinstance(item, list):
@@ -121,8 +109,8 @@ Timezone = Annotated[str, AfterValidator(check_timezone)]
 HHMM = Annotated[str, AfterValidator(_check_hhmm)]
 WeeklyAt = Annotated[str, AfterValidator(_check_weekly)]
 Wait = Annotated[str, AfterValidator(_check_wait)]
-Text = Annotated[str, PField(min_length=1, max_length=200), AfterValidator(_storable_text)]
-ExternalId = Annotated[str, PField(min_length=1, max_length=128), AfterValidator(_storable_text)]
+Text = Annotated[str, PField(min_length=1, max_length=200), AfterValidator(storable_text)]
+ExternalId = Annotated[str, PField(min_length=1, max_length=128), AfterValidator(storable_text)]
 WorkState = Annotated[dict[str, Any], AfterValidator(_storable_json)]
 QuietDays = Annotated[
     list[Annotated[StrictInt, PField(ge=1, le=7)]], PField(max_length=7), AfterValidator(_unique_sorted_days)

@@ -15,7 +15,8 @@ from urllib.parse import parse_qsl
 from fastapi.responses import JSONResponse
 
 from kernel.errors import DeputyError, Invalid, NotFound
-from kernel.screening import NUL_MESSAGE, screen_json
+from kernel.limits import text_problem
+from kernel.screening import screen_json
 
 
 def screen_url(scope: dict[str, Any]) -> None:
@@ -24,9 +25,9 @@ def screen_url(scope: dict[str, Any]) -> None:
         raise NotFound("no resource has a NUL character (U+0000) in its path", field="path")
     query = scope.get("query_string", b"").decode("latin-1")
     for name, value in parse_qsl(query, keep_blank_values=True, errors="replace"):
-        if "\x00" in name or "\x00" in value:
-            field = name if "\x00" not in name else "query"
-            raise Invalid(f"{field}: {NUL_MESSAGE}", field=field)
+        if problem := text_problem(name) or text_problem(value):
+            field = name if text_problem(name) is None else "query"
+            raise Invalid(f"{field}: {problem}", field=field)
 
 
 class InputGuardMiddleware:

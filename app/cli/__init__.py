@@ -11,6 +11,7 @@ from pydantic import ValidationError
 from app.cli import output
 from app.cli import records as cli_records
 from app.cli.console import console_cli
+from app.cli.leaks import leaks
 from app.cli.persons import persons_cli
 from app.settings import Settings
 
@@ -24,6 +25,7 @@ cli = typer.Typer(
 )
 cli.command()(cli_records.facts)
 cli.command()(cli_records.concerns)
+cli.command()(leaks)
 cli.add_typer(persons_cli, name="persons")
 cli.add_typer(console_cli, name="console")
 
@@ -75,7 +77,9 @@ def serve(
     for line in first_start.banner(app.state.ctx, host=bind_host, port=bind_port):
         typer.echo(line)
     # log_config=None: uvicorn adds no handlers (and no colours), so its access and error logs reach the JSON handler.
-    uvicorn.run(app, host=bind_host, port=bind_port, log_config=None)
+    # proxy_headers=False: uvicorn would otherwise believe X-Forwarded-For from any loopback peer (its default
+    # forwarded_allow_ips); the console reads it itself, from DEPUTY_TRUSTED_PROXIES only (app/console/clients.py).
+    uvicorn.run(app, host=bind_host, port=bind_port, log_config=None, proxy_headers=False)
 
 
 @cli.command()

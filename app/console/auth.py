@@ -15,7 +15,7 @@ import secrets
 import threading
 from collections import OrderedDict, deque
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from itsdangerous import BadSignature, TimestampSigner, URLSafeTimedSerializer
@@ -136,22 +136,32 @@ class Sessions:
 
 
 class LoginLimiter:
-    """At most `attempts` failed logins per client in a sliding `window` (this process's count)."""
+    """At most `attempts` failed logins per client in a sliding `window`.
 
-    def __init__(self, *, attempts: int, window: timedelta) -> None:
+    With Redis, the failures are counted there (a sorted set per client, scored by the failure's instant), so
+    the limit holds across replicas: a guesser spread over every replica behind the proxy still meets it. When
+    Redis does not answer, this process's own count applies (never fewer checks than without Redis).
+    """
+
+    def __init__(self, *, attempts: int, window: timedelta, redis: Any = None) -> None:
         self.attempts, self.window = attempts, window
+        self._redis = redis
         self._failures: OrderedDict[str, deque[datetime]] = OrderedDict()
         self._lock = threading.Lock()
 
     def retry_after(self, client: str, *, now: datetime) -> timedelta | None:
         """How long `client` must wait before trying again, or None when it may try now."""
+        shared = self._shared_times(client, now=now)
         with self._lock:
             times = self._failures.get(client)
             while times and times[0] <= now - self.window:
                 times.popleft()
-            if not times or len(times) < self.attempts:
-                return None
-            return times[0] + self.window - now
+            local = list(times or ())
+        for found in (shared, local):
+            if found is not None and len(found) >= self.attempts:
+                # The wait until enough failures have left the window for one more try.
+                return found[len(found) - self.attempts] + self.window - now
+        return None
 
     def failed(self, client: str, *, now: datetime) -> None:
         """Count one failed login of `client`."""
@@ -160,3 +170,29 @@ class LoginLimiter:
             self._failures.move_to_end(client)
             while len(self._failures) > MAX_CLIENTS:
                 self._failures.popitem(last=False)
+        if self._redis is not None:
+            key = _key(client)
+            try:
+                pipe = self._redis.pipeline(transaction=True)
+                pipe.zadd(key, {secrets.token_hex(8): now.timestamp()})
+                pipe.zremrangebyscore(key, "-inf", (now - self.window).timestamp())
+                pipe.pexpire(key, int(self.window.total_seconds() * 1000) + 1000)
+                pipe.execute()
+            except Exception as exc:  # Redis is an optimisation here: this process's count still holds
+                log.warning("console login limit: redis unavailable (%s); counting in this process", exc)
+
+    def _shared_times(self, client: str, *, now: datetime) -> list[datetime] | None:
+        """The failures every replica counted for `client` in the window, oldest first; None without Redis."""
+        if self._redis is None:
+            return None
+        try:
+            since = f"({(now - self.window).timestamp()}"
+            scores = self._redis.zrangebyscore(_key(client), since, "+inf", withscores=True)
+        except Exception as exc:
+            log.warning("console login limit: redis unavailable (%s); counting in this process", exc)
+            return None
+        return [datetime.fromtimestamp(score, UTC) for _, score in scores]
+
+
+def _key(client: str) -> str:
+    return "deputy:console:login_failures:" + hashlib.sha256(client.encode()).hexdigest()[:32]

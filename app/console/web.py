@@ -39,7 +39,7 @@ class Console:
         self.ctx = ctx
         self.sessions = Sessions(ctx.settings, clock=ctx.clock, db=ctx.db)
         self.limiter = LoginLimiter(
-            attempts=ctx.settings.console_login_attempts, window=ctx.settings.console_login_window
+            attempts=ctx.settings.console_login_attempts, window=ctx.settings.console_login_window, redis=ctx.redis
         )
         self.env = Environment(
             loader=FileSystemLoader(HERE / "templates"),

@@ -6,6 +6,7 @@ and carried out only through the normal decisions. Every failure is an `Answer` 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import threading
@@ -14,6 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
+
+from kernel.limits import bad_text, storable
+from kernel.redaction import redact
 
 log = logging.getLogger("deputy.llm")
 
@@ -54,11 +58,18 @@ class Answer:
     raw: str = ""
     data: dict[str, Any] | None = None
 
+    def __post_init__(self) -> None:
+        # Kept in a fact: cut to MAX_RAW, stripped of secrets a proxy may echo, and storable on every backend.
+        object.__setattr__(self, "raw", storable(redact(self.raw[:MAX_RAW])))
+
 
 class OpenAICompatibleLLM:
-    """`POST {base_url}/chat/completions` with a JSON schema and a short timeout; runs requests on a small pool.
+    """`POST {base_url}/chat/completions` with a JSON schema and a total deadline; runs requests on a small pool.
 
     The pool keeps the call off the processor's thread: the pass that recorded the request goes on at once.
+    `timeout` is the whole call's deadline (connect, send, headers and the entire body): httpx's timeouts bound
+    each socket operation only, so a server trickling a byte a second would hold a call for ever. Each call
+    therefore runs on its own event loop under `asyncio.timeout`, whose cancellation closes the socket.
     """
 
     def __init__(
@@ -69,12 +80,11 @@ class OpenAICompatibleLLM:
         model: str,
         timeout: float = 5.0,
         workers: int = 2,
-        transport: httpx.BaseTransport | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
-        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._client = httpx.Client(
-            base_url=base_url.rstrip("/"), headers=headers, timeout=timeout, transport=transport
-        )
+        self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._base_url = base_url.rstrip("/")
+        self._transport = transport
         self.model = model
         self.timeout = timeout
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="deputy-llm")
@@ -93,27 +103,37 @@ class OpenAICompatibleLLM:
             ],
         }
         try:
-            response = self._client.post("/chat/completions", json=body)
-        except httpx.TimeoutException:
+            response = asyncio.run(self._post(body))
+        except (TimeoutError, httpx.TimeoutException):
             return Answer("timeout")
         except httpx.HTTPError as exc:
             log.warning("llm unreachable: %s", type(exc).__name__)
             return Answer("unreachable")
         if response.status_code == 429:
-            return Answer("rate_limited", response.text[:MAX_RAW])
+            return Answer("rate_limited", response.text)
         if response.status_code >= 400:
-            return Answer("http_error", f"HTTP {response.status_code}: {response.text[:MAX_RAW]}")
+            return Answer("http_error", f"HTTP {response.status_code}: {response.text}")
         try:
             raw = response.json()["choices"][0]["message"]["content"]
         except (KeyError, IndexError, TypeError, ValueError):
-            return Answer("garbage", response.text[:MAX_RAW])
+            return Answer("garbage", response.text)
         try:
             data = json.loads(raw)
         except (TypeError, ValueError):
-            return Answer("garbage", str(raw)[:MAX_RAW])
+            return Answer("garbage", str(raw))
         if not isinstance(data, dict) or not isinstance(data.get("intent"), str):
-            return Answer("garbage", str(raw)[:MAX_RAW])
-        return Answer("ok", str(raw)[:MAX_RAW], data)
+            return Answer("garbage", str(raw))
+        if bad_text(data) is not None:  # U+0000 or a lone surrogate: no database stores it, no person should get it
+            return Answer("garbage", str(raw))
+        return Answer("ok", str(raw), data)
+
+    async def _post(self, body: dict[str, Any]) -> httpx.Response:
+        """The whole exchange, body read to the end, within `timeout` seconds (TimeoutError past it)."""
+        async with asyncio.timeout(self.timeout):
+            async with httpx.AsyncClient(
+                base_url=self._base_url, headers=self._headers, timeout=self.timeout, transport=self._transport
+            ) as client:
+                return await client.post("/chat/completions", json=body)
 
     def submit(self, job: Any, *args: Any) -> None:
         """Run `job(*args)` on the pool (the caller goes on)."""
@@ -135,6 +155,5 @@ class OpenAICompatibleLLM:
         wait(running, timeout=timeout)
 
     def close(self) -> None:
-        """Finish the running requests (each bounded by the timeout) and release the connections."""
+        """Finish the running requests (each bounded by the timeout); each call closes its own connection."""
         self._pool.shutdown(wait=True, cancel_futures=True)
-        self._client.close()

@@ -21,6 +21,7 @@ from concern.models import ACTIVE_STATES, OutboxEntry
 from concern.outbox import results
 from fact import service as facts
 from kernel.context import AppContext, UnitOfWork
+from kernel.redaction import error_text
 
 log = logging.getLogger("deputy.concern.outbox")
 LEASE = queue.LEASE
@@ -82,7 +83,7 @@ def _set_aside(ctx: AppContext, entry: OutboxEntry, exc: Exception) -> None:
                     "request_key": entry.request_key,
                     "purpose": entry.purpose,
                     "error": type(exc).__name__,
-                    "message": str(exc)[:500],
+                    "message": error_text(exc),
                 },
             )
 

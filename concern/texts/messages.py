@@ -89,6 +89,10 @@ _TEMPLATES: dict[str, dict[str, str]] = {
         "zh": "管理员取消了你问{target}的问题“{text}”，不会再联系{target}。",
         "en": 'An administrator cancelled your question to {target} ("{text}"); {target} will not be contacted again.',
     },
+    "reminder_cancelled_by_admin": {
+        "zh": "管理员取消了你的提醒“{text}”，到时不会再提醒你。",
+        "en": 'An administrator cancelled your reminder ("{text}"); you will not be reminded.',
+    },
     "backflow": {
         "zh": "{answerer}回复了你的问题“{text}”：{answer}（用时 {waited}）",
         "en": '{answerer} answered your question "{text}": {answer} (after {waited})',

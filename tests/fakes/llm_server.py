@@ -2,7 +2,8 @@
 
 `script(Reply(...))` queues answers used in order (a proposal, garbage, a 429, a slow or held answer); without
 one it answers intent "none". Every request body is kept (`requests`), so a test sees what the model was asked
-and how often. A `Reply` with a `gate` waits until the test sets it; `before` runs while the request is open.
+and how often. A `Reply` with a `gate` waits until the test sets it; `before` runs while the request is open;
+`trickle` sends the body a byte at a time.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ class Reply:
     delay: float = 0.0
     gate: threading.Event | None = None
     before: Callable[[], None] | None = None
+    trickle: float = 0.0  # seconds between the body's bytes: each read is quick, the whole answer is not
 
 
 def completion(content: str) -> dict[str, Any]:
@@ -88,7 +90,11 @@ class FakeLLM:
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(payload)))
                     self.end_headers()
-                    self.wfile.write(payload)
+                    chunks = [payload[i : i + 1] for i in range(len(payload))] if reply.trickle else [payload]
+                    for chunk in chunks:
+                        self.wfile.write(chunk)
+                        self.wfile.flush()
+                        time.sleep(reply.trickle)
                 except OSError:  # the client gave up (its timeout)
                     pass
 

@@ -116,6 +116,8 @@ class FakeTelegram:
         self.conflicts = 0  # 409s answered to a live poll because another poll came in
         self._polls: list[_Poll] = []  # getUpdates calls waiting for updates
         self.sent: dict[tuple[str, int], dict[str, Any]] = {}  # (chat id, message id) → what the bot sent
+        # Like a proxy or a debugging gateway: every error description ends with the request URL (and its token).
+        self.echo_url = False
 
     @property
     def base_url(self) -> str:
@@ -257,6 +259,9 @@ class FakeTelegram:
             reply = self._default(method, params, handler)
         if reply.delay:
             time.sleep(reply.delay)
+        if self.echo_url and reply.status >= 400 and isinstance(reply.body, dict):
+            url = f"{self.base_url}{handler.path}?chat_id={params.get('chat_id', '')}"
+            reply = Reply(reply.status, {**reply.body, "description": f"{reply.body['description']} ({url})"})
         payload = reply.body if isinstance(reply.body, bytes) else json.dumps(reply.body).encode()
         try:
             handler.send_response(reply.status)

@@ -113,8 +113,12 @@ def test_a_proposal_that_only_reads_is_answered_at_once(ctx, client, team, llm):
         (RATE_LIMITED, "rate_limited"),
         (NOT_JSON, "http_error"),
         (Reply(body=proposal("ask", "p_zhangsan", "x").body, delay=3.0), "timeout"),
+        (Reply(body=proposal("ask", "p_zhangsan", "x" * 400).body, trickle=0.05), "timeout"),
+        (proposal("tell", "p_zhangsan", "a\x00b"), "garbage"),
+        (proposal("tell", "p_zhangsan", "a\ud800b"), "garbage"),
+        (proposal("tell", "p_zhangsan\x00", "ab"), "garbage"),
     ],
-    ids=["prose", "wrong-shape", "429", "502", "slow"],
+    ids=["prose", "wrong-shape", "429", "502", "slow", "trickling", "nul", "lone-surrogate", "nul-in-person"],
 )
 def test_a_failing_llm_leaves_the_rules_answer_and_records_why(ctx, client, team, llm, reply, why):
     feishu, telegram = team

@@ -189,3 +189,24 @@ def test_a_reminder_on_feishu_comes_back_on_feishu_with_its_buttons(ctx, clock, 
     tick(ctx)
     assert feishu.texts_to("ou_boss")[-1] == "⏰ 提醒：给投资人回邮件"
     assert list(buttons_to(feishu, "ou_boss")) == ["已完成", "稍后 1小时"]
+
+
+@pytest.mark.parametrize(
+    ("user", "text", "told"),
+    [
+        ("tg_ls", "/remind 10m call the vendor", 'An administrator cancelled your reminder ("call the vendor")'),
+        ("tg_zs", "提醒我1分钟后提交周报", "管理员取消了你的提醒“提交周报”"),
+    ],
+    ids=["en", "zh"],
+)
+def test_an_admin_cancelling_someones_reminder_tells_them_it_was_their_reminder(
+    ctx, clock, team, client, user, text, told
+):
+    _, telegram = team
+    say(ctx, channel="telegram", user=user, text=text)
+    [reminder] = _reminders(ctx, "p_lisi" if user == "tg_ls" else "p_zhangsan")
+    assert client.post(f"/v1/concerns/{reminder.concern_id}/cancel").status_code == 200
+    tick(ctx)
+    last = telegram.texts_to(user)[-1]
+    assert last.startswith(told), last
+    assert "question" not in last and "问题" not in last

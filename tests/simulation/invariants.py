@@ -21,6 +21,7 @@ from person.models import InteractionPolicy, Person
 from person.rules import is_quiet, local_day_bounds
 from tests.simulation.factlog import FactLogGuard
 from tests.simulation.platform import Delivery
+from tests.simulation.politeness import PolitenessFromFacts
 
 if TYPE_CHECKING:
     from tests.simulation.runner import Simulation, Step
@@ -58,6 +59,7 @@ class Invariants:
         self.seen: dict[str, str] = {}  # with keep_going: every violation once, where it first appeared
         self.user_texts: set[str] = set()
         self.log_guard = FactLogGuard(sim)
+        self.from_facts = PolitenessFromFacts(sim)
         self._last_fact_pk = 0
         self._policies: dict[str, list[tuple[datetime, InteractionPolicy]]] = defaultdict(list)
         self._reported_outcome: dict[str, str] = {}
@@ -84,6 +86,7 @@ class Invariants:
             self._one_brief_a_day,
             self._reminders_neither_lost_nor_doubled,
             self._digest_never_holds_urgent,
+            self._politeness_from_facts_alone,
         ):
             if rule.__name__.strip("_") not in self.sim.options.ignore:
                 rule(state, final)
@@ -386,6 +389,10 @@ class Invariants:
                 self.violations.append(f"{e.request_key} ({e.request['priority']}) was held for a digest")
             if final and e.state == "digest":
                 self.violations.append(f"{e.request_key} is still held for a digest after settling")
+
+    def _politeness_from_facts_alone(self, state: State, final: bool) -> None:
+        """Quiet hours except P0 and the daily cap, proven from `GET /v1/facts` alone (tests/simulation/politeness)."""
+        self.violations += self.from_facts.violations()
 
     def _no_secret_in_logs(self, state: State, final: bool) -> None:
         """No bot token, webhook secret or API token in any log line."""

@@ -10,6 +10,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.console import i18n
 from app.console.auth import COOKIE
+from app.console.clients import client_address, limit_key
 from app.console.web import Form, Posting, Shared, safe_next, translator
 
 router = APIRouter(prefix="/console", include_in_schema=False)
@@ -74,7 +75,9 @@ def first_login(request: Request, shared: Shared, login_code: str = "") -> Respo
 def login(request: Request, shared: Shared, form: Form) -> Response:
     """Set the signed session cookie for a configured token; a wrong one sets nothing, and failures are limited."""
     t = translator(request)
-    client = request.client.host if request.client else "unknown"
+    peer = request.client.host if request.client else None
+    trusted = shared.ctx.settings.trusted_networks()
+    client = limit_key(client_address(peer, request.headers.getlist("x-forwarded-for"), trusted))
     now = shared.ctx.clock.now()
     nxt = safe_next(form.get("next"))
     wait = shared.limiter.retry_after(client, now=now)
