@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from action import buttons
-from channels.inbound import InboundMessage, InboundPress
+from channels.inbound import InboundMessage, InboundPress, PressAnswer
 from cognitive_core.presses import door as presses
 from fact import service as facts
 from kernel.context import AppContext
@@ -22,13 +22,15 @@ class PerceptionInbound:
         _, created = record_message(self.ctx, message=message)
         return created
 
-    def press(self, press: InboundPress) -> str:
+    def press(self, press: InboundPress) -> PressAnswer:
         """Record the press (once per platform event) and answer it at once with the cheap checks' toast."""
         with self.ctx.reader() as uow:
             about = presses.about(buttons.get(uow, token=press.token))
-        fact, _ = record_press(self.ctx, press=press, about=about)
+        fact, created = record_press(self.ctx, press=press, about=about)
         with self.ctx.reader() as uow:
-            return presses.toast(uow, token=press.token, presser_id=fact.content.get("person_id"), fact_id=fact.fact_id)
+            presser = fact.content.get("person_id")
+            toast = presses.toast(uow, token=press.token, presser_id=presser, fact_id=fact.fact_id)
+        return PressAnswer(toast=toast, first=created)
 
     def skipped(self, *, channel: str, event_id: str, reason: str) -> None:
         """A `system` fact (once per event) saying an unreadable event was passed over, and why."""

@@ -7,6 +7,7 @@ Adapters (webhooks, long polling, the long connection) normalise what their plat
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
@@ -74,6 +75,19 @@ class InboundPress(BaseModel):
     occurred_at: SaneInstant
 
 
+@dataclass(frozen=True)
+class PressAnswer:
+    """What a press is answered with: the toast, and whether this delivery recorded it (`first`).
+
+    A platform that answers out of band (Telegram's answerCallbackQuery, once per query) answers only the first
+    delivery; a redelivery of the same event is recognised here, before anything is sent. A platform that
+    answers in band (Feishu's callback response) answers every delivery with the toast.
+    """
+
+    toast: str
+    first: bool = True
+
+
 class Inbound(Protocol):
     """Where adapters hand inbound messages (the composition root wires it to perception)."""
 
@@ -83,9 +97,10 @@ class Inbound(Protocol):
     def skipped(self, *, channel: str, event_id: str, reason: str) -> None:
         """Note durably that an event Deputy cannot read was passed over."""
 
-    def press(self, press: InboundPress) -> str:
+    def press(self, press: InboundPress) -> PressAnswer:
         """Record the press durably (once per platform event) and return the toast to answer it with at once
-        (the cheap checks: addressee, closed; otherwise a neutral "received") in the presser's language."""
+        (the cheap checks: addressee, closed; otherwise a neutral "received") in the presser's language, and
+        whether this delivery was the first."""
 
     def wake(self) -> None:
         """New messages wait: wake the pipeline."""

@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Any, ClassVar, Protocol
 
 from channels.base import Channel
-from channels.inbound import Inbound, InboundMessage, InboundPress
+from channels.inbound import Inbound, InboundMessage, InboundPress, PressAnswer
 from kernel.channel_names import Platform
 from kernel.settings import PluginSettings
 
@@ -34,7 +34,7 @@ class WebhookRequest:
 class WebhookReply:
     """The platform's answer and the messages to record; `answer(recorded)` builds the body once they are.
 
-    With a `press`, the caller hands it to `Inbound.press` and answers with `answer_press(toast)` instead (which
+    With a `press`, the caller hands it to `Inbound.press` and answers with `answer_press(answer)` instead (which
     may call the platform, e.g. Telegram's answerCallbackQuery: run it off the event loop).
     """
 
@@ -42,7 +42,7 @@ class WebhookReply:
     messages: list[InboundMessage] = field(default_factory=list)
     status: int = 200
     press: InboundPress | None = None
-    answer_press: Callable[[str], dict[str, Any]] | None = None
+    answer_press: Callable[[PressAnswer], dict[str, Any]] | None = None
 
 
 class Webhook(Protocol):

@@ -40,9 +40,9 @@ async def webhook(channel: str, request: Request, ctx: Ctx, background: Backgrou
     reply = await run_in_threadpool(handler.handle, incoming)
     inbound = PerceptionInbound(ctx)
     if reply.press is not None and reply.answer_press is not None:  # a button press: its toast is the answer
-        toast = await run_in_threadpool(inbound.press, reply.press)
+        answer = await run_in_threadpool(inbound.press, reply.press)
         background.add_task(inbound.wake)
-        return JSONResponse(await run_in_threadpool(reply.answer_press, toast), status_code=reply.status)
+        return JSONResponse(await run_in_threadpool(reply.answer_press, answer), status_code=reply.status)
     recorded = False
     for message in reply.messages:
         recorded = await run_in_threadpool(inbound.record, message) or recorded

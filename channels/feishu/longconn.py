@@ -111,7 +111,7 @@ class LongConnection:
                 press = to_press(payload, now=self.ctx.clock.now())
                 if press is None:
                     return {}
-                answer = toast(self.inbound.press(press))
+                answer = toast(self.inbound.press(press).toast)  # in band: a redelivery gets the toast again
                 self._wake()
                 return answer
             if ingest(payload, bot_open_id=self.ctx.settings.feishu_bot_open_id, inbound=self.inbound):

@@ -10,10 +10,15 @@ from channels.feishu.crypto import Rejected, decrypt, open_event
 from channels.feishu.events import to_inbound
 from channels.feishu.presses import is_press, to_press, toast
 from channels.feishu.settings import FeishuSettings
-from channels.inbound import Inbound
+from channels.inbound import Inbound, PressAnswer
 from channels.plugin import ChannelPlugin, Contact, WebhookReply, WebhookRequest
 from kernel.errors import DeputyError
 from kernel.screening import screen_json
+
+
+def _toast(answer: PressAnswer) -> dict[str, Any]:
+    """Feishu answers in band: every delivery of a press, a retry too, gets the toast in its response."""
+    return toast(answer.toast)
 
 
 class WebhookRefused(DeputyError):
@@ -66,7 +71,7 @@ class FeishuWebhook:
             return WebhookReply(answer=lambda _: {"challenge": challenge})
         if is_press(opened.payload):  # a card button: the toast goes back in this answer (Feishu waits 3 s)
             press = to_press(opened.payload, now=request.now)
-            return WebhookReply(answer=lambda _: {}, press=press, answer_press=toast if press else None)
+            return WebhookReply(answer=lambda _: {}, press=press, answer_press=_toast if press else None)
         message = to_inbound(opened.payload, bot_open_id=self.settings.feishu_bot_open_id)
         return WebhookReply(answer=lambda _: {"msg": "success"}, messages=[message] if message else [])
 

@@ -8,6 +8,7 @@ import threading
 import time
 from typing import Any
 
+from prometheus_client import Counter
 from telegram import Bot
 from telegram.request import HTTPXRequest
 
@@ -15,12 +16,20 @@ from channels.base import Channel, ChannelHealth, MediaRef, MessageEdit, Outboun
 from channels.errors import ChannelError, InvalidRequest, Transient
 from channels.telegram.errors import is_parse_error, to_channel_error
 from channels.telegram.loop import LoopThread
-from channels.telegram.markup import MAX_CAPTION_UNITS, keyboard, keyboard_or_none_shown
+from channels.telegram.markup import keyboard
 from channels.telegram.pacing import Pacer
-from channels.telegram.text import MAX_MESSAGE_UNITS, split_text, to_html, utf16_len
+from channels.telegram.richtext import MAX_CAPTION_UNITS, Styled, caption_and_rest, parts, shortened, styled
+from channels.telegram.text import MAX_MESSAGE_UNITS
+from kernel.metrics import PROCESS_REGISTRY
 
 log = logging.getLogger("deputy.channels.telegram")
 GET_ME_RETRY = 60.0  # after a failed getMe, webhook requests do not wait on Telegram again for this long
+PLAIN_FALLBACKS = Counter(
+    "deputy_telegram_plain_text_fallback_total",
+    "Texts Telegram refused to parse as HTML and that went again as plain text",
+    ["method"],
+    registry=PROCESS_REGISTRY,
+)
 
 
 class TelegramChannel(Channel):
@@ -90,22 +99,27 @@ class TelegramChannel(Channel):
         except Exception as exc:
             raise to_channel_error(exc) from exc
 
-    def _html(self, method: str, text_field: str, **kwargs: Any) -> tuple[Any, bool]:
-        """Call `method` with its text as HTML; if Telegram cannot parse the markup, again as plain text."""
+    def _html(self, method: str, field: str, text: Styled, **kwargs: Any) -> tuple[Any, bool]:
+        """Call `method` with `text` as HTML; if Telegram still cannot parse it, again as its plain visible text.
+
+        Deputy escapes everything it did not mark up, so this fallback should never run; it is counted
+        (deputy_telegram_plain_text_fallback_total) and reported as `plain_text_fallback` in the receipt.
+        """
         try:
-            return self._call(method, parse_mode="HTML", **kwargs), False
+            return self._call(method, parse_mode="HTML", **{field: text.html()}, **kwargs), False
         except ChannelError as exc:
             if not is_parse_error(exc.__cause__):
                 raise
-        log.info("telegram could not parse HTML; sending as plain text", extra={"method": method, "field": text_field})
-        return self._call(method, **kwargs), True
+        log.warning("telegram could not parse HTML; sending as plain text", extra={"method": method, "field": field})
+        PLAIN_FALLBACKS.labels(method=method).inc()
+        return self._call(method, **{field: text.plain}, **kwargs), True
 
-    def _send_part(self, chat_id: str, text: str, markup: Any = None) -> tuple[str, bool]:
+    def _send_part(self, chat_id: str, text: Styled, markup: Any = None) -> tuple[str, bool]:
         """Send one part (with the keyboard, when given) as HTML, falling back to plain text."""
-        sent, plain = self._html("send_message", "text", chat_id=chat_id, text=text, reply_markup=markup)
+        sent, plain = self._html("send_message", "text", text, chat_id=chat_id, reply_markup=markup)
         return str(sent.message_id), plain
 
-    def _copy(self, chat_id: str, media: MediaRef, caption: str | None, markup: Any) -> tuple[str, bool]:
+    def _copy(self, chat_id: str, media: MediaRef, caption: Styled | None, markup: Any) -> tuple[str, bool]:
         """copyMessage: the media again, as the bot's own message (no "forwarded from"), with our caption."""
         kwargs: dict[str, Any] = {
             "chat_id": chat_id,
@@ -116,44 +130,50 @@ class TelegramChannel(Channel):
         if caption is None:  # no caption given: the original one stays
             copied = self._call("copy_message", **kwargs)
             return str(copied.message_id), False
-        copied, plain = self._html("copy_message", "caption", caption=caption, **kwargs)
+        copied, plain = self._html("copy_message", "caption", caption, **kwargs)
         return str(copied.message_id), plain
 
-    def send(self, message: OutboundMessage) -> SendReceipt:
-        """Deliver the text (split at 4096 UTF-16 units); the receipt's id is the first part's message_id.
+    def _plan(self, message: OutboundMessage) -> tuple[Styled | None, list[Styled]]:
+        """The caption (None: the media keeps its own, or no media) and the text parts, in sending order."""
+        text = styled(message.text)
+        if message.media is None:
+            return None, parts(text)
+        if text.blank():
+            return None, []
+        caption, rest = caption_and_rest(text)
+        return caption, parts(rest) if rest is not None else []
 
-        Buttons go on the last part (`detail.buttons_message_id` names it, for a later edit). With media, the
-        media is copied with the text as its caption; a text over 1024 units goes first as message(s) of its
-        own and the media follows with no caption, carrying the buttons.
+    def send(self, message: OutboundMessage) -> SendReceipt:
+        """Deliver the text (split at 4096 visible UTF-16 units); the receipt's id is the first message's id.
+
+        Buttons go on the last message (`detail.buttons_message_id` names it, for a later edit). With media, the
+        media is copied first with the text as its caption; a text over 1024 units is cut at a word for the
+        caption and the rest follows as message(s) of its own.
         """
         chat_id = message.chat_id or message.external_user_id
         markup = keyboard(message.buttons)
         media = message.media
         if media is not None and media.channel != self.name:
             raise InvalidRequest(f"telegram cannot pass on {media.channel} media", code="foreign_media", permanent=True)
-        caption: str | None = None
-        if media is not None and utf16_len(message.text) <= MAX_CAPTION_UNITS:
-            parts, caption = [], message.text or None
-        else:
-            parts = split_text(to_html(message.text))
-            caption = "" if media is not None else None
-        if not parts and media is None:
+        caption, texts = self._plan(message)
+        if not texts and media is None:
             raise InvalidRequest("telegram refuses an empty message", code="empty_text")
-        steps = len(parts) + (media is not None)
+        offset = int(media is not None)
+        steps = len(texts) + offset
         # The chat is ours for every part's slot at once (others see it busy until the last part's), so
         # our own pacing never cuts a message short; if the first slot is too far away, Paced and nothing sent.
         turns = self.pacer.reserve(chat_id, parts=steps)
         ids: list[str] = []
         plain = False
         for index in range(steps):
-            last = index == steps - 1
+            keys = markup if index == steps - 1 else None
             try:
                 if index:
                     turns.wait(index)
-                if index < len(parts):
-                    message_id, fallback = self._send_part(chat_id, parts[index], markup if last else None)
+                if index < offset:
+                    message_id, fallback = self._copy(chat_id, media, caption, keys)  # type: ignore[arg-type]
                 else:
-                    message_id, fallback = self._copy(chat_id, media, caption, markup)  # type: ignore[arg-type]
+                    message_id, fallback = self._send_part(chat_id, texts[index - offset], keys)
             except ChannelError as exc:
                 if not ids:
                     raise
@@ -169,27 +189,30 @@ class TelegramChannel(Channel):
         if markup is not None:
             detail["buttons_message_id"] = ids[-1]
         if media is not None:
-            detail["media_message_id"] = ids[-1]
+            detail["media_message_id"] = ids[0]
         return SendReceipt(message_id=ids[0], detail=detail)
 
     def edit(self, edit: MessageEdit) -> SendReceipt:
-        """editMessageText with the new keyboard (none removes it); a media message gets its caption edited.
+        """editMessageText with the new keyboard (none removes it); a media message gets its caption edited
+        (cut at a word to 1024 units, with "…", since an edit cannot add a message).
 
         "message is not modified" (the same text and buttons, e.g. a press answered twice) counts as success.
         """
-        if utf16_len(edit.text) > MAX_MESSAGE_UNITS or not edit.text.strip():
+        text = styled(edit.text)
+        if text.units > MAX_MESSAGE_UNITS or text.blank():
             raise InvalidRequest("an edited text must be 1 to 4096 UTF-16 units", code="edit_length", permanent=True)
         ids = {"chat_id": edit.chat_id, "message_id": int(edit.message_id)}
-        markup = keyboard_or_none_shown(edit.buttons)
+        # No reply_markup at all removes the inline keyboard (an empty one serialises as `{}`, not a keyboard).
+        markup = keyboard(edit.buttons)
         detail: dict[str, Any] = {"edited": True}
         try:
             try:
-                text = to_html(edit.text)
-                _, plain = self._html("edit_message_text", "text", text=text, reply_markup=markup, **ids)
+                _, plain = self._html("edit_message_text", "text", text, reply_markup=markup, **ids)
             except InvalidRequest as exc:
                 if "no text in the message to edit" not in exc.message.lower():
                     raise
-                _, plain = self._html("edit_message_caption", "caption", caption=edit.text, reply_markup=markup, **ids)
+                caption = shortened(text, MAX_CAPTION_UNITS)
+                _, plain = self._html("edit_message_caption", "caption", caption, reply_markup=markup, **ids)
                 detail["caption"] = True
         except InvalidRequest as exc:
             reason = exc.message.lower()

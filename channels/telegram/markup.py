@@ -1,4 +1,4 @@
-"""Buttons as Telegram inline keyboards, and the limits of what goes with them (callback_data, captions)."""
+"""Buttons as Telegram inline keyboards (labels are never parsed as markup) and the callback_data limit."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from channels.base import Button
 from channels.errors import InvalidRequest
 
 MAX_CALLBACK_BYTES = 64  # Telegram refuses longer callback_data (BUTTON_DATA_INVALID)
-MAX_CAPTION_UNITS = 1024  # a media caption's limit, in UTF-16 code units like message text
 ROW = 3  # more than this many buttons go in rows of three (labels stay readable on a phone)
 
 
@@ -33,8 +32,3 @@ def keyboard(buttons: Sequence[Button]) -> InlineKeyboardMarkup | None:
     return InlineKeyboardMarkup(
         [[InlineKeyboardButton(b.label, callback_data=b.token) for b in row] for row in rows(buttons)]
     )
-
-
-def keyboard_or_none_shown(buttons: Sequence[Button]) -> InlineKeyboardMarkup:
-    """For an edit: the new keyboard, or an empty one, which removes the buttons the message had."""
-    return keyboard(buttons) or InlineKeyboardMarkup([])

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from channels.base import Channel
-from channels.inbound import Inbound
+from channels.inbound import Inbound, PressAnswer
 from channels.plugin import ChannelPlugin, WebhookReply, WebhookRequest
 from channels.telegram.inbound import (
     BotIdentity,
@@ -86,9 +86,10 @@ class TelegramWebhook:
         if press is not None:
             pressed = press
 
-            def answered(toast: str) -> dict[str, Any]:
-                answer_quietly(self.sender, pressed, toast)
-                return {"ok": True, "recorded": True}
+            def answered(answer: PressAnswer) -> dict[str, Any]:
+                if answer.first:  # a redelivery (same callback id) was answered by the first: Telegram answers once
+                    answer_quietly(self.sender, pressed, answer.toast)
+                return {"ok": True, "recorded": answer.first}
 
             return WebhookReply(answer=lambda _: {"ok": True, "recorded": False}, press=press, answer_press=answered)
         return WebhookReply(

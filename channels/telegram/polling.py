@@ -31,7 +31,7 @@ from telegram.request import HTTPXRequest
 from telegram.warnings import PTBUserWarning
 
 from channels.base import Channel
-from channels.inbound import Inbound
+from channels.inbound import Inbound, PressAnswer
 from channels.models import read_state, write_state
 from channels.telegram.errors import poll_retry_delay
 from channels.telegram.inbound import BotIdentity, IgnoredPress, InvalidUpdate, answer_quietly, to_inbound, to_press
@@ -131,10 +131,11 @@ class TelegramPoller:
             return False
         if press is not None:  # answered once recorded (an ignored one at once, so its button stops spinning)
             ignored = isinstance(press, IgnoredPress)
-            toast = "" if ignored else self.inbound.press(press)  # type: ignore[arg-type]
+            answer = PressAnswer("") if ignored else self.inbound.press(press)  # type: ignore[arg-type]
             self._store_offset(int(update["update_id"]) + 1)
-            answer_quietly(self.sender, press, toast)
-            return not ignored
+            if answer.first:  # a redelivered query was answered by the delivery that recorded it
+                answer_quietly(self.sender, press, answer.toast)
+            return not ignored and answer.first
         created = self.inbound.record(message) if message is not None else False
         self._store_offset(int(update["update_id"]) + 1)
         return created

@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import json
+import time
 from datetime import timedelta
 
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
+from app.inbound import PerceptionInbound
 from app.main import create_app
 from app.pipeline import tick
 from app.wiring import build_context, default_channels
 from channels.feishu.channel import FeishuChannel
 from channels.feishu.pacing import LocalPacer
 from channels.telegram import TelegramChannel
+from channels.telegram.polling import TelegramPoller
 from concern.models import Concern
 from tests.conftest import START, make_settings
 from tests.fakes import feishu_server as fs
@@ -101,6 +104,7 @@ def test_a_telegram_press_is_answered_at_once_acts_once_and_edits_its_message(te
         _tg_post(client, _tg_press(11, "cb-zs", user=1001, data=labels["稍后 2小时"], message_id=message_id))
     tick(ctx)
     assert fake.calls("answerCallbackQuery")[-1] == {"callback_query_id": "cb-zs", "text": "收到"}
+    assert [c["callback_query_id"] for c in fake.calls("answerCallbackQuery")].count("cb-zs") == 1
     later = ctx.clock.now() + timedelta(hours=2)
     assert _concern(ctx).step_at == later
     edited = fake.message("1001", message_id)
@@ -111,6 +115,45 @@ def test_a_telegram_press_is_answered_at_once_acts_once_and_edits_its_message(te
     tick(ctx)
     assert fake.calls("answerCallbackQuery")[-1] == {"callback_query_id": "cb-zs-2", "text": "已经处理过了"}
     assert len(fake.calls("editMessageText")) == 1
+
+
+def test_a_press_delivered_by_webhook_and_again_by_polling_is_answered_once_and_edits_once(telegram_app):
+    ctx, client, fake = telegram_app
+    ask = {
+        "message_id": 5,
+        "date": 1773799200,
+        "text": "/ask @p_zhangsan 周报呢？",
+        "chat": {"id": 2001, "type": "private"},
+    }
+    _tg_post(client, {"update_id": 1, "message": {**ask, "from": {"id": 2001, "is_bot": False, "first_name": "B"}}})
+    tick(ctx)
+    message_id = next(m for (chat, m) in fake.sent if chat == "1001")
+    labels = dict(fake.keyboard("1001", message_id)[0])
+    press = _tg_press(20, "cb-twice", user=1001, data=labels["稍后 2小时"], message_id=message_id)
+    _tg_post(client, press)
+    tick(ctx)
+    _tg_post(client, press)  # the webhook again (Telegram did not see the first 200)
+    fake.push_update(press)  # and the same update once more through long polling
+    poller = TelegramPoller(
+        ctx,
+        inbound=PerceptionInbound(ctx),
+        token=TOKEN,
+        api_base=fake.base_url,
+        poll_timeout=1,
+        backoff=0.01,
+        sender=ctx.channels.get("telegram"),
+    ).start()
+    try:
+        deadline = time.monotonic() + 30
+        while poller.load_offset() != 21 and time.monotonic() < deadline:
+            time.sleep(0.02)
+    finally:
+        poller.stop()
+    assert poller.load_offset() == 21  # polling took the update, recognised it, and moved past it
+    tick(ctx)
+    answers = [c for c in fake.calls("answerCallbackQuery") if c["callback_query_id"] == "cb-twice"]
+    assert answers == [{"callback_query_id": "cb-twice", "text": "收到"}]
+    assert len(fake.calls("editMessageText")) == 1 and fake.keyboard("1001", message_id) == []
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 
-from channels.inbound import InboundMessage, InboundPress
+from channels.inbound import InboundMessage, InboundPress, PressAnswer
 
 
 class RecordingInbound:
@@ -35,12 +35,13 @@ class RecordingInbound:
         with self._lock:
             self.skips.append((channel, event_id, reason))
 
-    def press(self, press: InboundPress) -> str:
-        """Keep the press once per event id; the toast either way (a repeat is answered like the first)."""
+    def press(self, press: InboundPress) -> PressAnswer:
+        """Keep the press once per event id; the toast either way, `first` only for the delivery that kept it."""
         with self._lock:
-            if not any(p.event_id == press.event_id for p in self.presses):
+            first = not any(p.event_id == press.event_id for p in self.presses)
+            if first:
                 self.presses.append(press)
-        return self.toast
+        return PressAnswer(self.toast, first=first)
 
     def wake(self) -> None:
         """Count wake-ups."""

@@ -1,21 +1,23 @@
 """A local fake of the Telegram Bot API on 127.0.0.1, scriptable per method: sendMessage, copyMessage,
 editMessageText/Caption, answerCallbackQuery, getMe, getUpdates.
 
-Defaults behave like Telegram: sendMessage refuses text over 4096 UTF-16 units and HTML it cannot
-parse, getUpdates confirms every update below `offset` and long-polls up to `timeout` seconds (at most
-2 s here), and a getUpdates that arrives while another is waiting ends the waiting one with 409 Conflict
-"terminated by other getUpdates request" (counted in `conflicts`; a poll whose client hung up is dropped).
+Defaults behave like Telegram (the checks are in `telegram_rules`): sendMessage refuses HTML it cannot parse
+and text over 4096 UTF-16 units after parsing; answerCallbackQuery refuses a second answer to the same query
+(and toasts over 200 characters); copyMessage refuses a message it does not know (`remember()` the one a test
+copies, as if a person had sent it); a reply_markup must be an inline keyboard. getUpdates confirms every
+update below `offset` and long-polls up to `timeout` seconds (at most 2 s here); a getUpdates that arrives
+while another is waiting ends the waiting one with 409 Conflict "terminated by other getUpdates request"
+(counted in `conflicts`; a poll whose client hung up is dropped).
 `script(method, Reply(...))` queues answers (errors, garbage, slow replies) used before the defaults.
-Messages the bot sent are kept (`message(chat_id, message_id)`, `keyboard(...)`) so edits are checked like
-Telegram checks them: "message is not modified", "there is no text in the message to edit", callback_data
-over 64 bytes, captions over 1024 units.
+Messages the bot sent are kept (`message(chat_id, message_id)`, `keyboard(...)`, the text as Telegram shows
+it) so edits are checked like Telegram checks them: "message is not modified", "there is no text in the
+message to edit", "message to edit not found", callback_data over 64 bytes, captions over 1024 units.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
-import re
 import select
 import socket
 import threading
@@ -26,28 +28,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs
 
-from channels.telegram.text import utf16_len
+from tests.fakes.telegram_rules import NOT_MODIFIED, markup_problem, visible
 
 TOKEN = "123456:TEST-fake-token"
 BOT = {"id": 123456, "is_bot": True, "first_name": "Deputy", "username": "deputy_bot"}
-_TAG = re.compile(r"<(/?)([a-zA-Z]+)(\s[^<>]*)?>")
-_HTML_TAGS = {
-    "b",
-    "strong",
-    "i",
-    "em",
-    "u",
-    "ins",
-    "s",
-    "strike",
-    "del",
-    "a",
-    "code",
-    "pre",
-    "tg-spoiler",
-    "blockquote",
-    "span",
-}
 
 
 @dataclass
@@ -82,23 +66,6 @@ def too_many_requests(retry_after: int) -> Reply:
     return error(429, f"Too Many Requests: retry after {retry_after}", retry_after=retry_after)
 
 
-def html_problem(text: str) -> str | None:
-    """Why Telegram's HTML parser would refuse `text`, or None."""
-    stack: list[str] = []
-    stripped = _TAG.sub(lambda m: "", text)
-    if "<" in stripped or ">" in stripped:
-        return f"Can't find end of the entity starting at byte offset {text.find('<')}"
-    for closing, tag, _ in _TAG.findall(text):
-        tag = tag.lower()
-        if tag not in _HTML_TAGS:
-            return f'Unsupported start tag "{tag}" at byte offset {text.find("<" + tag)}'
-        if not closing:
-            stack.append(tag)
-        elif not stack or stack.pop() != tag:
-            return f"Unexpected end tag at byte offset {text.find('</' + tag)}"
-    return f'Can\'t find end tag corresponding to start tag "{stack[-1]}"' if stack else None
-
-
 class FakeTelegram:
     """The fake server; `start()` binds a free port, `base_url` is what DEPUTY_TELEGRAM_API_BASE would be."""
 
@@ -118,6 +85,9 @@ class FakeTelegram:
         self.sent: dict[tuple[str, int], dict[str, Any]] = {}  # (chat id, message id) → what the bot sent
         # Like a proxy or a debugging gateway: every error description ends with the request URL (and its token).
         self.echo_url = False
+        self._sources: dict[tuple[str, int], str] = {}  # the text as sent (markup included), for "not modified"
+        self.known: set[tuple[str, int]] = set()  # messages people sent (copyMessage's sources)
+        self.answered: set[str] = set()  # callback query ids answered
 
     @property
     def base_url(self) -> str:
@@ -188,7 +158,13 @@ class FakeTelegram:
         }
         if text is None:  # a media message: only a caption, if any
             del body["text"]
+        self.remember(body["chat"]["id"], body["message_id"])
         return self.push_update({"message": body})
+
+    def remember(self, chat_id: int | str, message_id: int | str) -> None:
+        """A message a person sent to `chat_id` (one copyMessage may copy) without an update for it."""
+        with self._cond:
+            self.known.add((str(chat_id), int(message_id)))
 
     def push_update(self, update: dict[str, Any]) -> int:
         """Queue any update; an update_id is assigned when missing."""
@@ -291,46 +267,59 @@ class FakeTelegram:
         if method in ("editMessageText", "editMessageCaption"):
             return self._edit(method, params)
         if method == "answerCallbackQuery":
-            return Reply(200, {"ok": True, "result": True})
+            return self._answer(params)
         if method == "getUpdates":
             return self._get_updates(params, handler)
         return error(404, "Not Found: method not found")
 
+    def _answer(self, params: dict[str, Any]) -> Reply:
+        """Telegram answers a query once; the second answer is refused like an expired one."""
+        query_id = str(params.get("callback_query_id") or "")
+        with self._cond:
+            if not query_id or query_id in self.answered:
+                return QUERY_TOO_OLD
+            if len(str(params.get("text") or "")) > 200:
+                return error(400, "Bad Request: MESSAGE_TOO_LONG")
+            self.answered.add(query_id)
+        return Reply(200, {"ok": True, "result": True})
+
     def _send_message(self, params: dict[str, Any]) -> Reply:
-        text = str(params.get("text", ""))
+        text, problem = visible(params, "text", 4096)
+        if problem:
+            return error(400, problem)
         if not text.strip():
             return error(400, "Bad Request: message text is empty")
-        if utf16_len(text) > 4096:
-            return error(400, "Bad Request: message is too long")
-        if params.get("parse_mode") == "HTML" and (problem := html_problem(text)):
-            return error(400, f"Bad Request: can't parse entities: {problem}")
         markup = _markup(params)
-        if problem := _markup_problem(markup):
-            return error(400, f"Bad Request: {problem}")
-        return Reply(200, {"ok": True, "result": self._keep(params, text=text, reply_markup=markup)})
+        if problem := markup_problem(markup):
+            return error(400, problem)
+        return Reply(200, {"ok": True, "result": self._keep(params, "text", text=text, reply_markup=markup)})
 
-    def _keep(self, params: dict[str, Any], **content: Any) -> dict[str, Any]:
+    def _keep(self, params: dict[str, Any], field: str, **content: Any) -> dict[str, Any]:
         chat_id = str(params["chat_id"])
         chat = {"id": int(chat_id) if chat_id.lstrip("-").isdigit() else chat_id, "type": "private"}
         message = {"message_id": next(self._message_ids), "date": int(time.time()), "chat": chat, "from": BOT}
         message.update({k: v for k, v in content.items() if v is not None})
         with self._cond:
             self.sent[(chat_id, message["message_id"])] = message
+            self._sources[(chat_id, message["message_id"])] = str(params.get(field) or "")
         return message
 
     def _copy_message(self, params: dict[str, Any]) -> Reply:
-        if not params.get("from_chat_id") or not params.get("message_id"):
-            return error(400, "Bad Request: message to copy not found")
-        caption = params.get("caption")
-        if caption is not None and utf16_len(str(caption)) > 1024:
-            return error(400, "Bad Request: message caption is too long")
-        if caption and params.get("parse_mode") == "HTML" and (problem := html_problem(str(caption))):
-            return error(400, f"Bad Request: can't parse entities: {problem}")
+        source = (str(params.get("from_chat_id") or ""), int(params.get("message_id") or 0))
+        with self._cond:
+            if source not in self.known and source not in self.sent:
+                return error(400, "Bad Request: message to copy not found")
+        caption = None
+        if params.get("caption") is not None:
+            caption, problem = visible(params, "caption", 1024)
+            if problem:
+                return error(400, problem)
         markup = _markup(params)
-        if problem := _markup_problem(markup):
-            return error(400, f"Bad Request: {problem}")
+        if problem := markup_problem(markup):
+            return error(400, problem)
         copied = self._keep(
             params,
+            "caption",
             caption=caption if caption is not None else "(original caption)",
             photo=[{"file_id": f"copy-{params['message_id']}", "file_unique_id": "u", "width": 90, "height": 90}],
             reply_markup=markup,
@@ -340,7 +329,6 @@ class FakeTelegram:
     def _edit(self, method: str, params: dict[str, Any]) -> Reply:
         key = (str(params.get("chat_id")), int(params.get("message_id") or 0))
         field = "text" if method == "editMessageText" else "caption"
-        new = str(params.get(field) or "")
         markup = _markup(params)
         with self._cond:
             current = self.sent.get(key)
@@ -348,16 +336,16 @@ class FakeTelegram:
                 return error(400, "Bad Request: message to edit not found")
             if field == "text" and "text" not in current:
                 return error(400, "Bad Request: there is no text in the message to edit")
-            if params.get("parse_mode") == "HTML" and (problem := html_problem(new)):
-                return error(400, f"Bad Request: can't parse entities: {problem}")
+            new, problem = visible(params, field, 4096 if field == "text" else 1024)
+            if problem or (problem := markup_problem(markup)):
+                return error(400, problem)
+            if field == "text" and not new.strip():
+                return error(400, "Bad Request: text must be non-empty")
             shown = current.get("reply_markup") or {"inline_keyboard": []}
-            if current.get(field) == new and shown == (markup or {"inline_keyboard": []}):
-                return error(
-                    400,
-                    "Bad Request: message is not modified: specified new message content and reply markup are "
-                    "exactly the same as a current content and reply markup of the message",
-                )
-            current[field] = new
+            source = str(params.get(field) or "")
+            if self._sources.get(key) == source and shown == (markup or {"inline_keyboard": []}):
+                return error(400, NOT_MODIFIED)
+            current[field], self._sources[key] = new, source
             current["reply_markup"] = markup if markup and markup.get("inline_keyboard") else None
             return Reply(200, {"ok": True, "result": dict(current)})
 
@@ -392,15 +380,6 @@ def _markup(params: dict[str, Any]) -> dict[str, Any] | None:
     """reply_markup as a dict (PTB sends it JSON-encoded inside the form)."""
     markup = params.get("reply_markup")
     return json.loads(markup) if isinstance(markup, str) else markup
-
-
-def _markup_problem(markup: dict[str, Any] | None) -> str | None:
-    """Why Telegram would refuse this inline keyboard, or None."""
-    for row in (markup or {}).get("inline_keyboard") or []:
-        for button in row:
-            if len(str(button.get("callback_data", "")).encode()) > 64:
-                return "BUTTON_DATA_INVALID"
-    return None
 
 
 class _Poll:

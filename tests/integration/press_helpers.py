@@ -46,7 +46,7 @@ def press(
     )
     if process:
         tick(ctx)
-    return toast
+    return toast.toast
 
 
 def outcomes_to(ctx: AppContext, person_id: str) -> list[str]:

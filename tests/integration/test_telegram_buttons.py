@@ -21,6 +21,7 @@ LATER, TOMORROW, NOT_ME = Button("稍后 2小时", "b1later"), Button("明天再
 @pytest.fixture
 def fake():
     server = FakeTelegram().start()
+    server.remember("2001", 77)  # the photo a person sent, which `photo()` names
     yield server
     server.stop()
 
@@ -93,14 +94,36 @@ def test_media_is_copied_with_the_text_as_its_caption_and_the_buttons(channel, f
     assert receipt.detail["media_message_id"] == receipt.message_id
 
 
-def test_a_text_too_long_for_a_caption_goes_first_and_the_media_follows_without_one(channel, fake):
-    text = "很长的说明" * 300  # 1500 units: over the 1024 of a caption
+def test_a_text_too_long_for_a_caption_is_cut_at_a_word_and_the_rest_follows_with_the_buttons(channel, fake):
+    text = "很长的说明 " * 250  # 1500 units: over the 1024 of a caption
     receipt = channel.send(msg(text, media=photo(), buttons=[LATER]))
-    [sent] = fake.calls("sendMessage")
     [copy] = fake.calls("copyMessage")
-    assert sent["text"] == text and "reply_markup" not in sent
-    assert copy["caption"] == "" and receipt.detail["buttons_message_id"] == receipt.detail["media_message_id"]
-    assert receipt.message_id == receipt.detail["message_ids"][0] != receipt.detail["media_message_id"]
+    [sent] = fake.calls("sendMessage")
+    assert len(copy["caption"]) <= 1024 and copy["caption"].endswith(" ") and "reply_markup" not in copy
+    assert copy["caption"] + sent["text"] == text
+    assert receipt.message_id == receipt.detail["media_message_id"] == receipt.detail["message_ids"][0]
+    assert receipt.detail["buttons_message_id"] == receipt.detail["message_ids"][1]
+    assert fake.keyboard(CHAT, receipt.detail["buttons_message_id"]) == [[("稍后 2小时", "b1later")]]
+
+
+def test_a_caption_with_markup_characters_is_escaped_not_rendered(channel, fake):
+    receipt = channel.send(msg('见 <a href="https://evil.example">附件</a>', media=photo()))
+    assert fake.message(CHAT, receipt.message_id)["caption"] == '见 <a href="https://evil.example">附件</a>'
+
+
+def test_copying_a_message_telegram_does_not_know_is_refused(channel, fake):
+    with pytest.raises(InvalidRequest):
+        channel.send(msg(media=MediaRef(channel="telegram", kind="photo", file_id="x", message_id="9", chat_id="1")))
+
+
+def test_an_edit_of_person_text_is_escaped_and_a_long_caption_edit_is_cut_with_an_ellipsis(channel, fake):
+    text_message = channel.send(msg())
+    channel.edit(MessageEdit("a_2", CHAT, text_message.message_id, "a <i>b</i> & c"))
+    assert fake.message(CHAT, text_message.message_id)["text"] == "a <i>b</i> & c"
+    media = channel.send(msg("图", media=photo(), key="a_3"))
+    channel.edit(MessageEdit("a_4", CHAT, media.message_id, "说明 " * 400))
+    caption = fake.message(CHAT, media.message_id)["caption"]
+    assert len(caption) <= 1024 and caption.endswith("说明…")
 
 
 def test_media_from_another_platform_is_refused_and_nothing_is_sent(channel, fake):
@@ -152,6 +175,13 @@ def test_a_press_is_answered_with_its_toast_cut_to_200_characters(channel, fake)
     channel.answer_press(press_id="cb77", text="已" * 250)
     [answer] = fake.calls("answerCallbackQuery")
     assert answer["callback_query_id"] == "cb77" and answer["text"] == "已" * 200
+
+
+def test_the_fake_refuses_a_second_answer_to_one_callback_query_like_telegram(channel, fake):
+    channel.answer_press(press_id="cb78", text="收到")
+    with pytest.raises(InvalidRequest) as refused:
+        channel.answer_press(press_id="cb78", text="收到")
+    assert refused.value.code == "query_too_old"
 
 
 def test_a_press_too_old_to_answer_is_a_permanent_refusal(channel, fake):

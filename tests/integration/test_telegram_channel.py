@@ -16,6 +16,7 @@ from channels.base import OutboundMessage
 from channels.dryrun import DryRunChannel
 from channels.errors import ChannelError, InvalidRequest, Paced, Transient, Unreachable
 from channels.telegram import TelegramChannel, pacing
+from channels.telegram.channel import PLAIN_FALLBACKS
 from channels.telegram.pacing import Pacer
 from channels.telegram.text import utf16_len
 from fact.models import Fact
@@ -114,17 +115,46 @@ def test_emoji_are_counted_as_two_units_when_splitting(channel, fake):
     assert receipt.detail["message_ids"] == ["1", "2"]
 
 
-def test_html_telegram_cannot_parse_is_sent_again_as_plain_text(channel, fake):
-    receipt = channel.send(msg("进度 < 50%，<b>请跟进</b>"))
+def test_person_text_that_looks_like_html_arrives_as_the_characters_written_in_one_request(channel, fake):
+    text = '进度 < 50% & <a href="https://evil.example/login">会议纪要</a> <b>请跟进</b>'
+    receipt = channel.send(msg(text))
+    [sent] = fake.calls("sendMessage")
+    assert sent["parse_mode"] == "HTML" and "<a " not in sent["text"] and "<b>" not in sent["text"]
+    assert fake.message(CHAT, receipt.message_id)["text"] == text  # what Telegram shows: the text, no link
+    assert receipt.detail == {"message_ids": ["1"]}
+
+
+def test_brief_headers_are_the_only_markup_and_go_out_bold(channel, fake):
+    channel.send(msg("**今日简报**\n• 张三：a<b"))
+    [sent] = fake.calls("sendMessage")
+    assert sent["text"] == "<b>今日简报</b>\n• 张三：a&lt;b"
+
+
+def test_html_telegram_still_refuses_is_sent_again_as_its_visible_text_and_counted(channel, fake):
+    before = PLAIN_FALLBACKS.labels(method="send_message")._value.get()
+    fake.script("sendMessage", error(400, "Bad Request: can't parse entities: Unsupported start tag at byte offset 0"))
+    receipt = channel.send(msg("**简报**\na<b"))
     first, second = fake.calls("sendMessage")
     assert first["parse_mode"] == "HTML" and "parse_mode" not in second
-    assert second["text"] == "进度 < 50%，<b>请跟进</b>"
-    assert receipt.message_id == "1" and receipt.detail == {"message_ids": ["1"], "plain_text_fallback": True}
+    assert second["text"] == "简报\na<b"
+    assert receipt.detail == {"message_ids": ["1"], "plain_text_fallback": True}
+    assert PLAIN_FALLBACKS.labels(method="send_message")._value.get() == before + 1
 
 
-def test_valid_html_is_sent_once_in_html_mode(channel, fake):
-    channel.send(msg("<b>提测</b>什么时候能给？"))
-    assert [c.get("parse_mode") for c in fake.calls("sendMessage")] == ["HTML"]
+def test_visible_text_of_4096_units_goes_in_one_message_however_long_its_escaped_form(channel, fake):
+    text = "研发&测试<" * 682 + "研发&测"  # 4096 visible units; escaped, far longer
+    receipt = channel.send(msg(text))
+    [sent] = fake.calls("sendMessage")
+    assert utf16_len(text) == 4096 and len(sent["text"]) > 4096
+    assert fake.message(CHAT, receipt.message_id)["text"] == text
+
+
+def test_a_split_never_tears_an_escape_and_each_part_parses(channel, fake):
+    text = "研发&测试 " * 700  # 4200 visible units: two parts
+    receipt = channel.send(msg(text))
+    shown = [fake.message(CHAT, i)["text"] for i in receipt.detail["message_ids"]]
+    assert len(shown) == 2 and "".join(shown) == text
+    assert all(not c["text"].endswith("&amp") and not c["text"].startswith(";") for c in fake.calls("sendMessage"))
 
 
 def test_a_blocked_bot_marks_the_binding_unreachable_and_falls_back_to_feishu(ctx, fake, wired):

@@ -305,7 +305,7 @@ class Actors:
         self._presses.append(press.event_id)
         self.sim.log(f"  {presser.person_id} taps {label!r} on {delivery.message_id}")
         replica = self._replica(rng)
-        toast = PerceptionInbound(replica.ctx).press(press)
+        toast = PerceptionInbound(replica.ctx).press(press).toast
         self.sim.log(f"    toast {toast!r}")
         self._spawn(replica, "webhook", lambda ctx=replica.ctx: tick(ctx))
         if rng.random() < 0.35:
