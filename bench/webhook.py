@@ -273,6 +273,7 @@ def main() -> None:
     parser.add_argument("--conc", default="1,8,32")
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--backends", default="sqlite,postgres")
+    parser.add_argument("--modes", default="deputy", help="deputy (processor process), thread (processor thread)")
     parser.add_argument("--steady-seconds", type=float, default=10.0)
     args = parser.parse_args()
     concs = [int(c) for c in args.conc.split(",")]
@@ -306,12 +307,13 @@ def main() -> None:
     statements = Table("backend", "record (ack)", "process to the reply", title="SQL statements per /help signal")
     bare, bare_port = _start("bare", {})
     try:
-        for backend in args.backends.split(","):
+        for backend, mode in ((b, m) for b in args.backends.split(",") for m in args.modes.split(",")):
             if (scratch := scratch_database(backend)) is None:
                 continue
             url, cleanup = scratch
             setup_directory(url)
-            deputy, port = _start("deputy", deputy_env(url, fake))
+            deputy, port = _start(mode, deputy_env(url, fake))
+            label = backend if mode == "deputy" else f"{backend} ({mode})"
             burst_rates = []
             time.sleep(2)  # start-up done: the idle figure
             idle = _memory(deputy.pid)
@@ -340,7 +342,7 @@ def main() -> None:
                             for k, v in runs.items()
                         }
                         acks.add_row(
-                            backend,
+                            label,
                             case,
                             str(conc),
                             f"{row['deputy'][0]:.0f}",
@@ -358,10 +360,10 @@ def main() -> None:
                 deputy.wait(30)
                 cleanup()
             serial, recorded, processed = _serial_rate(backend, args.requests, fake)
-            statements.add_row(backend, recorded, processed)
+            statements.add_row(label, recorded, processed)
             burst = statistics.median(burst_rates) if burst_rates else float("nan")
             work.add_row(
-                backend,
+                label,
                 f"{burst:.0f}",
                 f"{serial:.0f}",
                 f"{burst / serial:.2f}",
