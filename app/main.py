@@ -7,7 +7,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from app import console, migrate, plugins
+from app import console, migrate, plugins, processes
 from app.api import docs_pages, errors, guards, openapi
 from app.api.health import DatabaseProbe
 from app.api.health import router as health_router
@@ -33,8 +33,12 @@ def create_app(
     ctx: AppContext | None = None,
     clock: Clock | None = None,
     run_migrations: bool = True,
+    processor: bool = True,
 ) -> FastAPI:
-    """Build the app; migrations are applied at startup unless told otherwise."""
+    """Build the app; migrations are applied at startup unless told otherwise.
+
+    With `processor=False` the pipeline runs in another process (`deputy process`): this one only wakes it.
+    """
     owns_ctx = ctx is None
     if ctx is None:
         ctx = build_context(settings or Settings(), clock=clock)
@@ -45,15 +49,20 @@ def create_app(
             migrate.upgrade(ctx.settings.database_url)
         # A pending action left by a crash is finalised as interrupted, never re-sent; signals recorded before
         # a crash are processed now, none lost, none processed twice; then the processor takes over.
-        processor.run_now()
-        processor.start()
+        if isinstance(pipeline, Processor):
+            pipeline.run_now()
+            pipeline.start()
         transports = app.state.transports = plugins.start_inbound(ctx, inbound=PerceptionInbound(ctx))
         app.state.phase = "serving"  # /readyz answers 200 from here on
+        processes.freeze()
         yield
         app.state.phase = "stopping"
         for transport in transports:
             transport.stop()
-        processor.stop()
+        if isinstance(pipeline, Processor):
+            pipeline.stop()
+        else:
+            pipeline.sender.close()
         if owns_ctx:
             ctx.close()
 
@@ -62,13 +71,19 @@ def create_app(
     app.state.phase = "starting"
     app.state.transports = []
     app.state.db_probe = DatabaseProbe()
-    processor = Processor(ctx, threaded=ctx.settings.scheduler_enabled)
-    app.state.processor = processor
+    pipeline: Processor | processes.RemoteProcessor = (
+        Processor(ctx, threaded=ctx.settings.scheduler_enabled)
+        if processor
+        else processes.RemoteProcessor(ctx, processes.WakeSender(processes.wake_address(ctx.settings.database_url)))
+    )
+    app.state.processor = pipeline
     # One processor per process: a recorded signal wakes this app's (an earlier app's over the same context is gone).
     ctx.signal_listeners[:] = [
-        w for w in ctx.signal_listeners if not isinstance(getattr(w, "__self__", None), Processor)
+        w
+        for w in ctx.signal_listeners
+        if not isinstance(getattr(w, "__self__", None), Processor | processes.RemoteProcessor)
     ]
-    ctx.signal_listeners.append(processor.wake)
+    ctx.signal_listeners.append(pipeline.wake)
     app.state.metrics = Metrics(ctx)  # with the database gauges, read at scrape time
     _install_http(app, ctx)
     return app

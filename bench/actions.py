@@ -1,6 +1,6 @@
 """Benchmark: notify actions through all four layers with the in-memory channel.
 
-Prints actions/s and p50/p99 latency per backend and worker-process count.
+Prints actions/s, p50/p99 latency and SQL statements per action (by verb) per backend and worker-process count.
 Usage: python bench/actions.py [--actions 2000] [--workers 1,4] [--backends sqlite,postgres]
 PostgreSQL comes from DEPUTY_BENCH_POSTGRES_URL or DEPUTY_TEST_POSTGRES_URL (a scratch database is created and dropped).
 """
@@ -58,17 +58,19 @@ def _setup(url: str) -> None:
     ctx.close()
 
 
-def _worker(url: str, worker: int, count: int, barrier) -> tuple[list[float], dict[str, int], float, float]:
+def _worker(url: str, worker: int, count: int, barrier) -> tuple[list[float], dict[str, int], float, float, dict]:
     from action import service
     from action.models import ActionRequest
     from app.settings import Settings
     from app.wiring import build_context
+    from bench.statements import StatementCounter
     from tests.fakes.memory_channel import MemoryChannel
 
     ctx = build_context(Settings(_env_file=None, database_url=url))
     ctx.channels.register(MemoryChannel("feishu"))
     ctx.channels.register(MemoryChannel("telegram"))
     latencies, results = [], Counter()
+    statements = StatementCounter(ctx.db)
     barrier.wait()
     start = time.perf_counter()
     for n in range(count):
@@ -84,8 +86,9 @@ def _worker(url: str, worker: int, count: int, barrier) -> tuple[list[float], di
         results[service.execute(ctx, request=request).result] += 1
         latencies.append(time.perf_counter() - t0)
     end = time.perf_counter()
+    statements.close()
     ctx.close()
-    return latencies, dict(results), start, end
+    return latencies, dict(results), start, end, {"total": statements.total, **statements.by_verb}
 
 
 def _run(url: str, workers: int, per_worker: int) -> dict:
@@ -98,12 +101,16 @@ def _run(url: str, workers: int, per_worker: int) -> dict:
     for o in out:
         results.update(o[1])
     wall = max(o[3] for o in out) - min(o[2] for o in out)
+    statements: Counter = Counter()
+    for o in out:
+        statements.update(o[4])
     return {
         "actions": len(latencies),
         "per_s": len(latencies) / wall,
         "p50_ms": statistics.median(latencies) * 1000,
         "p99_ms": latencies[int(len(latencies) * 0.99) - 1] * 1000,
         "results": dict(results),
+        "statements": {k: v / len(latencies) for k, v in statements.items()},
     }
 
 
@@ -152,12 +159,19 @@ def scratch_database(backend: str) -> tuple[str, Callable[[], None]] | None:
     return _postgres_scratch(pg_admin)
 
 
+def _statements(per_action: dict[str, float]) -> str:
+    """`12.0 (SELECT 6.0, INSERT 4.0, …)`: the total per action, then by verb, most first."""
+    verbs = sorted(((k, v) for k, v in per_action.items() if k != "total"), key=lambda kv: -kv[1])
+    return f"{per_action.get('total', 0):.1f} (" + ", ".join(f"{k} {v:.1f}" for k, v in verbs) + ")"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--actions", type=int, default=2000, help="actions per run (split across workers)")
     parser.add_argument("--workers", default="1,4")
     parser.add_argument("--backends", default="sqlite,postgres")
     args = parser.parse_args()
+    print(f"load average at the start: {' / '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
     table = Table(
         "backend",
         "workers",
@@ -165,6 +179,7 @@ def main() -> None:
         "actions/s",
         "p50 ms",
         "p99 ms",
+        "statements/action",
         "results",
         "raw commits/s",
         "÷ (raw/2)",
@@ -188,11 +203,13 @@ def main() -> None:
                 f"{r['per_s']:.0f}",
                 f"{r['p50_ms']:.2f}",
                 f"{r['p99_ms']:.2f}",
+                _statements(r["statements"]),
                 " ".join(f"{k}={v}" for k, v in sorted(r["results"].items())),
                 f"{raw:.0f}",
                 f"{r['per_s'] / (raw / 2):.2f}",  # an action needs two commits: reserve, then finalise
             )
-    Console().print(table)
+    Console(width=200).print(table)
+    print(f"load average at the end: {' / '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":

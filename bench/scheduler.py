@@ -1,12 +1,19 @@
-"""Benchmark: the cost of a scheduler tick grows with due timers, not with the number of concerns.
+"""Benchmark: the cost of a scheduler tick grows with due timers, not with the number of concerns; replicas share.
 
-Usage: python bench/scheduler.py [--concerns 1000,10000,100000] [--due 20] [--backends sqlite,postgres]
+The fill leaves `due` concerns waiting for their first question with `step_at` (the loop's own step) and
+`next_follow_up_at` both a minute ago, so `fire` takes the real path: a decision, `timer_fired`, the question
+queued in the outbox (no send). Fired timers are counted as `timer_fired` facts in the log, not as claims.
+Then `--replicas` processes fire `--replica-due` due concerns side by side: fired per second, and the speed-up.
+Usage: python bench/scheduler.py [--concerns 1000,10000,100000] [--due 20] [--replicas 1,2] [--replica-due 600]
+       [--backends sqlite,postgres]
 PostgreSQL comes from DEPUTY_BENCH_POSTGRES_URL or DEPUTY_TEST_POSTGRES_URL (a scratch database is created and dropped).
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
+import os
 import sys
 import time
 from datetime import UTC, datetime, timedelta
@@ -16,11 +23,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from rich.console import Console
 from rich.table import Table
-from sqlalchemy import insert
+from sqlalchemy import insert, select
 
 from bench.actions import scratch_database
 
 NOW = datetime(2026, 3, 18, 4, 0, tzinfo=UTC)
+TARGETS = 50  # the asked people: a fire locks its target's row, so one shared target would serialise replicas
 
 
 def _fill(url: str, total: int, due: int) -> object:
@@ -37,7 +45,7 @@ def _fill(url: str, total: int, due: int) -> object:
     ctx = build_context(Settings(_env_file=None, database_url=url), clock=FrozenClock(NOW))
     ctx.channels.register(MemoryChannel("telegram"))
     with ctx.uow(actor="bench") as uow:
-        for pid in ("p_boss", "p_target"):
+        for pid in ("p_boss", *(f"p_target_{t}" for t in range(TARGETS))):
             persons.create(
                 uow,
                 data=PersonCreate.model_validate(
@@ -54,7 +62,7 @@ def _fill(url: str, total: int, due: int) -> object:
             {
                 "concern_id": f"con_20260318_{i + 1:06d}",
                 "originator_id": "p_boss",
-                "target_person_id": "p_target",
+                "target_person_id": f"p_target_{i % TARGETS}",
                 "question": f"q{i}",
                 "priority": "P1",
                 "state": "waiting_reply",
@@ -65,7 +73,9 @@ def _fill(url: str, total: int, due: int) -> object:
                 "version": 1,
                 "created_at": NOW,
                 "updated_at": NOW,
-                "next_follow_up_at": NOW - timedelta(minutes=1) if i < due else NOW + timedelta(days=1 + i % 30),
+                # `fire` reads step_at (the loop's own step); next_follow_up_at is what the claim orders by.
+                "step_at": (at := NOW - timedelta(minutes=1) if i < due else NOW + timedelta(days=1 + i % 30)),
+                "next_follow_up_at": at,
             }
             for i in range(total)
         ]
@@ -78,19 +88,74 @@ def _tick(ctx) -> tuple[float, int]:
     from concern import timers
 
     t0 = time.perf_counter()
-    fired = timers.fire_due(ctx, limit=100)
-    return (time.perf_counter() - t0) * 1000, fired
+    claimed = timers.fire_due(ctx, limit=100)
+    return (time.perf_counter() - t0) * 1000, claimed
+
+
+def timer_fired(ctx) -> int:
+    """How many `timer_fired` facts the log holds (what was fired, not what was claimed)."""
+    from fact.models import Fact
+
+    with ctx.reader() as uow:
+        contents = uow.session.scalars(select(Fact.content).where(Fact.fact_type == "concern_changed"))
+        return sum(1 for content in contents if content.get("change") == "timer_fired")
+
+
+def _replica(url: str, barrier) -> tuple[float, float]:
+    from app.settings import Settings
+    from app.wiring import build_context
+    from concern import timers
+    from kernel.clock import FrozenClock
+    from tests.fakes.memory_channel import MemoryChannel
+
+    ctx = build_context(Settings(_env_file=None, database_url=url), clock=FrozenClock(NOW))
+    ctx.channels.register(MemoryChannel("telegram"))
+    barrier.wait()
+    start = time.perf_counter()
+    while timers.fire_due(ctx, limit=100):
+        pass
+    end = time.perf_counter()
+    ctx.close()
+    return start, end
+
+
+def _replicas(backend: str, replicas: int, due: int) -> tuple[int, float] | None:
+    """`replicas` processes fire `due` due concerns side by side: (timer_fired facts, fired per second)."""
+    if (scratch := scratch_database(backend)) is None:
+        return None
+    url, cleanup = scratch
+    try:
+        ctx = _fill(url, due, due)
+        spawn = multiprocessing.get_context("spawn")
+        barrier = spawn.Manager().Barrier(replicas)
+        with spawn.Pool(replicas) as pool:
+            spans = pool.starmap(_replica, [(url, barrier)] * replicas)
+        fired = timer_fired(ctx)
+        ctx.close()
+    finally:
+        cleanup()
+    return fired, fired / (max(end for _, end in spans) - min(start for start, _ in spans))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--concerns", default="1000,10000,100000")
     parser.add_argument("--due", type=int, default=20)
+    parser.add_argument("--replicas", default="1,2")
+    parser.add_argument("--replica-due", type=int, default=600)
     parser.add_argument("--backends", default="sqlite,postgres")
     args = parser.parse_args()
+    print(f"load average at the start: {' / '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
     table = Table(
-        "backend", "concerns", "due", "fired", "tick ms (claim + fire, no sends)", title="scheduler tick cost"
+        "backend",
+        "concerns",
+        "due",
+        "claimed",
+        "timer_fired facts",
+        "tick ms (claim + fire + queue the question, no sends)",
+        title="scheduler tick cost",
     )
+    scaling = Table("backend", "replicas", "due", "timer_fired facts", "fired/s", "× 1 replica", title="replicas")
     for backend in args.backends.split(","):
         for total in (int(n) for n in args.concerns.split(",")):
             if (scratch := scratch_database(backend)) is None:
@@ -98,12 +163,24 @@ def main() -> None:
             url, cleanup = scratch
             try:
                 ctx = _fill(url, total, args.due)
-                ms, fired = _tick(ctx)
+                ms, claimed = _tick(ctx)
+                fired = timer_fired(ctx)
                 ctx.close()
             finally:
                 cleanup()
-            table.add_row(backend, str(total), str(args.due), str(fired), f"{ms:.1f}")
-    Console().print(table)
+            table.add_row(backend, str(total), str(args.due), str(claimed), str(fired), f"{ms:.1f}")
+        base = None
+        for replicas in (int(n) for n in args.replicas.split(",") if n):
+            if (run := _replicas(backend, replicas, args.replica_due)) is None:
+                break
+            fired, rate = run
+            base = base or rate
+            scaling.add_row(
+                backend, str(replicas), str(args.replica_due), str(fired), f"{rate:.0f}", f"{rate / base:.2f}"
+            )
+    Console(width=200).print(table)
+    print(f"load average at the end: {' / '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    Console().print(scaling)
 
 
 if __name__ == "__main__":

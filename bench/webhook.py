@@ -4,7 +4,9 @@ Both run as `uvicorn.run(app)` in their own process (one worker; uvloop and http
 at warning. A raw-socket keep-alive client sends unique Telegram updates at concurrency c and times each answer.
 Cases: an unknown sender (recorded, nothing to reply) and a principal's `/help` (a reply is sent to the fake
 Telegram server in this process). Also: how fast the server works a `/help` burst off, against the same code run
-serially in one process, and the signal → reply latency at a steady rate spread over many chats.
+serially in one process; a 4 s burst of known senders' `/help` at c = 8 and the drain time (its end to the last
+reply); the signal → reply latency at a steady rate spread over many chats; the resident memory of the web
+process and of its processor process (when `deputy serve` starts one) idle and after the load.
 Usage: python bench/webhook.py [--requests 1000] [--conc 1,8,32] [--reps 3] [--backends sqlite,postgres]
 """
 
@@ -29,6 +31,7 @@ from rich.console import Console
 from rich.table import Table
 
 from bench.actions import scratch_database
+from bench.statements import StatementCounter
 from bench.webhook_server import PRINCIPALS, SECRET, deputy_env, setup_directory
 from tests.fakes.telegram_server import FakeTelegram
 
@@ -174,8 +177,59 @@ def _steady(port: int, fake: TimedTelegram, rate: float, seconds: float) -> list
     ]
 
 
-def _serial_rate(backend: str, n: int, fake: TimedTelegram) -> float:
-    """The same `/help` processing run serially in this process: recorded first, then timed passes."""
+async def _for(port: int, seconds: float, conc: int) -> int:
+    """Known senders' `/help` over `conc` connections for `seconds`, as fast as answered; the count sent."""
+    sent = 0
+    stop = time.perf_counter() + seconds
+
+    async def connection(k: int) -> None:
+        nonlocal sent
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        i = k
+        while time.perf_counter() < stop:
+            await _exchange(reader, writer, update(PRINCIPALS[i % len(PRINCIPALS)], "/help"))
+            sent += 1
+            i += conc
+        writer.close()
+
+    await asyncio.gather(*(connection(k) for k in range(conc)))
+    return sent
+
+
+def _drain(port: int, fake: TimedTelegram, seconds: float = 4.0, conc: int = 8) -> tuple[int, float]:
+    """A burst for `seconds` at c = `conc`; (signals sent, seconds from the burst's end to the last reply)."""
+    before = fake.replies
+    sent = asyncio.run(_for(port, seconds, conc))
+    end = time.perf_counter()
+    last = _wait_replies(fake, before + sent)
+    return sent, max(0.0, last - end)
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of one process, in MB (VmRSS)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def processes(pid: int) -> list[int]:
+    """`pid` and its child processes (the processor `deputy serve` starts beside the web process)."""
+    children = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        children += [int(c) for c in (task / "children").read_text().split()]
+    return [pid, *children]
+
+
+def _memory(pid: int) -> str:
+    return " + ".join(f"{rss_mb(p):.0f}" for p in processes(pid))
+
+
+def _serial_rate(backend: str, n: int, fake: TimedTelegram) -> tuple[float, str, str]:
+    """The same `/help` processing run serially in this process: recorded first, then timed passes.
+
+    Also the SQL statements per signal, of the recording (the ack's share) and of the processing up to the reply.
+    """
     from app.pipeline import tick
     from app.settings import Settings
     from app.wiring import build_context
@@ -191,19 +245,24 @@ def _serial_rate(backend: str, n: int, fake: TimedTelegram) -> float:
         ctx = build_context(Settings(_env_file=None, **{k[7:].lower(): v for k, v in deputy_env(url, fake).items()}))
         lift_bot_rate(ctx)
         handler = TelegramWebhook(ctx.settings, sender=ctx.channels.get("telegram"))
+        statements = StatementCounter(ctx.db)
         for raw in _requests("help", n):
             body = raw.partition(b"\r\n\r\n")[2]
             headers = {"X-Telegram-Bot-Api-Secret-Token": SECRET}
             reply = handler.handle(WebhookRequest(headers=headers, body=body, now=ctx.clock.now()))
             for message in reply.messages:
                 record_message(ctx, message=message)
+        recorded = statements.summary(n)
+        statements.reset()
         before = fake.replies
         start = time.perf_counter()
         while fake.replies < before + n:
             tick(ctx)
         elapsed = time.perf_counter() - start
+        processed = statements.summary(n)
+        statements.close()
         ctx.close()
-        return n / elapsed
+        return n / elapsed, recorded, processed
     finally:
         cleanup()
 
@@ -214,9 +273,11 @@ def main() -> None:
     parser.add_argument("--conc", default="1,8,32")
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--backends", default="sqlite,postgres")
+    parser.add_argument("--modes", default="deputy", help="deputy (processor process), thread (processor thread)")
     parser.add_argument("--steady-seconds", type=float, default=10.0)
     args = parser.parse_args()
     concs = [int(c) for c in args.conc.split(",")]
+    print(f"load average at the start: {' / '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
     fake = TimedTelegram().start()
     acks = Table(
         "backend",
@@ -237,17 +298,25 @@ def main() -> None:
         "ratio",
         "steady 20/s p50 ms",
         "steady p99 ms",
+        "4 s burst c=8: sent",
+        "drain s",
+        "RSS MB idle (web + processor)",
+        "RSS MB after",
         title="processing /help",
     )
+    statements = Table("backend", "record (ack)", "process to the reply", title="SQL statements per /help signal")
     bare, bare_port = _start("bare", {})
     try:
-        for backend in args.backends.split(","):
+        for backend, mode in ((b, m) for b in args.backends.split(",") for m in args.modes.split(",")):
             if (scratch := scratch_database(backend)) is None:
                 continue
             url, cleanup = scratch
             setup_directory(url)
-            deputy, port = _start("deputy", deputy_env(url, fake))
+            deputy, port = _start(mode, deputy_env(url, fake))
+            label = backend if mode == "deputy" else f"{backend} ({mode})"
             burst_rates = []
+            time.sleep(2)  # start-up done: the idle figure
+            idle = _memory(deputy.pid)
             try:
                 asyncio.run(_load(port, _requests("unknown", 50), 4))  # warm both up
                 asyncio.run(_load(bare_port, _requests("unknown", 50), 4))
@@ -273,7 +342,7 @@ def main() -> None:
                             for k, v in runs.items()
                         }
                         acks.add_row(
-                            backend,
+                            label,
                             case,
                             str(conc),
                             f"{row['deputy'][0]:.0f}",
@@ -284,26 +353,35 @@ def main() -> None:
                             f"{row['deputy'][0] / row['bare'][0]:.3f}",
                         )
                 steady = _steady(port, fake, 20.0, args.steady_seconds)
+                sent, drain = _drain(port, fake)
+                after = _memory(deputy.pid)
             finally:
                 deputy.terminate()
                 deputy.wait(30)
                 cleanup()
-            serial = _serial_rate(backend, args.requests, fake)
+            serial, recorded, processed = _serial_rate(backend, args.requests, fake)
+            statements.add_row(label, recorded, processed)
             burst = statistics.median(burst_rates) if burst_rates else float("nan")
             work.add_row(
-                backend,
+                label,
                 f"{burst:.0f}",
                 f"{serial:.0f}",
                 f"{burst / serial:.2f}",
                 f"{_percentile(steady, 0.5):.1f}",
                 f"{_percentile(steady, 0.99):.1f}",
+                str(sent),
+                f"{drain:.2f}",
+                idle,
+                after,
             )
     finally:
         bare.terminate()
         bare.wait(30)
         fake.stop()
-    console = Console()
+    console = Console(width=200)
+    console.print(f"load average at the end: {' / '.join(f'{x:.2f}' for x in os.getloadavg())}")
     console.print(acks)
+    console.print(statements)
     console.print(work)
 
 

@@ -1,11 +1,15 @@
-"""The two servers of `bench/webhook.py`, each run as `python -m bench.webhook_server deputy|bare PORT`.
+"""The servers of `bench/webhook.py`, each run as `python -m bench.webhook_server deputy|thread|bare PORT`.
 
-Both are served the same way: `uvicorn.run(app)` with one worker, uvicorn's default loop and HTTP
+All are served the same way: `uvicorn.run(app)` with one worker, uvicorn's default loop and HTTP
 implementation (uvloop and httptools when installed, as `deputy serve` gets them), warnings-only logging.
+`deputy` is what `deputy serve` runs: migrations in a child, the web process, and the processor in a process of
+its own (`python -m bench.webhook_server processor`, which is `deputy process` with the bot's rate lifted);
+`thread` is the web process with the processor as a thread in it (`deputy serve --processor-thread`).
 """
 
 from __future__ import annotations
 
+import signal
 import sys
 from typing import Any
 
@@ -79,25 +83,56 @@ def _bare_app() -> Any:
     return app
 
 
-def _deputy_app() -> Any:
+def _deputy_app(*, processor: bool) -> Any:
     from app.main import create_app
     from app.settings import Settings
 
-    app = create_app(Settings(_env_file=None))
+    app = create_app(Settings(_env_file=None), run_migrations=False, processor=processor)
     lift_bot_rate(app.state.ctx)
     return app
 
 
+def _processor(parent_pid: int) -> None:
+    from app.processes import run_processor
+    from app.settings import Settings
+    from app.wiring import build_context
+
+    ctx = build_context(Settings(_env_file=None))
+    lift_bot_rate(ctx)
+    try:
+        run_processor(ctx, parent_pid=parent_pid)
+    finally:
+        ctx.close()
+
+
 def main() -> None:
-    """Serve one of the two apps on 127.0.0.1:PORT."""
+    """Serve one of the apps on 127.0.0.1:PORT (or run the processor process of `deputy`)."""
     import logging
+    import os
 
     import uvicorn
 
-    kind, port = sys.argv[1], int(sys.argv[2])
+    kind = sys.argv[1]
     logging.basicConfig(level=logging.WARNING)
-    app = _deputy_app() if kind == "deputy" else _bare_app()
-    uvicorn.run(app, host="127.0.0.1", port=port, log_config=None, log_level="warning", access_log=False)
+    if kind == "processor":
+        _processor(int(sys.argv[2]))
+        return
+    port = int(sys.argv[2])
+    supervisor = None
+    if kind in ("deputy", "thread"):
+        from app import serving
+
+        serving.migrate_in_child(os.environ["DEPUTY_DATABASE_URL"])
+        if kind == "deputy":
+            command = [sys.executable, "-m", "bench.webhook_server", "processor", str(os.getpid())]
+            supervisor = serving.Supervisor(command).start()
+    app = _bare_app() if kind == "bare" else _deputy_app(processor=kind == "thread")
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # uvicorn raises it again once shut down: exit cleanly
+    try:
+        uvicorn.run(app, host="127.0.0.1", port=port, log_config=None, log_level="warning", access_log=False)
+    finally:
+        if supervisor is not None:
+            supervisor.stop()
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ import logging
 
 from sqlalchemy import select
 
-from cognitive_core import rules
+from cognitive_core import inbox_order, rules
 from cognitive_core.flows import apply
 from cognitive_core.llm import proposals
 from cognitive_core.llm import rules as llm_rules
@@ -64,6 +64,7 @@ def situation_of(uow: UnitOfWork, content: dict, fact_id: str, people: tuple[rul
 # Signals processed in one transaction when several wait: one commit (one fsync on PostgreSQL, one turn of SQLite's
 # write lock) for the lot. A batch that fails is rolled back whole and its signals processed one by one.
 BATCH = 16
+MAX_TURNS = 50  # batches of a pass that found a sender's earlier signal held by another processor, then retried
 
 
 def _claim(uow: UnitOfWork, count: int) -> list[InboxEntry]:
@@ -78,14 +79,16 @@ def process_pending(ctx: AppContext, *, limit: int = 200) -> int:
     cache = people_cache(ctx)
     cache.refresh(ctx)
     llm = ctx.classifier is not None
-    done = 0
+    done, turns = 0, 0
     while done < limit:
         claimed: list[str] = []
+        waiting = 0
         wanted, exhausted = min(BATCH, limit - done), False
         try:
             with ctx.uow(actor="cognitive_core") as uow:
                 entries = _claim(uow, wanted)
                 exhausted = len(entries) < wanted  # nothing else waits (that this replica may take)
+                entries, waiting = inbox_order.in_turn(uow, entries)  # each sender's signals one at a time
                 for entry in entries:
                     # A signal may change a person (a bind code, /quiet): the next one needs the new directory.
                     people = cache.people(uow) if not claimed else cache.current(uow)
@@ -107,6 +110,9 @@ def process_pending(ctx: AppContext, *, limit: int = 200) -> int:
             done += len(claimed)
             continue
         done += len(claimed)
+        if waiting and turns < MAX_TURNS:  # an earlier signal of theirs was being processed elsewhere: now it is not
+            turns += 1
+            continue
         if not claimed or (exhausted and len(claimed) == len(entries)):
             break
     return done

@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import insert, select, true
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import aliased
 from sqlalchemy.sql import Select
 
@@ -25,6 +25,17 @@ log = logging.getLogger("deputy.fact")
 MAX_LIMIT = 500
 _INSERT_FACT = insert(Fact.__table__).returning(Fact.__table__.c.pk)
 _INSERT_REF = insert(FactPersonRef.__table__)
+_INSERT_KEYED = {
+    dialect: module.insert(Fact.__table__)
+    .on_conflict_do_nothing(index_elements=["dedup_key"])
+    .returning(Fact.__table__.c.pk)
+    for dialect, module in (("postgresql", postgresql), ("sqlite", sqlite))
+}
+
+
+def _insert_keyed(postgres: bool) -> Any:
+    """`INSERT … ON CONFLICT (dedup_key) DO NOTHING RETURNING pk` in the database's dialect."""
+    return _INSERT_KEYED["postgresql" if postgres else "sqlite"]
 
 
 @dataclass(frozen=True)
@@ -68,16 +79,16 @@ def append(
             return existing, False
     if dedup_key is None:
         return _insert(uow, fact_type, source, content, refs, causation_id, None, timestamp), True
-    try:
-        # The savepoint also rolls back the id counter, keeping each day's seq contiguous.
-        with uow.session.begin_nested():
-            fact = _insert(uow, fact_type, source, content, refs, causation_id, dedup_key, timestamp)
-    except IntegrityError:
-        existing = get_by_dedup_key(uow, dedup_key=dedup_key)
-        if existing is None:
-            raise
-        return existing, False
-    return fact, True
+    # A concurrent writer may record the key between the read and this insert: ON CONFLICT DO NOTHING returns no
+    # row then, and the fact it wrote is returned (no savepoint: two statements fewer per keyed fact; the race
+    # costs one seq of the day, which SPEC §3.1 allows).
+    fact = _insert(uow, fact_type, source, content, refs, causation_id, dedup_key, timestamp)
+    if fact is not None:
+        return fact, True
+    existing = get_by_dedup_key(uow, dedup_key=dedup_key)
+    if existing is None:
+        raise RuntimeError(f"fact {dedup_key!r} conflicted but cannot be read")
+    return existing, False
 
 
 def _insert(
@@ -89,7 +100,7 @@ def _insert(
     causation_id: str | None,
     dedup_key: str | None,
     timestamp: datetime | None,
-) -> Fact:
+) -> Fact | None:
     # Core inserts: the log is write-heavy and never updated, so the ORM unit of work buys nothing here.
     values = {
         "fact_id": allocate(uow.session, "fact", now=uow.now, tz=uow.tz),
@@ -101,7 +112,10 @@ def _insert(
         "causation_id": causation_id,
         "dedup_key": dedup_key,
     }
-    pk = uow.session.execute(_INSERT_FACT, values).scalar_one()
+    stmt = _INSERT_FACT if dedup_key is None else _insert_keyed(uow.postgres)
+    pk = uow.session.execute(stmt, values).scalar_one_or_none()
+    if pk is None:  # only a keyed insert can find its key taken
+        return None
     if refs:
         uow.session.execute(_INSERT_REF, [{"fact_pk": pk, "person_id": p} for p in refs])
     search.index(uow.session.connection(), [(pk, fact_type, content)])

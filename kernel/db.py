@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -66,6 +68,48 @@ def _sqlite_engine(url: str, *, begin: str) -> Engine:
     return engine
 
 
+class _SqliteWriters:
+    """One writer at a time across this process's threads (a lock) and across processes (`flock` on a file beside
+    the database), taken before BEGIN IMMEDIATE. A waiting writer is woken by the kernel the moment the lock is
+    released, instead of polling in SQLite's busy handler, which sleeps up to 100 ms between tries. Reentrant."""
+
+    def __init__(self, path: Path | None) -> None:
+        self._threads = threading.RLock()
+        self._path = path
+        self._depth = 0
+        self._fd: int | None = None
+        self._pid = 0
+
+    def _file(self) -> int:
+        if self._fd is None or self._pid != os.getpid():  # a forked child opens its own (flock is per open file)
+            self._fd, self._pid = os.open(self._path, os.O_RDWR | os.O_CREAT, 0o600), os.getpid()
+        return self._fd
+
+    def __enter__(self) -> None:
+        self._threads.acquire()
+        if self._depth == 0 and self._path is not None:
+            try:
+                fcntl.flock(self._file(), fcntl.LOCK_EX)
+            except BaseException:
+                self._threads.release()
+                raise
+        self._depth += 1
+
+    def __exit__(self, *_: Any) -> None:
+        self._depth -= 1
+        try:
+            if self._depth == 0 and self._path is not None:
+                fcntl.flock(self._file(), fcntl.LOCK_UN)
+        finally:
+            self._threads.release()
+
+    def close(self) -> None:
+        """Close the lock file (a writer that comes later opens it again)."""
+        if self._fd is not None and self._pid == os.getpid():
+            os.close(self._fd)
+        self._fd = None
+
+
 class Database:
     """The service's database: a writer and a reader engine over one URL."""
 
@@ -73,9 +117,11 @@ class Database:
         self.url = url
         parsed = make_url(url)
         self.dialect = parsed.get_backend_name()
+        lock: Path | None = None
         if self.dialect == "sqlite":
             if parsed.database and parsed.database != ":memory:":
                 Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+                lock = Path(f"{Path(parsed.database).expanduser()}-writer.lock")
             # One writer at a time: BEGIN IMMEDIATE takes the write lock at the start, so a
             # check-then-write transaction can never be interleaved by another process.
             self.engine = _sqlite_engine(url, begin="BEGIN IMMEDIATE")
@@ -87,9 +133,9 @@ class Database:
                 url, json_serializer=dumps, pool_size=10, pool_recycle=1800, connect_args=_PG_KEEPALIVE
             )
             self.read_engine = self.engine
-        # SQLite's busy handler sleeps up to 100 ms between retries; threads of this process queue here instead,
-        # so a webhook's short write follows the transaction ahead of it at once. Reentrant, like a nested BEGIN.
-        self._writers = threading.RLock() if self.is_sqlite else None
+        # SQLite's busy handler sleeps up to 100 ms between retries; writers of every process (the web process,
+        # the processor, a CLI command) queue here instead, so a short write follows the one ahead of it at once.
+        self._writers = _SqliteWriters(lock) if self.is_sqlite else None
 
     @property
     def is_sqlite(self) -> bool:
@@ -123,3 +169,5 @@ class Database:
         self.engine.dispose()
         if self.read_engine is not self.engine:
             self.read_engine.dispose()
+        if self._writers is not None:
+            self._writers.close()

@@ -61,25 +61,43 @@ def _wait_for(url: str, current: Settings) -> None:
 def serve(
     host: Annotated[str | None, typer.Option(help="bind address (default DEPUTY_HOST)")] = None,
     port: Annotated[int | None, typer.Option(help="port (default DEPUTY_PORT)")] = None,
+    no_processor: Annotated[
+        bool, typer.Option("--no-processor", help="serve HTTP only; `deputy process` runs the pipeline elsewhere")
+    ] = False,
+    processor_thread: Annotated[
+        bool, typer.Option("--processor-thread", help="run the pipeline in a thread of this process instead")
+    ] = False,
 ) -> None:
-    """Wait for the database (with backoff), apply migrations and run the HTTP service."""
-    import uvicorn
-
-    from app import first_start
-    from app import migrate as migrations
-    from app.main import create_app
+    """Wait for the database (with backoff), apply migrations, start the processor process and serve HTTP."""
+    from app import serving
 
     current = settings()
     _wait_for(current.database_url, current)
-    app = create_app(current)
-    migrations.upgrade(current.database_url)  # the one-time login needs its table before the banner
-    bind_host, bind_port = host or current.host, port or current.port
-    for line in first_start.banner(app.state.ctx, host=bind_host, port=bind_port):
-        typer.echo(line)
-    # log_config=None: uvicorn adds no handlers (and no colours), so its access and error logs reach the JSON handler.
-    # proxy_headers=False: uvicorn would otherwise believe X-Forwarded-For from any loopback peer (its default
-    # forwarded_allow_ips); the console reads it itself, from DEPUTY_TRUSTED_PROXIES only (app/console/clients.py).
-    uvicorn.run(app, host=bind_host, port=bind_port, log_config=None, proxy_headers=False)
+    serving.migrate_in_child(current.database_url)  # alembic never loads into the long-lived web process
+    in_process = processor_thread or not current.scheduler_enabled
+    supervisor = None if no_processor or in_process else serving.Supervisor().start()
+    try:
+        serving.serve_http(current, host=host, port=port, processor=in_process)
+    finally:
+        if supervisor is not None:
+            supervisor.stop()
+
+
+@cli.command()
+def process(
+    parent_pid: Annotated[int | None, typer.Option(hidden=True, help="stop when this process is gone")] = None,
+) -> None:
+    """Run the pipeline (signals, timers, the outbox) without HTTP; any number of them share PostgreSQL."""
+    from app import processes
+    from app.wiring import build_context
+
+    current = settings()
+    _wait_for(current.database_url, current)
+    ctx = build_context(current)
+    try:
+        processes.run_processor(ctx, parent_pid=parent_pid)
+    finally:
+        ctx.close()
 
 
 @cli.command()

@@ -71,8 +71,22 @@ def test_kubernetes_probes_liveness_on_healthz_and_readiness_on_readyz():
     [container] = spec["containers"]
     assert container["livenessProbe"]["httpGet"]["path"] == "/healthz"
     assert container["readinessProbe"]["httpGet"]["path"] == "/readyz"
-    [deployment] = [d for d in manifests() if d["kind"] == "Deployment"]
+    [deployment] = [d for d in manifests() if d["kind"] == "Deployment" and d["metadata"]["name"] == "deputy"]
     assert deployment["spec"]["replicas"] == 2
+    assert container["args"] == ["deputy", "serve", "--no-processor"]
+
+
+def test_kubernetes_runs_the_processor_apart_without_http_and_with_the_same_settings():
+    specs = dict(pod_specs())
+    [web], [processor] = specs["deputy"]["containers"], specs["deputy-processor"]["containers"]
+    assert processor["args"] == ["deputy", "process"]
+    assert "ports" not in processor and "readinessProbe" not in processor
+    assert processor["envFrom"] == web["envFrom"] and processor["env"] == web["env"]
+    [deployment] = [d for d in manifests() if d["kind"] == "Deployment" and d["metadata"]["name"] == "deputy-processor"]
+    labels = deployment["spec"]["template"]["metadata"]["labels"]
+    assert labels["app.kubernetes.io/component"] == "processor"  # not selected by the web Service
+    [service] = [d for d in manifests() if d["kind"] == "Service"]
+    assert service["spec"]["selector"].get("app.kubernetes.io/component") == "server"
 
 
 def _env_names() -> set[str]:
@@ -128,7 +142,7 @@ def test_the_docker_context_leaves_out_secrets_and_the_local_environment():
 
 def test_compose_runs_two_replicas_behind_a_proxy_with_health_checks():
     services = compose()["services"]
-    replicas = [s for s in services.values() if s.get("command") is None and s.get("image") == "deputy:local"]
+    replicas = [s for s in services.values() if s.get("command") == ["deputy", "serve", "--no-processor"]]
     assert len(replicas) == 2
     for replica in replicas:
         assert replica["env_file"] == ".env" and replica["restart"] == "unless-stopped"
@@ -141,6 +155,17 @@ def test_compose_runs_two_replicas_behind_a_proxy_with_health_checks():
     assert services["postgres"]["healthcheck"]["test"][1:4] == ["pg_isready", "-h", "127.0.0.1"]
     for name, service in services.items():
         assert service.get("restart") == ("no" if name == "migrate" else "unless-stopped"), name
+
+
+def test_compose_runs_the_processor_apart_after_the_migration():
+    services = compose()["services"]
+    processors = [s for s in services.values() if s.get("command") == ["deputy", "process"]]
+    assert len(processors) == 1
+    [processor] = processors
+    assert processor["image"] == "deputy:local" and processor["env_file"] == ".env"
+    assert processor["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
+    assert processor["environment"]["DEPUTY_REDIS_URL"]  # the web replicas wake it over Redis
+    assert "ports" not in processor
 
 
 def test_only_postgres_and_migrate_read_the_owner_password():

@@ -6,7 +6,7 @@ import threading
 import time
 
 import pytest
-from sqlalchemy import create_engine, func, select, text
+from sqlalchemy import create_engine, event, func, select, text
 from sqlalchemy.exc import DBAPIError
 
 from fact import service
@@ -194,3 +194,38 @@ def test_person_refs_are_stored_and_queryable_per_person(ctx: AppContext):
     assert [f.fact_id for f in lisi] == [lisi_only.fact_id, both.fact_id]
     assert [f.fact_id for f in zhangsan] == [both.fact_id]
     assert nobody_rows == [] and refs == []
+
+
+def test_a_keyed_append_is_one_insert_per_table_without_a_savepoint(ctx: AppContext):
+    statements: list[str] = []
+
+    def seen(_conn, _cursor, statement, *_):
+        statements.append(statement.lstrip())
+
+    event.listen(ctx.db.engine, "before_cursor_execute", seen)
+    try:
+        with ctx.uow() as uow:
+            service.append(
+                uow, fact_type="system", source="system", content={"t": "x"}, person_refs=["p_a"], dedup_key="k:1"
+            )
+    finally:
+        event.remove(ctx.db.engine, "before_cursor_execute", seen)
+    assert not [s for s in statements if s.upper().startswith(("SAVEPOINT", "RELEASE"))]
+    assert len([s for s in statements if s.startswith("INSERT INTO facts ")]) == 1
+    assert len([s for s in statements if s.startswith("INSERT INTO fact_person_refs ")]) == 1
+
+
+def test_a_key_taken_between_the_read_and_the_insert_returns_the_fact_that_holds_it(ctx: AppContext, monkeypatch):
+    first = _append(ctx, dedup_key="tg:update-9", content={"n": 1})
+    real = service.get_by_dedup_key
+    reads = iter([None])  # the first read misses, as when a concurrent writer commits right after it
+    monkeypatch.setattr(
+        service, "get_by_dedup_key", lambda uow, dedup_key: next(reads, None) or real(uow, dedup_key=dedup_key)
+    )
+    with ctx.uow() as uow:
+        again, created = service.append(
+            uow, fact_type="system", source="system", content={"n": 2}, person_refs=["p_b"], dedup_key="tg:update-9"
+        )
+    assert (created, again.fact_id, again.content) == (False, first.fact_id, {"n": 1})
+    assert _count_facts(ctx) == 1
+    assert [ref[1] for ref in _refs(ctx)] == ["p_zhangsan"], "the losing insert wrote no person refs"

@@ -70,7 +70,7 @@ def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     return tmp_path
 
 
-@pytest.mark.parametrize("command", ["serve", "migrate"])
+@pytest.mark.parametrize("command", ["serve", "migrate", "process"])
 def test_a_database_that_never_answers_ends_start_up_with_one_error_line(clean_env, command):
     from app.cli import cli
 

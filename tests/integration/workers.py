@@ -103,3 +103,33 @@ def polling_replica(settings: dict, name: str, status) -> None:
         while True:
             status[name] = poller.leading
             time.sleep(0.05)
+
+
+def process_timed(database_url: str, start_iso: str, barrier, hold: float) -> list[tuple[int, float, float, int]]:
+    """Process the inbox until it is empty, each signal held `hold` seconds; (fact_pk, start, end, pid) per signal.
+
+    CLOCK_MONOTONIC is one clock for every process of the host, so the intervals of several processes compare.
+    """
+    import time
+
+    from cognitive_core import inbox
+
+    ctx = build_ctx(database_url, start_iso)
+    spans: list[tuple[int, float, float, int]] = []
+    real = inbox._process
+
+    def timed(uow, entry, people, llm=False):
+        start = time.monotonic()
+        real(uow, entry, people, llm)
+        uow.session.flush()
+        time.sleep(hold)  # widen the window in which another processor could take the same sender's next signal
+        spans.append((entry.fact_pk, start, time.monotonic(), os.getpid()))
+
+    inbox._process = timed
+    barrier.wait()
+    idle = 0
+    while idle < 3:
+        idle = idle + 1 if inbox.process_pending(ctx, limit=200) == 0 else 0
+        time.sleep(0.01 * idle)
+    ctx.close()
+    return spans

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Runs once, when the PostgreSQL container initialises an empty data directory (docker-entrypoint-initdb.d):
-# the roles and grants of README "Database roles". The owner runs `deputy migrate`; the app role (DML only,
+# the roles and grants of docs/operations.md "Database roles". The owner runs `deputy migrate`; the app role (DML only,
 # not a superuser, owns nothing) runs the service, so it cannot switch the fact log's triggers off.
 # DB_NAME / DB_OWNER / DB_APP default to deputy / deputy_owner / deputy_app.
 set -eu
