@@ -8,13 +8,16 @@ ledger) and the rhythm of their own answers (resolved loops of the last weeks).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import select
 
 from action import ledger
+from concern import outbound, service
 from concern.models import Concern
+from concern.texts import messages
+from concern.texts import reach as texts
 from kernel.context import UnitOfWork
 from person import service as persons
 from person import work_state
@@ -96,3 +99,75 @@ def answer(uow: UnitOfWork, *, person_id: str, priority: str = "P2", kind: str =
     rhythm = rhythm_of(uow, person_id=person_id, tz=tz, now=uow.now)
     seen = situation(uow, person=person, priority=priority, kind=kind, rhythm=rhythm)
     return Answer(person=person, tz=tz, reach=reach(seen), rhythm=rhythm)
+
+
+# L1's refusals as the hold a loop records (`held_by`).
+L1_HOLDS = {"L1:quiet_hours": "quiet_hours", "L1:paused": "pause", "L1:proactive_disabled": "pause",
+            "L1:daily_cap": "cap"}  # fmt: skip
+# The model acts before sending on these; quiet time, a pause and the cap stay L1's to refuse (and record).
+_OWN_HOLDS = ("away", "busy")
+_MOVES = ("answering_hours", "promised")
+RECHECK = timedelta(hours=6)  # an open-ended leave is looked at again this often (a return may lack a date)
+
+
+def hold_of(blocked_by: str | None) -> str | None:
+    """The hold an L1 refusal means for the loop (None for the other layers' refusals)."""
+    return L1_HOLDS.get(blocked_by or "")
+
+
+def _latest(uow: UnitOfWork, concern: Concern, *, kind: str, step_at: datetime) -> datetime | None:
+    """How late a soft move may place the contact: the deadline, and for a follow-up half its own wait."""
+    bounds = [concern.deadline] if concern.deadline is not None else []
+    waits = uow.settings.follow_up_schedule.get(concern.priority, [])
+    if kind == "follow_up" and concern.follow_up_count < len(waits):
+        bounds.append(step_at + waits[concern.follow_up_count] / 2)
+    return min(bounds) if bounds else None
+
+
+def gate(uow: UnitOfWork, concern: Concern, *, kind: str, step_at: datetime) -> bool:
+    """Ask the model before a loop contacts its target; True when it held or moved the contact (its timer is set).
+
+    Away and busy holds and the soft moves (a promise, the usual answering hour) are the model's own; quiet time,
+    a pause and the cap are left to L1, which refuses and records them.
+    """
+    target = persons.get(uow, person_id=concern.target_person_id)
+    if target is None or not target.active:
+        return False
+    tz = ZoneInfo(target.timezone)
+    rhythm = rhythm_of(uow, person_id=target.person_id, tz=tz, now=uow.now)
+    latest = _latest(uow, concern, kind=kind, step_at=step_at)
+    found = reach(situation(uow, person=target, priority=concern.priority, kind=kind, rhythm=rhythm, latest=latest))
+    moved = found.held_by is None and any(code in _MOVES for code in found.codes())
+    if found.now or not (found.held_by in _OWN_HOLDS or moved):
+        return False
+    held = found.held_by is not None
+    service.change(
+        uow,
+        concern,
+        change="held" if held else "moved",
+        step_at=found.next_at or uow.now + RECHECK,
+        held_until=found.next_at if held else None,
+        held_by=found.held_by,
+        extra={"kind": kind, "reasons": found.codes()},
+    )
+    if found.held_by == "away" and kind == "question":
+        _tell_held(uow, concern, target=target, until=found.next_at)
+    return True
+
+
+def _tell_held(uow: UnitOfWork, concern: Concern, *, target: Person, until: datetime | None) -> None:
+    """Tell the originator, once per loop, that the question waits for the target's return."""
+    originator = persons.get(uow, person_id=concern.originator_id)
+    if originator is None:
+        return
+    state, locale = work_state.read(target.work_state), originator.locale
+    values = {"target": target.display_name, "text": concern.question}
+    if until is None:
+        text = texts.render("held_open", locale, **values)
+    else:
+        when = messages.when(until, ZoneInfo(originator.timezone), locale, now=uow.now)
+        text = texts.render("held_leave" if state.status == "on_leave" else "held_away", locale, until=when, **values)
+    stand_in = persons.get(uow, person_id=state.stand_in_id) if state.stand_in_id else None
+    if stand_in is not None:
+        text += " " + texts.render("stand_in", locale, stand_in=stand_in.display_name, target=target.display_name)
+    outbound.notice(uow, concern, to=originator.person_id, text=text, key=f"{concern.concern_id}:held:away")
