@@ -10,7 +10,6 @@ from sqlalchemy import select
 from app.pipeline import tick
 from concern.models import Concern
 from fact.models import Fact
-from tests.integration.concern_fixtures import team  # noqa: F401  (fixture)
 from tests.integration.story_helpers import say
 
 H = timedelta(hours=1)
@@ -104,7 +103,7 @@ def test_a_follow_up_moves_to_the_hour_the_person_usually_answers_within_half_it
     say(ctx, channel="feishu", user="ou_boss", text=QUESTION)  # 12:00, P1: follow-up due 16:00, wait 4 h
     clock.advance(4 * H)
     tick(ctx)
-    moved = [c for c in _changes(ctx, "moved")]
+    moved = _changes(ctx, "moved")
     assert len(moved) == 1 and moved[0]["reasons"] == ["answering_hours", "usually"]
     with ctx.reader() as uow:
         loop = uow.session.scalars(select(Concern).where(Concern.state == "waiting_reply")).one()
