@@ -101,7 +101,7 @@ def raise_(
         source_fact_id=source_fact_id,
     )
     if kind == "question" and reachability.gate(uow, concern, kind="question", step_at=uow.now):
-        return Done("raised", concern_id=concern.concern_id)  # held until the target is back; the originator is told
+        return Done("raised", concern_id=concern.concern_id)  # held (away): the loop's timer asks on the return
     request = notices.question_request(
         uow, concern, purpose=Purpose.question, decision_ref=concern.concern_id, attempt="1"
     )
