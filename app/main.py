@@ -16,6 +16,7 @@ from app.api.routes.bind_codes import router as bind_codes_router
 from app.api.routes.concerns import router as concerns_router
 from app.api.routes.facts import router as facts_router
 from app.api.routes.persons import router as persons_router
+from app.api.routes.reachability import router as reachability_router
 from app.api.routes.signals import router as signals_router
 from app.api.webhooks import router as webhooks_router
 from app.inbound import PerceptionInbound
@@ -102,6 +103,7 @@ def _install_http(app: FastAPI, ctx: AppContext) -> None:
         health_router,
         facts_router,
         persons_router,
+        reachability_router,
         bind_codes_router,
         actions_router,
         concerns_router,

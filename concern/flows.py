@@ -14,7 +14,7 @@ from action.ledger import contact_times
 from action.models import ActionRequest
 from action.rules import ConcernState
 from concern import media as concern_media
-from concern import metrics, notices, queue, service
+from concern import metrics, notices, queue, reachability, service
 from concern.models import ACTIVE_STATES, Concern
 from concern.notices import _person
 from concern.outcomes import Done, Outcome, Refused
@@ -100,6 +100,8 @@ def raise_(
         approval=approval,
         source_fact_id=source_fact_id,
     )
+    if kind == "question" and reachability.gate(uow, concern, kind="question", step_at=uow.now):
+        return Done("raised", concern_id=concern.concern_id)  # held (away): the loop's timer asks on the return
     request = notices.question_request(
         uow, concern, purpose=Purpose.question, decision_ref=concern.concern_id, attempt="1"
     )

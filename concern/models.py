@@ -60,6 +60,10 @@ class Concern(SQLModel, table=True):
     escalated_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime))
     # When the loop's own next step is due; next_follow_up_at is the earlier of this and the held deliveries.
     step_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime))
+    # A contact the reachability model or L1 held: until when (None while open-ended) and by what
+    # (quiet_hours | pause | cap | away | busy); cleared when the loop next reaches the person.
+    held_until: datetime | None = Field(default=None, sa_column=Column(UTCDateTime))
+    held_by: str | None = Field(default=None, sa_column=Column(String(16)))
     version: int = Field(default=1, sa_column=Column(Integer, nullable=False))
     created_at: datetime = Field(sa_column=Column(UTCDateTime, nullable=False))
     updated_at: datetime = Field(sa_column=Column(UTCDateTime, nullable=False))

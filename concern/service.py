@@ -39,6 +39,8 @@ _TRACKED = (
     "escalation_repeats",
     "pending_deliveries",
     "resolved_at",
+    "held_until",
+    "held_by",
 )
 
 
@@ -75,6 +77,8 @@ def snapshot(concern: Concern) -> dict[str, Any]:
         "created_at": _json(concern.created_at),
         "updated_at": _json(concern.updated_at),
         "resolved_at": _json(concern.resolved_at),
+        "held_until": _json(concern.held_until),
+        "held_by": concern.held_by,
     }
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from action.ledger import contact_times, contacts
 from action.models import ActionRequest
-from concern import asking, notices, queue, service
+from concern import asking, notices, queue, reachability, service
 from concern.escalation import steps as escalation
 from concern.kinds import promises, reminders
 from concern.models import ACTIVE_STATES, Concern
@@ -47,7 +47,14 @@ def schedule_after_contact(
         **_l3(uow, concern),
     )
     service.change(
-        uow, concern, change=change, causation_id=causation_id, follow_up_count=follow_up_count, step_at=step.at
+        uow,
+        concern,
+        change=change,
+        causation_id=causation_id,
+        follow_up_count=follow_up_count,
+        step_at=step.at,
+        held_until=None,  # the contact went (or counts as tried): nothing is held any more
+        held_by=None,
     )
 
 
@@ -135,6 +142,12 @@ def fire(uow: UnitOfWork, concern: Concern) -> None:
     if step.at > uow.now:
         service.change(uow, concern, change="rescheduled", step_at=step.at, extra={"reason": "not due yet"})
         return
+    if (
+        step.kind != "escalate"
+        and concern.kind == "question"
+        and reachability.gate(uow, concern, kind=step.kind, step_at=step.at)
+    ):
+        return  # held (away, busy) or moved (a promise, the usual answering hour): the model set the timer
     kind = DecisionKind.escalate if step.kind == "escalate" else DecisionKind.direct_action
     decision_id = decisions.record(
         uow,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import re
 from functools import lru_cache
 from typing import Annotated, Any, Literal
@@ -23,7 +22,6 @@ PERSON_ID_RE = re.compile(r"p_[a-z0-9_]{1,48}")  # use with fullmatch (`$` would
 _HHMM = re.compile(r"([01][0-9]|2[0-3]):[0-5][0-9]")  # fullmatch; ASCII digits only
 # Names in the system zoneinfo directory that are not IANA zones: their meaning depends on the host.
 _NOT_IANA = frozenset({"localtime", "posixrules"})
-MAX_WORK_STATE_DEPTH = 32
 
 
 @lru_cache(maxsize=1)
@@ -45,27 +43,6 @@ def _check_hhmm(value: str) -> str:
     return value
 
 
-def _storable_json(value: dict[str, Any]) -> dict[str, Any]:
-    """Free-form JSON the database can store and the API can return: finite numbers, UTF-8 text without NUL."""
-    pending: list[tuple[Any, int]] = [(value, 1)]
-    while pending:  # iterative: a deeply nested body must not exhaust the stack
-        item, depth = pending.pop()
-        if depth > MAX_WORK_STATE_DEPTH:
-            raise ValueError(f"nested deeper than {MAX_WORK_STATE_DEPTH} levels")
-        if isinstance(item, float) and not math.isfinite(item):
-            raise ValueError("numbers must be finite (no NaN or Infinity)")
-        texts = [item] if isinstance(item, str) else list(item) if isinstance(item, dict) else []
-        for text in texts:
-            if not isinstance(text, str):
-                continue
-            storable_text(text)  # the one screening (kernel.limits): ValueError naming the problem
-        if isinstance(item, dict):
-            pending.extend((v, depth + 1) for v in item.values())
-        elif isinstance(item, list):
-            pending.extend((v, depth + 1) for v in item)
-    return value
-
-
 def _unique_sorted_days(days: list[int]) -> list[int]:
     if len(set(days)) != len(days):
         raise ValueError("quiet_days must not repeat a weekday")
@@ -73,7 +50,7 @@ def _unique_sorted_days(days: list[int]) -> list[int]:
 
 
 def _no_bare_number(value: Any) -> Any:
-    """paused_until is an ISO 8601 text (or null), not a Unix timestamp."""
+    """An instant (paused_until, work_state.until) is an ISO 8601 text or null, not a Unix timestamp."""
     if isinstance(value, (int, float)):
         raise ValueError("must be an ISO 8601 datetime with offset, e.g. 2026-03-20T10:00:00+08:00")
     return value
@@ -111,8 +88,8 @@ WeeklyAt = Annotated[str, AfterValidator(_check_weekly)]
 Wait = Annotated[str, AfterValidator(_check_wait)]
 Text = Annotated[str, PField(min_length=1, max_length=200), AfterValidator(storable_text)]
 ExternalId = Annotated[str, PField(min_length=1, max_length=128), AfterValidator(storable_text)]
-WorkState = Annotated[dict[str, Any], AfterValidator(_storable_json)]
 QuietDays = Annotated[
     list[Annotated[StrictInt, PField(ge=1, le=7)]], PField(max_length=7), AfterValidator(_unique_sorted_days)
 ]
-PausedUntil = Annotated[SaneInstant | None, BeforeValidator(_no_bare_number)]
+OptionalInstant = Annotated[SaneInstant | None, BeforeValidator(_no_bare_number)]
+PausedUntil = OptionalInstant

@@ -156,16 +156,20 @@ def _problems(exc: ValidationError) -> str:
 
 
 def _managers_first(rows: list[dict[str, Any]]) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Rows ordered so a manager defined in the same file is written before their reports."""
+    """Rows ordered so a manager or stand-in defined in the same file is written before the people naming them."""
     ids = {r.get("person_id"): i for i, r in enumerate(rows)}
     done: set[int] = set()
+
+    def needed(row: dict[str, Any]) -> list[Any]:
+        state = row.get("work_state")
+        return [row.get("manager_id"), state.get("stand_in_id") if isinstance(state, dict) else None]
 
     def visit(i: int, path: set[int]) -> Iterator[tuple[int, dict[str, Any]]]:
         if i in done or i in path:
             return
-        manager = rows[i].get("manager_id")
-        if manager in ids and ids[manager] != i:
-            yield from visit(ids[manager], path | {i})
+        for other in needed(rows[i]):
+            if isinstance(other, str) and other in ids and ids[other] != i:
+                yield from visit(ids[other], path | {i})
         done.add(i)
         yield i, rows[i]
 

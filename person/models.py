@@ -21,7 +21,6 @@ from kernel.db import UTCDateTime
 from person.fields import (  # noqa: F401  (the field types are part of this module's vocabulary)
     HHMM,
     MAX_DIGEST_WAIT_S,
-    MAX_WORK_STATE_DEPTH,
     PERSON_ID_PATTERN,
     PERSON_ID_RE,
     Channel,
@@ -35,10 +34,10 @@ from person.fields import (  # noqa: F401  (the field types are part of this mod
     Timezone,
     Wait,
     WeeklyAt,
-    WorkState,
     check_timezone,
     wait_seconds,
 )
+from person.work_state import WorkState
 
 
 class Strict(BaseModel):
@@ -126,7 +125,7 @@ class PersonCreate(Strict):
     manager_id: PersonId | None = None
     timezone: Timezone | None = None
     locale: Locale = "zh"
-    work_state: WorkState = PField(default_factory=dict)
+    work_state: WorkState = PField(default_factory=WorkState)
     channel_bindings: Bindings = PField(default_factory=list)
     interaction_policy: InteractionPolicy = PField(default_factory=InteractionPolicy)
 
@@ -167,7 +166,7 @@ class PersonOut(BaseModel):
     manager_id: str | None
     timezone: str
     locale: Locale
-    work_state: dict[str, Any]
+    work_state: WorkState
     channel_bindings: list[ChannelBindingOut]
     interaction_policy: InteractionPolicy
     active: bool

@@ -10,6 +10,7 @@ from sqlalchemy import or_, select
 from kernel.context import UnitOfWork
 from kernel.errors import NotFound
 from kernel.pagination import like_pattern, page_by_time
+from person import work_state
 from person.models import PERSON_ID_RE, ChannelBinding, ChannelBindingOut, InteractionPolicy, Person, PersonOut
 
 
@@ -49,7 +50,7 @@ def to_out(uow: UnitOfWork, person: Person) -> PersonOut:
         manager_id=person.manager_id,
         timezone=person.timezone,
         locale=person.locale,
-        work_state=person.work_state,
+        work_state=work_state.read(person.work_state),
         channel_bindings=[
             ChannelBindingOut.model_validate(b, from_attributes=True)
             for b in bindings_of(uow, person_id=person.person_id)

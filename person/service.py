@@ -23,6 +23,7 @@ from person.models import (
     PersonUpdate,
 )
 from person.queries import bindings_of, get, get_or_404, list_, policy_of, to_out
+from person.work_state import WorkState, stored
 
 __all__ = [
     "bindings_of",
@@ -89,6 +90,21 @@ def _check_manager(uow: UnitOfWork, *, person_id: str, manager_id: str | None) -
         current = get(uow, person_id=current.manager_id)
 
 
+def _check_stand_in(uow: UnitOfWork, *, person_id: str, state: WorkState) -> None:
+    """A stand-in is another active person; the check runs before anything is written."""
+    stand_in_id = state.stand_in_id
+    if stand_in_id is None:
+        return
+    field = "work_state.stand_in_id"
+    if stand_in_id == person_id:
+        raise Invalid("a person cannot stand in for themselves", field=field)
+    stand_in = get(uow, person_id=stand_in_id)
+    if stand_in is None:
+        raise Invalid(f"stand-in {stand_in_id} does not exist", field=field)
+    if not stand_in.active:
+        raise Invalid(f"stand-in {stand_in_id} is deactivated", field=field)
+
+
 def _check_preferred(
     policy: InteractionPolicy,
     bindings: list[ChannelBindingIn] | list[ChannelBinding],
@@ -129,6 +145,7 @@ def create(uow: UnitOfWork, *, data: PersonCreate, source: str = "admin_api") ->
         raise Conflict(f"person {data.person_id} already exists", field="person_id")
     _check_manager(uow, person_id=data.person_id, manager_id=data.manager_id)
     _check_preferred(data.interaction_policy, data.channel_bindings)
+    _check_stand_in(uow, person_id=data.person_id, state=data.work_state)
     person = Person(
         person_id=data.person_id,
         display_name=data.display_name,
@@ -137,7 +154,7 @@ def create(uow: UnitOfWork, *, data: PersonCreate, source: str = "admin_api") ->
         manager_id=data.manager_id,
         timezone=data.timezone or uow.settings.timezone,
         locale=data.locale,
-        work_state=data.work_state,
+        work_state=stored(data.work_state),
         interaction_policy=data.interaction_policy.model_dump(mode="json"),
         active=True,
         created_at=uow.now,
@@ -159,6 +176,9 @@ def update(uow: UnitOfWork, *, person_id: str, patch: PersonUpdate, source: str 
             raise Invalid(f"{name} cannot be null", field=name)
     if "manager_id" in changes:
         _check_manager(uow, person_id=person_id, manager_id=changes["manager_id"])
+    if "work_state" in changes:
+        _check_stand_in(uow, person_id=person_id, state=patch.work_state)
+        changes["work_state"] = stored(patch.work_state)
     before = _snapshot(uow, person)
     for name, value in changes.items():
         setattr(person, name, value)
@@ -173,9 +193,11 @@ def upsert(uow: UnitOfWork, *, data: PersonCreate, source: str = "admin_api") ->
         return create(uow, data=data, source=source), "created"
     _check_manager(uow, person_id=data.person_id, manager_id=data.manager_id)
     _check_preferred(data.interaction_policy, data.channel_bindings)
+    _check_stand_in(uow, person_id=data.person_id, state=data.work_state)
     before = _snapshot(uow, person)
-    for name in ("display_name", "aliases", "role", "manager_id", "locale", "work_state"):
+    for name in ("display_name", "aliases", "role", "manager_id", "locale"):
         setattr(person, name, getattr(data, name))
+    person.work_state = stored(data.work_state)
     person.timezone = data.timezone or person.timezone
     person.interaction_policy = data.interaction_policy.model_dump(mode="json")
     _replace_bindings(uow, person_id=person.person_id, bindings=data.channel_bindings)

@@ -6,8 +6,7 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from kernel.catalogue import Catalogue
-
-WEEKDAYS = {"zh": "一二三四五六日", "en": ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")}
+from kernel.moments import WEEKDAYS, when  # noqa: F401  (callers read them here)
 
 _TEMPLATES: dict[str, dict[str, str]] = {
     "question": {"zh": "{asker}想了解：{text}", "en": "{asker} would like to know: {text}"},
@@ -155,20 +154,6 @@ def duration(delta: timedelta, locale: str) -> str:
         return "".join(parts) or "不到1分钟"
     parts = [f"{days}d" if days else "", f"{hours}h" if hours else "", f"{mins}m" if mins and not days else ""]
     return " ".join(p for p in parts if p) or "under a minute"
-
-
-def when(instant: datetime, tz: ZoneInfo, locale: str = "zh", *, now: datetime | None = None) -> str:
-    """A local moment for the reader: `今天 08:00` / `明天 08:00` / `03-20（周五）08:00` (`today 08:00` …)."""
-    local = instant.astimezone(tz)
-    if now is None:
-        return local.strftime("%m-%d %H:%M")
-    days = (local.date() - now.astimezone(tz).date()).days
-    clock = local.strftime("%H:%M")
-    if locale == "zh":
-        named = {0: "今天", 1: "明天", 2: "后天"}.get(days)
-        return f"{named} {clock}" if named else f"{local:%m-%d}（周{WEEKDAYS['zh'][local.weekday()]}）{clock}"
-    named = {0: "today", 1: "tomorrow"}.get(days)
-    return f"{named} {clock}" if named else f"{WEEKDAYS['en'][local.weekday()]} {local:%m-%d} {clock}"
 
 
 def question(asker: str, text: str, locale: str) -> str:

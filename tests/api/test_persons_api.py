@@ -25,7 +25,7 @@ WHOLE_PERSON = person_body(
     role="principal",
     timezone="Europe/Berlin",
     locale="en",
-    work_state={"status": "on_leave", "until": "2026-04-01"},
+    work_state={"status": "on_leave", "until": "2026-04-01T09:00:00+02:00", "note": "Urlaub"},
     channel_bindings=[
         {"channel": "feishu", "external_user_id": "ou_lisi", "chat_id": "oc_lisi", "reachable": True},
         {"channel": "telegram", "external_user_id": "4242"},
@@ -48,7 +48,7 @@ def test_post_accepts_a_whole_person_with_bindings_and_policy(client):
         "role": "principal",
         "timezone": "Europe/Berlin",
         "locale": "en",
-        "work_state": {"status": "on_leave", "until": "2026-04-01"},
+        "work_state": {"status": "on_leave", "until": "2026-04-01T07:00:00Z", "stand_in_id": None, "note": "Urlaub"},
         "active": True,
     }
     assert body["channel_bindings"] == [

@@ -14,7 +14,7 @@ persons:
     manager_id: p_boss          # defined further down in the same file
     timezone: Europe/Berlin
     locale: en
-    work_state: {status: on_leave, until: "2026-04-01"}
+    work_state: {status: on_leave, until: "2026-04-01T09:00:00+02:00", stand_in_id: p_boss}
     channel_bindings:
       - {channel: feishu, external_user_id: ou_report, chat_id: oc_report}
     interaction_policy:

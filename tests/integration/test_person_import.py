@@ -81,7 +81,7 @@ def test_csv_import_maps_columns_and_skips_bad_rows_with_their_row_number(ctx, t
 
 
 UNQUOTED_DATES = (
-    "- {person_id: p_d, display_name: D, work_state: {until: 2026-04-01}, "
+    "- {person_id: p_d, display_name: D, work_state: {status: on_leave, until: 2026-04-01T09:00:00+08:00}, "
     "interaction_policy: {paused_until: 2026-03-20T10:00:00+08:00}}\n"
 )
 

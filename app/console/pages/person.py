@@ -14,6 +14,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.console import describe, forms
+from app.console.pages import reach
 from app.console.web import Changing, Form, Shared, Viewing, translator
 from concern import service as concerns
 from concern.models import ACTIVE_STATES
@@ -68,6 +69,7 @@ def _page(
         profile_values=profile_values or _profile_values(person),
         errors=errors or {},
         flash=t("saved") if saved in FLASHES - {"no_change"} else t("no_change") if saved == "no_change" else None,
+        reach=reach.section(shared.ctx, person_id=person_id, lang=t.lang),
         fact_line=lambda f: describe.fact_line(f, t, who=page["who"], tz=shared.ctx.settings.tz, now=now),
         **page,
         **values,

@@ -1,0 +1,173 @@
+"""What the reachability model reads about one person, gathered in one read (no writes), and its answer.
+
+The pure model is `person.reachability.rules`; this collects its inputs: the person's policy, work state and
+stand-in, their reachable channels (the preferred one first), today's proactive contacts (L1's cap, from the action
+ledger) and the rhythm of their own answers (resolved loops of the last weeks).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import select
+
+from action import ledger
+from concern import outbound, service
+from concern.models import Concern
+from concern.texts import messages
+from concern.texts import reach as texts
+from kernel.context import UnitOfWork
+from person import service as persons
+from person import work_state
+from person.models import Person
+from person.reachability.learning import LOOKBACK, Answered, Rhythm, learn
+from person.reachability.models import LastContact, Reach, Situation
+from person.reachability.rules import reach
+from person.rules import local_day_bounds
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The model's answer about a person, with what it rests on."""
+
+    person: Person
+    tz: ZoneInfo
+    reach: Reach
+    rhythm: Rhythm
+
+
+def rhythm_of(uow: UnitOfWork, *, person_id: str, tz: ZoneInfo, now: datetime) -> Rhythm:
+    """The person's answering rhythm: their own answers to loops resolved in the last four weeks."""
+    stmt = select(Concern.created_at, Concern.resolved_at).where(
+        Concern.answered_by == person_id,
+        Concern.target_person_id == person_id,
+        Concern.resolved_at >= now - LOOKBACK,
+        Concern.resolved_at <= now,
+    )
+    answers = [Answered(asked_at=asked, answered_at=done) for asked, done in uow.session.execute(stmt)]
+    return learn(answers, tz=tz, now=now)
+
+
+def channels_of(uow: UnitOfWork, *, person: Person) -> tuple[str, ...]:
+    """The person's reachable bound channels, the preferred one first; none for a deactivated person."""
+    if not person.active:
+        return ()
+    found: list[str] = []
+    for binding in persons.bindings_of(uow, person_id=person.person_id):
+        if binding.reachable and binding.channel not in found:
+            found.append(binding.channel)
+    preferred = persons.policy_of(person).preferred_channel
+    return tuple(sorted(found, key=lambda c: c != preferred))
+
+
+def situation(
+    uow: UnitOfWork,
+    *,
+    person: Person,
+    priority: str,
+    kind: str,
+    rhythm: Rhythm,
+    last_contact: LastContact | None = None,
+    latest: datetime | None = None,
+) -> Situation:
+    """The model's inputs about `person` now."""
+    tz, state = ZoneInfo(person.timezone), work_state.read(person.work_state)
+    stand_in = persons.get(uow, person_id=state.stand_in_id) if state.stand_in_id else None
+    start, end = local_day_bounds(uow.now, tz)
+    return Situation(
+        now=uow.now,
+        priority=priority,
+        kind=kind,
+        policy=persons.policy_of(person),
+        tz=tz,
+        channels=channels_of(uow, person=person),
+        work_state=state,
+        stand_in_name=stand_in.display_name if stand_in is not None else None,
+        contacts_today=ledger.count_proactive(uow, person_id=person.person_id, start=start, end=end),
+        answering_hours=rhythm.hours,
+        last_contact=last_contact,
+        latest=latest,
+    )
+
+
+def answer(uow: UnitOfWork, *, person_id: str, priority: str = "P2", kind: str = "follow_up") -> Answer:
+    """Now or when, how and why a message of `priority` and `kind` would reach the person; NotFound if unknown."""
+    person = persons.get_or_404(uow, person_id=person_id)
+    tz = ZoneInfo(person.timezone)
+    rhythm = rhythm_of(uow, person_id=person_id, tz=tz, now=uow.now)
+    seen = situation(uow, person=person, priority=priority, kind=kind, rhythm=rhythm)
+    return Answer(person=person, tz=tz, reach=reach(seen), rhythm=rhythm)
+
+
+# L1's refusals as the hold a loop records (`held_by`).
+L1_HOLDS = {"L1:quiet_hours": "quiet_hours", "L1:paused": "pause", "L1:proactive_disabled": "pause",
+            "L1:daily_cap": "cap"}  # fmt: skip
+# The model acts before sending on these; quiet time, a pause and the cap stay L1's to refuse (and record).
+_OWN_HOLDS = ("away", "busy")
+_MOVES = ("answering_hours", "promised")
+RECHECK = timedelta(hours=6)  # an open-ended leave is looked at again this often (a return may lack a date)
+
+
+def hold_of(blocked_by: str | None) -> str | None:
+    """The hold an L1 refusal means for the loop (None for the other layers' refusals)."""
+    return L1_HOLDS.get(blocked_by or "")
+
+
+def _latest(uow: UnitOfWork, concern: Concern, *, kind: str, step_at: datetime) -> datetime | None:
+    """How late a soft move may place the contact: the deadline, and for a follow-up half its own wait."""
+    bounds = [concern.deadline] if concern.deadline is not None else []
+    waits = uow.settings.follow_up_schedule.get(concern.priority, [])
+    if kind == "follow_up" and concern.follow_up_count < len(waits):
+        bounds.append(step_at + waits[concern.follow_up_count] / 2)
+    return min(bounds) if bounds else None
+
+
+def gate(uow: UnitOfWork, concern: Concern, *, kind: str, step_at: datetime) -> bool:
+    """Ask the model before a loop contacts its target; True when it held or moved the contact (its timer is set).
+
+    Away and busy holds and the soft moves (a promise, the usual answering hour) are the model's own; quiet time,
+    a pause and the cap are left to L1, which refuses and records them.
+    """
+    target = persons.get(uow, person_id=concern.target_person_id)
+    if target is None or not target.active:
+        return False
+    tz = ZoneInfo(target.timezone)
+    rhythm = rhythm_of(uow, person_id=target.person_id, tz=tz, now=uow.now)
+    latest = _latest(uow, concern, kind=kind, step_at=step_at)
+    found = reach(situation(uow, person=target, priority=concern.priority, kind=kind, rhythm=rhythm, latest=latest))
+    moved = found.held_by is None and any(code in _MOVES for code in found.codes())
+    if found.now or not (found.held_by in _OWN_HOLDS or moved):
+        return False
+    held = found.held_by is not None
+    service.change(
+        uow,
+        concern,
+        change="held" if held else "moved",
+        step_at=found.next_at or uow.now + RECHECK,
+        held_until=found.next_at if held else None,
+        held_by=found.held_by,
+        extra={"kind": kind, "reasons": found.codes()},
+    )
+    if found.held_by == "away" and kind == "question":
+        _tell_held(uow, concern, target=target, until=found.next_at)
+    return True
+
+
+def _tell_held(uow: UnitOfWork, concern: Concern, *, target: Person, until: datetime | None) -> None:
+    """Tell the originator, once per loop, that the question waits for the target's return."""
+    originator = persons.get(uow, person_id=concern.originator_id)
+    if originator is None:
+        return
+    state, locale = work_state.read(target.work_state), originator.locale
+    values = {"target": target.display_name, "text": concern.question}
+    if until is None:
+        text = texts.render("held_open", locale, **values)
+    else:
+        when = messages.when(until, ZoneInfo(originator.timezone), locale, now=uow.now)
+        text = texts.render("held_leave" if state.status == "on_leave" else "held_away", locale, until=when, **values)
+    stand_in = persons.get(uow, person_id=state.stand_in_id) if state.stand_in_id else None
+    if stand_in is not None:
+        text += " " + texts.render("stand_in", locale, stand_in=stand_in.display_name, target=target.display_name)
+    outbound.notice(uow, concern, to=originator.person_id, text=text, key=f"{concern.concern_id}:held:away")
