@@ -60,6 +60,8 @@ class Concern(SQLModel, table=True):
     escalated_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime))
     # When the loop's own next step is due; next_follow_up_at is the earlier of this and the held deliveries.
     step_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime))
+    # Set when the step at step_at is a question or follow-up a layer held back: quiet_hours | pause | cap | …
+    held_by: str | None = Field(default=None, sa_column=Column(String(16)))
     version: int = Field(default=1, sa_column=Column(Integer, nullable=False))
     created_at: datetime = Field(sa_column=Column(UTCDateTime, nullable=False))
     updated_at: datetime = Field(sa_column=Column(UTCDateTime, nullable=False))

@@ -100,12 +100,12 @@ def _snapshot(uow: Any, person_id: str) -> dict[str, Any]:
     return service.to_out(uow, service.get_or_404(uow, person_id=person_id)).model_dump(exclude={"updated_at"})
 
 
-def _refusal(exc: Exception, fields: tuple[str, ...]) -> tuple[int, dict[str, str]]:
+def _refusal(exc: Exception, fields: tuple[str, ...], lang: str) -> tuple[int, dict[str, str]]:
     """(status, errors by field) of a form the model or the service refused."""
     if isinstance(exc, forms.FormErrors):
         return 422, exc.errors
     assert isinstance(exc, DeputyError)
-    return exc.status, forms.domain_error(exc, fields=fields).errors
+    return exc.status, forms.domain_error(exc, fields=fields, lang=lang).errors
 
 
 def _save(
@@ -126,7 +126,7 @@ def _save(
             change(uow)
             outcome = "saved" if _snapshot(uow, person_id) != before else "no_change"
     except (forms.FormErrors, DeputyError) as exc:
-        status, errors = _refusal(exc, fields)
+        status, errors = _refusal(exc, fields, translator(request).lang)
         values = {f"{section}_values": form}
         return _page(request, shared, person_id, status=status, errors={section: errors}, **values)
     return RedirectResponse(f"/console/persons/{person_id}?saved={outcome}#{section}", status_code=303)
@@ -138,7 +138,8 @@ def save_policy(person_id: str, request: Request, shared: Shared, session: Chang
 
     def change(uow: Any) -> None:
         tz = ZoneInfo(service.get_or_404(uow, person_id=person_id).timezone)
-        service.patch_policy(uow, person_id=person_id, patch=forms.policy_patch(form, tz=tz))
+        patch = forms.policy_patch(form, tz=tz, lang=translator(request).lang)
+        service.patch_policy(uow, person_id=person_id, patch=patch)
 
     return _save(request, shared, session, person_id, form, section="policy", change=change, fields=forms.POLICY_FIELDS)
 
@@ -147,7 +148,7 @@ def save_policy(person_id: str, request: Request, shared: Shared, session: Chang
 def check_policy(person_id: str, request: Request, shared: Shared, _: Changing, form: Form) -> Response:
     """Inline validation while editing (htmx): every policy field's error slot, swapped out of band; saves nothing."""
     try:
-        forms.policy_patch(form, tz=_tz_of(shared, person_id))
+        forms.policy_patch(form, tz=_tz_of(shared, person_id), lang=translator(request).lang)
         errors: dict[str, str] = {}
     except forms.FormErrors as exc:
         errors = exc.errors
@@ -159,7 +160,7 @@ def save_profile(person_id: str, request: Request, shared: Shared, session: Chan
     """Save the profile form, validated as `PATCH /v1/persons/{id}`."""
 
     def change(uow: Any) -> None:
-        service.update(uow, person_id=person_id, patch=forms.profile_update(form))
+        service.update(uow, person_id=person_id, patch=forms.profile_update(form, lang=translator(request).lang))
 
     fields = forms.PROFILE_FIELDS
     return _save(request, shared, session, person_id, form, section="profile", change=change, fields=fields)

@@ -73,12 +73,13 @@ def persons(
 @router.post("/persons", response_class=HTMLResponse)
 def create_person(request: Request, shared: Shared, session: Changing, form: Form) -> Response:
     """Create a person (validated as `POST /v1/persons`); the form comes back with errors beside its fields."""
+    lang = translator(request).lang
     try:
-        data = forms.person_create(form)
+        data = forms.person_create(form, lang=lang)
         with shared.ctx.uow(actor=session.caller.name) as uow:
             service.create(uow, data=data)
     except DeputyError as exc:
-        errors = forms.domain_error(exc, fields=forms.CREATE_FIELDS).errors
+        errors = forms.domain_error(exc, fields=forms.CREATE_FIELDS, lang=lang).errors
         return _list(request, shared, status=exc.status, values=form, errors=errors, show_create=True)
     except forms.FormErrors as exc:
         return _list(request, shared, status=422, values=form, errors=exc.errors, show_create=True)
