@@ -169,8 +169,9 @@ def test_the_actions_list_says_why_an_action_was_held_back(viewer, ctx, asked, c
     client.patch("/v1/persons/p_wangwu/interaction_policy", json={"allow_proactive_ping": False})
     client.post("/v1/notifications", json={"target_person_id": "p_wangwu", "text": "周会改到下午"})
     html = viewer.get("/console/actions?result=blocked").text
-    assert "L1:proactive_disabled" in html and "王五 does not accept messages from me" in html
+    assert "L1 no proactive messages" in html and "王五 does not accept messages from me" in html
     rows = html[html.index('id="action-rows"') :].split("</tbody>")[0]
+    assert "“周会改到下午”" in rows  # each action shows the text of its message
     assert rows.count("<tr>") == 1  # the question that went out is not listed
     assert viewer.get("/console/actions?result=maybe").status_code == 422
 

@@ -13,7 +13,8 @@ from zoneinfo import ZoneInfo
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from app.console import describe, forms
+from app.console import day, describe, forms
+from app.console.i18n import Translator
 from app.console.web import Changing, Form, Shared, Viewing, translator
 from concern import service as concerns
 from concern.models import ACTIVE_STATES
@@ -22,14 +23,20 @@ from kernel.channel_names import installed
 from kernel.errors import DeputyError
 from person import bind_codes, service
 from person.models import ChannelBindingIn
+from person.rules import local_day_bounds
 
 router = APIRouter(prefix="/console", include_in_schema=False)
+# Templates of further sections of the person page, shown after their loops in this order (each gets the page's
+# values: person, who, t, …). A feature adds its own, e.g. SECTIONS.append("partials/person_reachability.html").
+SECTIONS: list[str] = []
 FLASHES = {"created", "saved", "no_change", "reachable"}
 
 
-def _context(shared: Shared, person_id: str) -> dict[str, Any]:
+def _context(shared: Shared, person_id: str, t: Translator) -> dict[str, Any]:
     with shared.ctx.reader() as uow:
         person = service.to_out(uow, service.get_or_404(uow, person_id=person_id))
+        since, _ = local_day_bounds(uow.now, ZoneInfo(person.timezone))
+        today = day.entries(uow, person_id=person_id, since=since, t=t, tz=ZoneInfo(person.timezone), now=uow.now)
         recent, _ = facts.list_(uow, filters=facts.FactFilter(person_id=person_id), limit=20)
         loops = [c for c in concerns.list_(uow, person_id=person_id, limit=100)[0] if c.state in ACTIVE_STATES]
         who = describe.names(
@@ -37,7 +44,7 @@ def _context(shared: Shared, person_id: str) -> dict[str, Any]:
             [person.manager_id, *describe.people_in(recent)]
             + [pid for c in loops for pid in (c.originator_id, c.target_person_id)],
         )
-    return {"person": person, "recent": recent, "loops": loops, "who": who}
+    return {"person": person, "recent": recent, "loops": loops, "who": who, "day": today, "day_since": since}
 
 
 def _page(
@@ -52,7 +59,7 @@ def _page(
     **values: Any,
 ) -> Response:
     t = translator(request)
-    page = _context(shared, person_id)
+    page = _context(shared, person_id, t)
     person = page["person"]
     tz = ZoneInfo(person.timezone)
     saved = request.query_params.get("saved")
@@ -64,6 +71,7 @@ def _page(
         title=person.display_name,
         person_tz=tz,
         channels=installed(),
+        sections=SECTIONS,
         policy_values=policy_values or forms.policy_values(person.interaction_policy, tz=tz),
         profile_values=profile_values or _profile_values(person),
         errors=errors or {},
