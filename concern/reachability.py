@@ -102,17 +102,10 @@ def answer(uow: UnitOfWork, *, person_id: str, priority: str = "P2", kind: str =
 
 
 # L1's refusals as the hold a loop records (`held_by`).
-L1_HOLDS = {"L1:quiet_hours": "quiet_hours", "L1:paused": "pause", "L1:proactive_disabled": "pause",
-            "L1:daily_cap": "cap"}  # fmt: skip
 # The model acts before sending on these; quiet time, a pause and the cap stay L1's to refuse (and record).
 _OWN_HOLDS = ("away", "busy")
 _MOVES = ("answering_hours", "promised")
 RECHECK = timedelta(hours=6)  # an open-ended leave is looked at again this often (a return may lack a date)
-
-
-def hold_of(blocked_by: str | None) -> str | None:
-    """The hold an L1 refusal means for the loop (None for the other layers' refusals)."""
-    return L1_HOLDS.get(blocked_by or "")
 
 
 def _latest(uow: UnitOfWork, concern: Concern, *, kind: str, step_at: datetime) -> datetime | None:

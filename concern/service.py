@@ -7,6 +7,7 @@ from typing import Any
 
 from sqlalchemy import select
 
+from concern import holds
 from concern.models import Concern
 from concern.queries import (  # noqa: F401 (the reads, kept where callers have always found them)
     active_counts,
@@ -38,6 +39,7 @@ _TRACKED = (
     "escalation_level",
     "escalation_repeats",
     "pending_deliveries",
+    "held_by",
     "resolved_at",
     "held_until",
     "held_by",
@@ -73,6 +75,7 @@ def snapshot(concern: Concern) -> dict[str, Any]:
         "escalation_level": concern.escalation_level,
         "escalated_at": _json(concern.escalated_at),
         "pending_deliveries": concern.pending_deliveries,
+        **held_fields(concern),
         "version": concern.version,
         "created_at": _json(concern.created_at),
         "updated_at": _json(concern.updated_at),
@@ -165,6 +168,12 @@ def create(
     return concern
 
 
+def held_fields(concern: Concern) -> dict[str, Any]:
+    """SPEC §3.5's `held_until` / `held_by` (the earliest held delivery) and `read_at` (no read receipts yet)."""
+    until, by = holds.held(concern.held_until, concern.held_by, concern.pending_deliveries)
+    return {"held_until": _json(until), "held_by": by, "read_at": _json(getattr(concern, "read_at", None))}
+
+
 def timer(step_at: datetime | None, pending: list[dict[str, Any]]) -> datetime | None:
     """The one durable timer: the earlier of the loop's own next step and the held deliveries."""
     moments = [datetime.fromisoformat(p["not_before"]) for p in pending]
@@ -194,6 +203,9 @@ def change(
             f"concern {concern.concern_id} is {concern.state}; it cannot become {fields['state']}", field="state"
         )
     before = {k: _json(getattr(concern, k)) for k in _TRACKED}
+    if "step_at" in fields and "held_by" not in fields:  # a new step is not held until a layer holds it
+        fields["held_by"] = None
+        fields["held_until"] = None
     for name, value in fields.items():
         setattr(concern, name, value)
     concern.next_follow_up_at = timer(concern.step_at, concern.pending_deliveries)

@@ -12,6 +12,7 @@ from typing import Any
 
 from sqlalchemy import func, select
 
+from concern import holds
 from concern.models import ACTIVE_STATES, Concern, OutboxEntry
 from kernel.context import UnitOfWork
 
@@ -44,10 +45,34 @@ def with_timer(uow: UnitOfWork, *, limit: int = 500) -> list[Concern]:
     return list(uow.session.scalars(stmt))
 
 
-def held(uow: UnitOfWork, *, limit: int = 500) -> list[tuple[Concern, dict]]:
-    """Deliveries a layer held back on their loop, each with its `blocked_by` and `not_before`, earliest first."""
-    found = [(c, d) for c in with_timer(uow, limit=limit) for d in c.pending_deliveries]
-    return sorted(found, key=lambda item: item[1]["not_before"])
+@dataclass(frozen=True)
+class Held:
+    """A delivery waiting for its moment on its loop: the question or follow-up itself, or a deferred one."""
+
+    concern: Concern
+    purpose: str
+    target_person_id: str
+    held_by: str | None  # quiet_hours | pause | cap | away | busy (None: a refusal retried later)
+    until: datetime
+
+
+def held_on(concern: Concern) -> list[Held]:
+    """What waits on one loop, earliest first."""
+    found = []
+    own_until = concern.held_until or concern.step_at  # open-ended (leave with no end): when it is looked at again
+    if concern.held_by and own_until is not None:
+        purpose = "question" if concern.follow_up_count == 0 and not concern.message_refs else "follow_up"
+        found.append(Held(concern, purpose, concern.target_person_id, concern.held_by, own_until))
+    for item in concern.pending_deliveries:
+        target = (item.get("request") or {}).get("target_person_id") or concern.originator_id
+        until = datetime.fromisoformat(item["not_before"])
+        found.append(Held(concern, item["purpose"], target, holds.held_by(item.get("blocked_by")), until))
+    return sorted(found, key=lambda h: h.until)
+
+
+def held(uow: UnitOfWork, *, limit: int = 500) -> list[Held]:
+    """Deliveries held back on their loops (questions and follow-ups included), earliest first."""
+    return sorted((h for c in with_timer(uow, limit=limit) for h in held_on(c)), key=lambda h: h.until)
 
 
 def overdue(uow: UnitOfWork, *, now: datetime, grace: timedelta) -> list[Concern]:

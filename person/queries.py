@@ -5,7 +5,7 @@ The changes (each recorded as a `person_changed` fact) are in `person.service`, 
 
 from __future__ import annotations
 
-from sqlalchemy import or_, select
+from sqlalchemy import Text, cast, or_, select
 
 from kernel.context import UnitOfWork
 from kernel.errors import NotFound
@@ -81,7 +81,11 @@ def list_(
     if q:
         pattern = like_pattern(q)
         stmt = stmt.where(
-            or_(Person.person_id.ilike(pattern, escape="\\"), Person.display_name.ilike(pattern, escape="\\"))
+            or_(
+                Person.person_id.ilike(pattern, escape="\\"),
+                Person.display_name.ilike(pattern, escape="\\"),
+                cast(Person.aliases, Text).ilike(pattern, escape="\\"),  # stored as JSON text, unescaped (kernel.db)
+            )
         )
     return page_by_time(
         uow.session,

@@ -11,6 +11,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.api import errors
+from app.console import problems
 from app.console.auth import COOKIE
 from app.console.headers import ConsoleHeaders
 from app.console.pages import actions, concerns, facts, overview, person, persons, session
@@ -62,14 +63,16 @@ def install(app: FastAPI, ctx: AppContext) -> None:
     @app.exception_handler(DeputyError)
     async def _domain(request: Request, exc: DeputyError) -> Response:
         if _console_path(request):
-            return _error_page(request, status=exc.status, message=exc.message)
+            message = problems.domain(exc, translator(request).lang)
+            return _error_page(request, status=exc.status, message=message)
         return await api_domain(request, exc)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> Response:
         if _console_path(request):
             details = errors.validation_details(list(exc.errors()))
-            message = "; ".join(f"{d['field']}: {d['message']}" for d in details)
+            english = "; ".join(f"{d['field']}: {d['message']}" for d in details)
+            message = problems.request([str(d["field"]) for d in details], translator(request).lang, english)
             return _error_page(request, status=422, message=message)
         return await api_invalid(request, exc)
 
@@ -77,5 +80,6 @@ def install(app: FastAPI, ctx: AppContext) -> None:
     async def _http(request: Request, exc: StarletteHTTPException) -> Response:
         if _console_path(request) and exc.status_code in (404, 405):
             headers = errors.http_headers(request, exc)
-            return _error_page(request, status=exc.status_code, message=str(exc.detail), headers=headers)
+            message = str(exc.detail) if translator(request).lang != "zh" else translator(request)("not_found")
+            return _error_page(request, status=exc.status_code, message=message, headers=headers)
         return await api_http(request, exc)

@@ -75,36 +75,42 @@ def action_line(record: dict[str, Any], t: Translator, *, who: dict[str, str], t
     return line
 
 
+def _joined(*parts: str) -> str:
+    return " · ".join(p for p in parts if p)
+
+
 def fact_line(fact: Any, t: Translator, *, who: dict[str, str], tz: ZoneInfo, now: datetime) -> str:
-    """One line saying what a fact records."""
+    """One line saying what a fact records, every code in the reader's words."""
     c = fact.content
     if fact.fact_type == "message_received":
         sender = who.get(c.get("person_id") or "", c.get("external_user_id", "?"))
         return f"{sender} ({t.channel(c.get('channel', ''))}): “{c.get('text', '')}”"
     if fact.fact_type == "button_pressed":
         presser = who.get(c.get("person_id") or "", c.get("external_user_id", "?"))
-        return (
-            f"{presser} ({t.channel(c.get('channel', ''))}): [{c.get('verb', '?')}] {c.get('concern_id') or ''}".strip()
-        )
+        pressed = f"{t('day_pressed')} “{t.verb(c.get('verb'))}”" if c.get("verb") else t("day_pressed")
+        return f"{presser} ({t.channel(c.get('channel', ''))}): {pressed} {c.get('concern_id') or ''}".strip()
     if fact.fact_type == "llm_proposal":
         proposal = c.get("proposal") or {}
-        said = f"{proposal.get('intent', '?')} {proposal.get('person') or ''}".strip() if proposal else c.get("status")
-        return f"LLM ({c.get('message_fact_id', '')}): {said}"
+        said = t.code("rule", proposal.get("intent")) if proposal else t.code("code", c.get("status"))
+        person = who.get(proposal.get("person") or "", proposal.get("person") or "") if proposal else ""
+        return f"{t.code('code', 'llm')} ({c.get('message_fact_id', '')}): {_joined(said, person)}"
     if fact.fact_type == "external_signal":
         return f"{c.get('source')}/{c.get('signal_type')} {json.dumps(c.get('content', {}), ensure_ascii=False)}"
     if fact.fact_type == "decision":
-        return f"{c.get('kind')} · {c.get('rule')}"
+        return _joined(t.code("kind", c.get("kind")), t.code("rule", c.get("rule"))) or t("fact_decision")
     if fact.fact_type == "concern_changed":
         before, after = (c.get("before") or {}).get("state"), (c.get("after") or {}).get("state")
         moved = f": {t.state(before)} → {t.state(after)}" if before and after and before != after else ""
-        extra = c.get("blocked_by") or c.get("reason") or c.get("step") or ""
-        return f"{c.get('concern_id')} {c.get('change')}{moved}" + (f" ({extra})" if extra else "")
+        extra = t.code("code", c.get("blocked_by")) or t.code("purpose", c.get("step"))
+        change = t.code("change", c.get("change")) or t("fact_concern_changed")
+        return f"{c.get('concern_id')} {change}{moved}" + (f" ({extra})" if extra else "")
     if fact.fact_type == "action_result":
         preview = c.get("content_preview") or ""
         return action_line(c, t, who=who, tz=tz, now=now) + (f" · “{preview}”" if preview else "")
     if fact.fact_type == "person_changed":
-        return f"{c.get('person_id')} {c.get('change')} · {c.get('actor')}"
-    return f"{c.get('event') or fact.fact_type} {c.get('message', '')}".strip()
+        person = who.get(c.get("person_id") or "", c.get("person_id") or "")
+        return f"{person} {t.code('change', c.get('change')) or t('fact_person_changed')} · {c.get('actor')}"
+    return f"{t.code('event', c.get('event') or fact.fact_type)} {c.get('message', '')}".strip() or t("fact_system")
 
 
 def people_in(facts: Iterable[Any]) -> set[str]:

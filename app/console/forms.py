@@ -14,6 +14,7 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ValidationError
 
+from app.console import problems
 from kernel.errors import DeputyError
 from kernel.limits import text_problem
 from person.models import InteractionPolicyPatch, PersonCreate, PersonUpdate
@@ -40,9 +41,11 @@ class FormErrors(Exception):
         self.errors = errors
 
 
-def screen(form: dict[str, str]) -> None:
+def screen(form: dict[str, str], lang: str = "en") -> None:
     """FormErrors for text no database can store (NUL, lone surrogates), before any model sees it."""
-    errors = {name: problem for name, value in form.items() if (problem := text_problem(value))}
+    errors = {
+        name: problems.form("text", lang, problem) for name, value in form.items() if (problem := text_problem(value))
+    }
     if errors:
         raise FormErrors(errors)
 
@@ -51,12 +54,13 @@ def _int_or_text(value: str) -> Any:
     return int(value) if _INT.match(value.strip()) else value
 
 
-def _windows(text: str) -> list[Any]:
+def _windows(text: str, lang: str) -> list[Any]:
     windows: list[Any] = []
     for chunk in (c for c in text.split(",") if c.strip()):
         match = _WINDOW.match(chunk)
         if not match:
-            raise FormErrors({"quiet_hours": f"{chunk.strip()!r}: write each window as HH:MM-HH:MM"})
+            english = f"{chunk.strip()!r}: write each window as HH:MM-HH:MM"
+            raise FormErrors({"quiet_hours": problems.form("window", lang, english)})
         windows.append({"start": match.group(1), "end": match.group(2)})
     return windows
 
@@ -70,59 +74,59 @@ def _local_instant(text: str, tz: ZoneInfo) -> Any:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=tz)
 
 
-def _validate(model: type[BaseModel], data: dict[str, Any], *, fields: tuple[str, ...]) -> Any:
+def _validate(model: type[BaseModel], data: dict[str, Any], *, fields: tuple[str, ...], lang: str) -> Any:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise FormErrors(field_errors(exc.errors(), fields=fields)) from exc
+        raise FormErrors(field_errors(exc.errors(), fields=fields, lang=lang)) from exc
 
 
-def field_errors(errors: list[Any], *, fields: tuple[str, ...]) -> dict[str, str]:
+def field_errors(errors: list[Any], *, fields: tuple[str, ...], lang: str = "en") -> dict[str, str]:
     """Pydantic errors → {form field: first message}: the innermost part of the location that is a field."""
     found: dict[str, str] = {}
     for error in errors:
         loc = [str(p) for p in error.get("loc", ())]
         name = next((p for p in reversed(loc) if p in fields), loc[0] if loc else "form")
-        found.setdefault(name, str(error.get("msg", "invalid")).removeprefix("Value error, "))
+        found.setdefault(name, problems.validation(error, lang))
     return found
 
 
-def domain_error(exc: DeputyError, *, fields: tuple[str, ...]) -> FormErrors:
+def domain_error(exc: DeputyError, *, fields: tuple[str, ...], lang: str = "en") -> FormErrors:
     """A service's refusal (unknown manager, unbound preferred channel, duplicate id) beside its field."""
     name = (exc.field or "form").rsplit(".", 1)[-1]
-    return FormErrors({name if name in fields else "form": exc.message})
+    return FormErrors({name if name in fields else "form": problems.domain(exc, lang)})
 
 
-def policy_patch(form: dict[str, str], *, tz: ZoneInfo) -> InteractionPolicyPatch:
+def policy_patch(form: dict[str, str], *, tz: ZoneInfo, lang: str = "en") -> InteractionPolicyPatch:
     """The policy form as `PATCH …/interaction_policy` would take it: every field on the form, set explicitly."""
-    screen(form)
+    screen(form, lang)
     data: dict[str, Any] = {
         "allow_proactive_ping": form.get("allow_proactive_ping", "false") in ("true", "on", "1"),
         "max_proactive_contacts_per_day": _int_or_text(form.get("max_proactive_contacts_per_day", "")),
         "preferred_channel": form.get("preferred_channel") or None,
-        "quiet_hours": _windows(form.get("quiet_hours", "")),
+        "quiet_hours": _windows(form.get("quiet_hours", ""), lang),
         "quiet_days": [_int_or_text(d) for d in form.get("quiet_days", "").split(",") if d.strip()],
         "paused_until": _local_instant(form["paused_until"], tz) if form.get("paused_until", "").strip() else None,
     }
-    return _validate(InteractionPolicyPatch, data, fields=POLICY_FIELDS)
+    return _validate(InteractionPolicyPatch, data, fields=POLICY_FIELDS, lang=lang)
 
 
 def _aliases(text: str) -> list[str]:
     return [a.strip() for a in re.split(r"[,，]", text) if a.strip()]
 
 
-def profile_update(form: dict[str, str]) -> PersonUpdate:
+def profile_update(form: dict[str, str], *, lang: str = "en") -> PersonUpdate:
     """The profile form as `PATCH /v1/persons/{id}` takes it (an empty manager clears it)."""
-    screen(form)
+    screen(form, lang)
     data: dict[str, Any] = {n: form.get(n, "").strip() for n in ("display_name", "role", "timezone", "locale")}
     data["aliases"] = _aliases(form.get("aliases", ""))
     data["manager_id"] = form.get("manager_id", "").strip() or None
-    return _validate(PersonUpdate, data, fields=PROFILE_FIELDS)
+    return _validate(PersonUpdate, data, fields=PROFILE_FIELDS, lang=lang)
 
 
-def person_create(form: dict[str, str]) -> PersonCreate:
+def person_create(form: dict[str, str], *, lang: str = "en") -> PersonCreate:
     """The new-person form as `POST /v1/persons` takes it, with at most one channel binding."""
-    screen(form)
+    screen(form, lang)
     data: dict[str, Any] = {
         name: form[name].strip()
         for name in ("person_id", "display_name", "role", "manager_id", "timezone", "locale")
@@ -134,7 +138,7 @@ def person_create(form: dict[str, str]) -> PersonCreate:
         if form.get("chat_id", "").strip():
             binding["chat_id"] = form["chat_id"].strip()
         data["channel_bindings"] = [binding]
-    return _validate(PersonCreate, data, fields=CREATE_FIELDS)
+    return _validate(PersonCreate, data, fields=CREATE_FIELDS, lang=lang)
 
 
 def policy_values(policy: Any, *, tz: ZoneInfo) -> dict[str, str]:

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.console import vocabulary
+from app.console.words import MORE
+from concern.buttons import LABELS
 from concern.texts import reasons
 from kernel import channel_names
 from kernel.catalogue import Catalogue
@@ -206,6 +209,8 @@ _WORDS: dict[str, tuple[str, str]] = {
     "fact_action_result": ("action", "动作"),
     "fact_person_changed": ("person", "人员变化"),
     "fact_system": ("system", "系统"),
+    "fact_button_pressed": ("button", "按钮"),
+    "fact_llm_proposal": ("model reading", "模型理解"),
 }
 WORDS = Catalogue.columns("app.console", ("en", "zh"), _WORDS)
 
@@ -236,9 +241,20 @@ class Translator:
         self.lang = lang if lang in LANGS else "en"
 
     def __call__(self, key: str, **values: Any) -> str:
-        if key not in WORDS:
+        table = WORDS if key in WORDS else MORE if key in MORE else None
+        if table is None:
             return key
-        return WORDS.text(key, self.lang, **values) if values else WORDS.template(key, self.lang)
+        return table.text(key, self.lang, **values) if values else table.template(key, self.lang)
+
+    def code(self, group: str, code: str | None) -> str:
+        """An engine code (`change`, `kind`, `rule`, `purpose`, `held`, `code`) as the operator reads it."""
+        if group == "rule":
+            code = (code or "").split(":", 1)[0]
+        return vocabulary.name(group, code, self.lang)
+
+    def verb(self, verb: str | None) -> str:
+        """A pressed button's verb as its label read (`later` → `稍后 2小时`)."""
+        return LABELS.text(verb, self.lang) if verb in LABELS else self.code("code", verb)
 
     def state(self, name: str) -> str:
         """A loop state as the operator reads it."""

@@ -13,6 +13,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from app.console import describe, i18n
 from app.console.auth import COOKIE, LoginLimiter, Session, Sessions
+from concern import stats as concern_stats
 from concern.texts import messages
 from kernel.context import AppContext
 
@@ -48,7 +49,7 @@ class Console:
             lstrip_blocks=True,
         )
         self.env.filters.update(linkify=describe.linkify, pretty=describe.pretty, href=describe.href)
-        self.env.globals.update(static_version=_static_version())
+        self.env.globals.update(static_version=_static_version(), held_on=concern_stats.held_on)
 
     def page(self, request: Request, template: str, *, status: int = 200, **values: Any) -> HTMLResponse:
         """Render `template` with what every page needs: the translator, the session, the clock."""

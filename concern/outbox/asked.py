@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 
 from action.ledger import contact_times
 from action.models import ActionRecord, ActionRequest
-from concern import notices, reachability, service, timers
+from concern import holds, notices, service, timers
 from concern.models import ACTIVE_STATES, Concern, OutboxEntry
 from concern.outbox.confirm import name, reached, reply
 from concern.texts import messages, reasons
@@ -133,7 +133,7 @@ def asked(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest, record: A
             causation_id=record.action_id,
             step_at=datetime.fromisoformat(not_before),
             held_until=datetime.fromisoformat(not_before),
-            held_by=reachability.hold_of(record.result_detail["blocked_by"]),
+            held_by=holds.held_by(record.result_detail["blocked_by"]),
             extra={"blocked_by": record.result_detail["blocked_by"]},
         )
         if entry.purpose == "question":

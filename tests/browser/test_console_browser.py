@@ -111,7 +111,7 @@ def test_the_fact_log_updates_live(page, deputy):
     log_in(page, VIEWER_TOKEN, then="/console/facts")
     expect(page.locator("#fact-poller")).to_contain_text("Live")
     deputy.api.patch("/v1/persons/p_wangwu", json={"display_name": "王五五"}).raise_for_status()
-    expect(page.locator("#fact-rows tr").first).to_contain_text("p_wangwu updated", timeout=15_000)
+    expect(page.locator("#fact-rows tr").first).to_contain_text("王五五 updated", timeout=15_000)
     assert page.problems == []
 
 

@@ -34,8 +34,8 @@ def loop_of(ctx, concern_id):
 def test_the_loop_page_shows_its_timeline_and_its_causal_trace(viewer, ctx, asked):
     html = viewer.get(f"/console/concerns/{asked}").text
     timeline = html[html.index('id="timeline"') : html.index('id="trace"')]
-    assert "raise_concern · test" in timeline  # the decision that opened it
-    assert f"{asked}</a> raised" in timeline and "question_sent" in timeline
+    assert "raise a loop · test" in timeline  # the decision that opened it (an uncatalogued rule reads as itself)
+    assert f"{asked}</a> raised" in timeline and "question sent" in timeline
     assert "question → 张三: sent" in timeline
     trace = html[html.index('id="trace"') :]
     assert "<svg" in trace and 'class="edge"' in trace and trace.count('class="node ') >= 4
@@ -133,7 +133,7 @@ def test_the_overview_shows_held_deliveries_and_stuck_timers(viewer, ctx, asked,
 
 def test_the_fact_log_filters_and_pages(viewer, ctx, asked):
     html = viewer.get("/console/facts?fact_type=decision").text
-    assert "raise_concern · test" in html and "question_sent" not in html
+    assert "raise a loop · test" in html and "question_sent" not in html
     assert "question_sent" in viewer.get(f"/console/facts?q={asked}").text
     bad = viewer.get("/console/facts?since=yesterday")
     assert bad.status_code == 422 and "since must be an ISO 8601 datetime" in bad.text
@@ -149,14 +149,14 @@ def test_the_live_fact_log_returns_only_what_was_recorded_since(viewer, ctx, ask
     assert "fact-row" not in nothing and f"after={top}" in nothing
     client.patch("/v1/persons/p_zhangsan", json={"display_name": "张三丰"})
     fresh = viewer.get(f"/console/facts?after={top}", headers={"HX-Request": "true"}).text
-    assert fresh.count('class="fact-row"') == 1 and "p_zhangsan</a> updated" in fresh
+    assert fresh.count('class="fact-row"') == 1 and "张三丰 updated" in fresh
     assert 'hx-swap-oob="afterbegin:#fact-rows"' in fresh and f"after={top}" not in fresh
 
 
 def test_a_fact_and_an_action_have_pages_with_their_causes(viewer, ctx, asked):
     action = next(f for f in facts_of(ctx, "action_result") if f.content["action_type"] == "send_message")
     page = viewer.get(f"/console/actions/{action.content['action_id']}").text
-    assert "question → 张三: sent" in page and "raise_concern · test" in page and "<svg" in page
+    assert "question → 张三: sent" in page and "raise a loop · test" in page and "<svg" in page
     fact = viewer.get(f"/console/facts/{action.fact_id}").text
     assert "Caused by" in fact and asked in fact
     decision = viewer.get(f"/console/facts/{facts_of(ctx, 'decision')[-1].content['decision_id']}")
@@ -169,8 +169,9 @@ def test_the_actions_list_says_why_an_action_was_held_back(viewer, ctx, asked, c
     client.patch("/v1/persons/p_wangwu/interaction_policy", json={"allow_proactive_ping": False})
     client.post("/v1/notifications", json={"target_person_id": "p_wangwu", "text": "周会改到下午"})
     html = viewer.get("/console/actions?result=blocked").text
-    assert "L1:proactive_disabled" in html and "王五 does not accept messages from me" in html
+    assert "L1 no proactive messages" in html and "王五 does not accept messages from me" in html
     rows = html[html.index('id="action-rows"') :].split("</tbody>")[0]
+    assert "“周会改到下午”" in rows  # each action shows the text of its message
     assert rows.count("<tr>") == 1  # the question that went out is not listed
     assert viewer.get("/console/actions?result=maybe").status_code == 422
 

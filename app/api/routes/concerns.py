@@ -65,6 +65,8 @@ def concern_out(uow: Any, concern: Any) -> dict[str, Any]:
     for key in TIMES:
         value = getattr(concern, key)
         data[key] = local_isoformat(value, uow.tz) if isinstance(value, datetime) else None
+    for key in ("held_until", "read_at"):  # derived or not stored on every version: from the snapshot's UTC text
+        data[key] = local_isoformat(datetime.fromisoformat(data[key]), uow.tz) if data.get(key) else None
     return data
 
 

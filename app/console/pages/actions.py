@@ -7,8 +7,8 @@ from fastapi.responses import HTMLResponse, Response
 
 from action import service
 from action.models import ActionType, Result
-from app.console import describe, timeline
-from app.console.pages.facts import instant
+from app.console import describe, people, timeline
+from app.console.pages.facts import filter_problem, instant
 from app.console.web import Shared, Viewing, translator
 from fact import trace
 from kernel.errors import Invalid, NotFound
@@ -24,36 +24,40 @@ def actions(
     request: Request,
     shared: Shared,
     _: Viewing,
-    person_id: str = Query("", max_length=64),
+    person_id: str = Query("", max_length=200),
     action_type: str = Query("", max_length=32),
     result: str = Query("", max_length=16),
     since: str = Query("", max_length=64),
     cursor: str | None = Query(None, max_length=200),
 ) -> Response:
-    """Actions newest first, each with its human reason when it was held back or failed."""
+    """Actions newest first with each message's text, and the human reason when one was held back or failed."""
     t = translator(request)
     tz = shared.ctx.settings.tz
     params = {"person_id": person_id, "action_type": action_type, "result": result, "since": since}
     error = None
     with shared.ctx.reader() as uow:
         now = uow.now
+        named = people.resolve(uow, person_id, t)
         try:
             for name, value, allowed in (("action_type", action_type, TYPES), ("result", result, RESULTS)):
                 if value and value not in allowed:
                     raise Invalid(f"{name} must be one of {', '.join(allowed)}", field=name)
-            rows, next_cursor = service.list_(
+            rows, next_cursor = [], None
+            found = service.list_(
                 uow,
-                person_id=person_id or None,
+                person_id=named.person_id,
                 action_type=action_type or None,
                 result=result or None,
                 since=instant(since, field="since", now=now, tz=tz),
                 limit=PAGE,
                 cursor=cursor,
             )
+            rows, next_cursor = found if not named.problem else ([], None)
         except Invalid as exc:
-            rows, next_cursor, error = [], None, exc.message
+            rows, next_cursor, error = [], None, filter_problem(exc, t)
         records = [(row, service.to_record(row, tz=tz).model_dump(mode="json")) for row in rows]
-        who = describe.names(uow, [row.target_person_id for row in rows] + [person_id])
+        who = describe.names(uow, [row.target_person_id for row in rows])
+        suggest = people.suggestions(uow)
     template = "partials/action_rows.html" if request.headers.get("hx-request") else "actions.html"
     return shared.page(
         request,
@@ -66,6 +70,8 @@ def actions(
         types=TYPES,
         results=RESULTS,
         error=error,
+        named=named,
+        suggest=suggest,
         who=who,
         why=lambda record: describe.reason(
             record["result_detail"], t, target=who.get(record["target_person_id"] or "", "?"), tz=tz, now=now

@@ -10,7 +10,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from action import service as actions
 from app.api.deps import Pipeline
-from app.console import describe, timeline
+from app.console import describe, people, timeline
 from app.console.web import Changing, Shared, Viewing, translator
 from concern import admin, service
 from concern import stats as concern_stats
@@ -30,34 +30,39 @@ def concerns(
     state: State = "open",
     kind: str = Query("", max_length=32),
     priority: Literal["P0", "P1", "P2", "P3", ""] = "",
-    person_id: str = Query("", max_length=64),
+    person_id: str = Query("", max_length=200),
     cursor: str | None = Query(None, max_length=300),
 ) -> Response:
-    """Loops newest first; `open` (the default) means waiting or escalated."""
+    """Loops newest first; `open` (the default) means waiting or escalated; the person by id, name or alias."""
+    t = translator(request)
     states = ["waiting_reply", "escalated"] if state == "open" else [state or None]
     with shared.ctx.reader() as uow:
         loops, next_cursor = [], None
-        for one in states:
+        named = people.resolve(uow, person_id, t)
+        for one in states if not named.problem else []:
             found, next_cursor = service.list_(
                 uow,
                 state=one,
                 kind=kind or None,
                 priority=priority or None,
-                person_id=person_id or None,
+                person_id=named.person_id,
                 limit=PAGE,
                 cursor=cursor if len(states) == 1 else None,
             )
             loops += found
         if len(states) > 1:  # both open states, merged newest first (the active loops are few: L2 caps them)
             loops, next_cursor = sorted(loops, key=lambda c: c.created_at, reverse=True), None
-        who = describe.names(uow, [pid for c in loops for pid in (c.originator_id, c.target_person_id)] + [person_id])
+        who = describe.names(uow, [pid for c in loops for pid in (c.originator_id, c.target_person_id)])
         counts = concern_stats.count_open(uow)
+        suggest = people.suggestions(uow)
     filters = {"state": state, "kind": kind, "priority": priority, "person_id": person_id}
     template = "partials/concern_rows.html" if request.headers.get("hx-request") else "concerns.html"
     return shared.page(
         request,
         template,
-        title=translator(request)("concerns"),
+        title=t("concerns"),
+        named=named,
+        suggest=suggest,
         loops=loops,
         next_cursor=next_cursor,
         who=who,

@@ -10,7 +10,8 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, Response
 
 from app.api.deps import parse_instant
-from app.console import describe
+from app.console import describe, people
+from app.console.i18n import Translator
 from app.console.web import Shared, Viewing, translator
 from fact import service, trace
 from fact.models import FactType
@@ -29,14 +30,22 @@ def instant(value: str, *, field: str, now: datetime, tz: Any) -> datetime | Non
     return parse_instant(value.strip() or None, field=field, now=now)
 
 
-def _filters(shared: Shared, params: dict[str, str], now: datetime) -> service.FactFilter:
+def filter_problem(exc: Invalid, t: Translator) -> str:
+    """A filter the page could not use: the validator's message in English, the field's name in Chinese."""
+    if t.lang != "zh":
+        return exc.message
+    label = t(f"bad_{exc.field}")
+    return t("invalid_filter", field=label if label != f"bad_{exc.field}" else t("filter"))
+
+
+def _filters(shared: Shared, params: dict[str, str], now: datetime, person_id: str | None) -> service.FactFilter:
     tz = shared.ctx.settings.tz
     fact_type = params.get("fact_type") or None
     if fact_type and fact_type not in FactType.__members__:
         raise Invalid(f"fact_type must be one of {', '.join(FactType.__members__)}", field="fact_type")
     return service.FactFilter(
         fact_type=fact_type,
-        person_id=params.get("person_id") or None,
+        person_id=person_id,
         since=instant(params.get("since", ""), field="since", now=now, tz=tz),
         until=instant(params.get("until", ""), field="until", now=now, tz=tz),
         causation_id=params.get("causation_id") or None,
@@ -50,7 +59,7 @@ def facts(
     shared: Shared,
     _: Viewing,
     fact_type: str = Query("", max_length=32),
-    person_id: str = Query("", max_length=64),
+    person_id: str = Query("", max_length=200),
     since: str = Query("", max_length=64),
     until: str = Query("", max_length=64),
     causation_id: str = Query("", max_length=64),
@@ -60,24 +69,21 @@ def facts(
 ) -> Response:
     """The log newest first; `after` (the live poll) returns only facts recorded since that one."""
     t = translator(request)
-    params = {
-        "fact_type": fact_type,
-        "person_id": person_id,
-        "since": since,
-        "until": until,
-        "causation_id": causation_id,
-        "q": q,
-    }
+    values = (fact_type, person_id, since, until, causation_id, q)
+    params = dict(zip(("fact_type", "person_id", "since", "until", "causation_id", "q"), values, strict=True))
     error = None
     with shared.ctx.reader() as uow:
+        named = people.resolve(uow, person_id, t)
         try:
-            filters = _filters(shared, params, uow.now)
+            filters = _filters(shared, params, uow.now, named.person_id)
             limit = LIVE if after is not None else PAGE
             rows, next_cursor = service.list_(uow, filters=filters, limit=limit, cursor=cursor)
+            rows, next_cursor = (rows, next_cursor) if not named.problem else ([], None)
         except Invalid as exc:
-            rows, next_cursor, error = [], None, exc.message
+            rows, next_cursor, error = [], None, filter_problem(exc, t)
         fresh = [f for f in rows if after is not None and (f.pk or 0) > after]
         who = describe.names(uow, describe.people_in(rows))
+        suggest = people.suggestions(uow)
     now, tz = shared.ctx.clock.now(), shared.ctx.settings.tz
     top = max([f.pk or 0 for f in rows] + [after or 0])
     template = "facts.html"
@@ -98,6 +104,8 @@ def facts(
         live=cursor is None,
         types=list(FactType.__members__),
         error=error,
+        named=named,
+        suggest=suggest,
         who=who,
         line=lambda f: describe.fact_line(f, t, who=who, tz=tz, now=now),
     )

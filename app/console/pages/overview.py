@@ -113,7 +113,7 @@ def overview(request: Request, shared: Shared, _: Viewing) -> HTMLResponse:
             uow,
             [s["person_id"] for s in unhandled if s["person_id"]]
             + [r.target_person_id for r in [*not_sent, *in_flight]]
-            + [c.target_person_id for c, _ in held]
+            + [h.target_person_id for h in held]
             + [c.target_person_id for c in overdue],
         )
         page = {

@@ -13,7 +13,8 @@ from zoneinfo import ZoneInfo
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from app.console import describe, forms
+from app.console import day, describe, forms
+from app.console.i18n import Translator
 from app.console.pages import reach
 from app.console.web import Changing, Form, Shared, Viewing, translator
 from concern import service as concerns
@@ -23,14 +24,20 @@ from kernel.channel_names import installed
 from kernel.errors import DeputyError
 from person import bind_codes, service
 from person.models import ChannelBindingIn
+from person.rules import local_day_bounds
 
 router = APIRouter(prefix="/console", include_in_schema=False)
+# Templates of further sections of the person page, shown after their loops in this order (each gets the page's
+# values: person, who, t, …). A feature adds its own, e.g. SECTIONS.append("partials/person_reachability.html").
+SECTIONS: list[str] = ["partials/reachability.html"]
 FLASHES = {"created", "saved", "no_change", "reachable"}
 
 
-def _context(shared: Shared, person_id: str) -> dict[str, Any]:
+def _context(shared: Shared, person_id: str, t: Translator) -> dict[str, Any]:
     with shared.ctx.reader() as uow:
         person = service.to_out(uow, service.get_or_404(uow, person_id=person_id))
+        since, _ = local_day_bounds(uow.now, ZoneInfo(person.timezone))
+        today = day.entries(uow, person_id=person_id, since=since, t=t, tz=ZoneInfo(person.timezone), now=uow.now)
         recent, _ = facts.list_(uow, filters=facts.FactFilter(person_id=person_id), limit=20)
         loops = [c for c in concerns.list_(uow, person_id=person_id, limit=100)[0] if c.state in ACTIVE_STATES]
         who = describe.names(
@@ -38,7 +45,7 @@ def _context(shared: Shared, person_id: str) -> dict[str, Any]:
             [person.manager_id, *describe.people_in(recent)]
             + [pid for c in loops for pid in (c.originator_id, c.target_person_id)],
         )
-    return {"person": person, "recent": recent, "loops": loops, "who": who}
+    return {"person": person, "recent": recent, "loops": loops, "who": who, "day": today, "day_since": since}
 
 
 def _page(
@@ -53,7 +60,7 @@ def _page(
     **values: Any,
 ) -> Response:
     t = translator(request)
-    page = _context(shared, person_id)
+    page = _context(shared, person_id, t)
     person = page["person"]
     tz = ZoneInfo(person.timezone)
     saved = request.query_params.get("saved")
@@ -65,6 +72,7 @@ def _page(
         title=person.display_name,
         person_tz=tz,
         channels=installed(),
+        sections=SECTIONS,
         policy_values=policy_values or forms.policy_values(person.interaction_policy, tz=tz),
         profile_values=profile_values or _profile_values(person),
         errors=errors or {},
@@ -102,12 +110,12 @@ def _snapshot(uow: Any, person_id: str) -> dict[str, Any]:
     return service.to_out(uow, service.get_or_404(uow, person_id=person_id)).model_dump(exclude={"updated_at"})
 
 
-def _refusal(exc: Exception, fields: tuple[str, ...]) -> tuple[int, dict[str, str]]:
+def _refusal(exc: Exception, fields: tuple[str, ...], lang: str) -> tuple[int, dict[str, str]]:
     """(status, errors by field) of a form the model or the service refused."""
     if isinstance(exc, forms.FormErrors):
         return 422, exc.errors
     assert isinstance(exc, DeputyError)
-    return exc.status, forms.domain_error(exc, fields=fields).errors
+    return exc.status, forms.domain_error(exc, fields=fields, lang=lang).errors
 
 
 def _save(
@@ -128,7 +136,7 @@ def _save(
             change(uow)
             outcome = "saved" if _snapshot(uow, person_id) != before else "no_change"
     except (forms.FormErrors, DeputyError) as exc:
-        status, errors = _refusal(exc, fields)
+        status, errors = _refusal(exc, fields, translator(request).lang)
         values = {f"{section}_values": form}
         return _page(request, shared, person_id, status=status, errors={section: errors}, **values)
     return RedirectResponse(f"/console/persons/{person_id}?saved={outcome}#{section}", status_code=303)
@@ -140,7 +148,8 @@ def save_policy(person_id: str, request: Request, shared: Shared, session: Chang
 
     def change(uow: Any) -> None:
         tz = ZoneInfo(service.get_or_404(uow, person_id=person_id).timezone)
-        service.patch_policy(uow, person_id=person_id, patch=forms.policy_patch(form, tz=tz))
+        patch = forms.policy_patch(form, tz=tz, lang=translator(request).lang)
+        service.patch_policy(uow, person_id=person_id, patch=patch)
 
     return _save(request, shared, session, person_id, form, section="policy", change=change, fields=forms.POLICY_FIELDS)
 
@@ -149,7 +158,7 @@ def save_policy(person_id: str, request: Request, shared: Shared, session: Chang
 def check_policy(person_id: str, request: Request, shared: Shared, _: Changing, form: Form) -> Response:
     """Inline validation while editing (htmx): every policy field's error slot, swapped out of band; saves nothing."""
     try:
-        forms.policy_patch(form, tz=_tz_of(shared, person_id))
+        forms.policy_patch(form, tz=_tz_of(shared, person_id), lang=translator(request).lang)
         errors: dict[str, str] = {}
     except forms.FormErrors as exc:
         errors = exc.errors
@@ -161,7 +170,7 @@ def save_profile(person_id: str, request: Request, shared: Shared, session: Chan
     """Save the profile form, validated as `PATCH /v1/persons/{id}`."""
 
     def change(uow: Any) -> None:
-        service.update(uow, person_id=person_id, patch=forms.profile_update(form))
+        service.update(uow, person_id=person_id, patch=forms.profile_update(form, lang=translator(request).lang))
 
     fields = forms.PROFILE_FIELDS
     return _save(request, shared, session, person_id, form, section="profile", change=change, fields=fields)

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.console import forms
+from app.console import people as console_people
 from app.console.web import Changing, Form, Shared, Viewing, translator
 from kernel.channel_names import installed
 from kernel.errors import DeputyError
@@ -24,7 +25,8 @@ def _rows(shared: Shared, *, q: str | None, role: str | None, active: bool | Non
         people = [service.to_out(uow, p) for p in persons]
         managers = {p.manager_id for p in people if p.manager_id}
         names = {pid: person.display_name for pid in managers if (person := service.get(uow, person_id=pid))}
-    return {"people": people, "next_cursor": next_cursor, "manager_names": names}
+        suggest = console_people.suggestions(uow)
+    return {"people": people, "next_cursor": next_cursor, "manager_names": names, "suggest": suggest}
 
 
 def _list(
@@ -73,12 +75,13 @@ def persons(
 @router.post("/persons", response_class=HTMLResponse)
 def create_person(request: Request, shared: Shared, session: Changing, form: Form) -> Response:
     """Create a person (validated as `POST /v1/persons`); the form comes back with errors beside its fields."""
+    lang = translator(request).lang
     try:
-        data = forms.person_create(form)
+        data = forms.person_create(form, lang=lang)
         with shared.ctx.uow(actor=session.caller.name) as uow:
             service.create(uow, data=data)
     except DeputyError as exc:
-        errors = forms.domain_error(exc, fields=forms.CREATE_FIELDS).errors
+        errors = forms.domain_error(exc, fields=forms.CREATE_FIELDS, lang=lang).errors
         return _list(request, shared, status=exc.status, values=form, errors=errors, show_create=True)
     except forms.FormErrors as exc:
         return _list(request, shared, status=422, values=form, errors=exc.errors, show_create=True)
