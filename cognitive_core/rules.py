@@ -145,6 +145,7 @@ def _understood(reading: intents.Reading, situation: Situation, text: str) -> De
             open_asks=open_asks,
             tz=sender.timezone,
             now=situation.now,
+            speaker=sender,
         )
     if reading.intent == "snooze":
         decided = typed.command(Intent("snooze", reading.args), situation)

@@ -12,10 +12,10 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
-from cognitive_core.language import promises
+from cognitive_core.language import forwarding, promises
 from cognitive_core.language.intents import Reading
 from cognitive_core.language.parsing import is_acknowledgement
-from cognitive_core.situation import Decision
+from cognitive_core.situation import Decision, PersonView
 from concern import commands as c
 
 ABOUT_SOMEONE = frozenset({"ask", "tell", "nudge", "cancel"})  # the intents that name a person
@@ -56,11 +56,24 @@ def _deadline(text: str, tz: str, now: datetime | None) -> dict[str, Any]:
     return promises.deadline(text, timezone=tz, now=now)
 
 
-def request_of(reading: Reading, *, message: str, tz: str, now: datetime | None) -> dict[str, Any]:
-    """The pending request a choice completes: intent, text, priority and deadline (JSON-safe)."""
+def request_of(
+    reading: Reading, *, message: str, tz: str, now: datetime | None, speaker: PersonView | None = None
+) -> dict[str, Any]:
+    """The pending request a choice completes: intent, text (rewritten for its reader), priority and deadline."""
+    text = reading.args.get("text", "")
+    if speaker is not None and text and reading.intent in ("ask", "tell", "nudge"):
+        intent = "ask" if reading.intent == "nudge" or reading.ambiguous else reading.intent
+        text = forwarding.rewrite(
+            text,
+            intent=intent,
+            rule=reading.rule,
+            speaker=speaker.display_name,
+            aliases=speaker.aliases,
+            words=reading.words,
+        )
     return {
         "intent": reading.intent,
-        "text": reading.args.get("text", ""),
+        "text": text,
         **({"priority": reading.args["priority"]} if reading.args.get("priority") else {}),
         **_deadline(message, tz, now),
         "matched": {"rule": reading.rule, "words": reading.words},
@@ -85,10 +98,11 @@ def about_someone(
     open_asks: tuple[tuple[str, str, str], ...],
     tz: str,
     now: datetime | None,
+    speaker: PersonView | None = None,
 ) -> Decision:
     """Ask, tell, nudge or cancel about the person read (open_asks: (concern_id, target_id, question))."""
     notes = {"matched": {"rule": reading.rule, "words": reading.words}}
-    request = request_of(reading, message=message, tz=tz, now=now)
+    request = request_of(reading, message=message, tz=tz, now=now, speaker=speaker)
     if reading.person is None:
         if not reading.suggestions:
             return Decision(f"{reading.intent}:unknown_person", c.Reply("unknown_person", {"who": reading.who}), notes)

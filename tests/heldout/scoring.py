@@ -87,9 +87,10 @@ def said(decision: Decision, c: Cast) -> str | None:
     if target is None:
         return None
     if decision.kind.value == "raise_concern":
-        return messages.question(c.principal.display_name, decision.params["question"], target.locale)
+        question = decision.params["question"]
+        return messages.question(c.principal.display_name, question, target.locale, c.principal.aliases)
     if decision.params.get("action") == "notify":
-        return messages.relay(c.principal.display_name, decision.params["text"], target.locale)
+        return messages.relay(c.principal.display_name, decision.params["text"], target.locale, c.principal.aliases)
     return None
 
 

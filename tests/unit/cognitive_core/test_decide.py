@@ -35,7 +35,7 @@ def sit(text, sender=BOSS, *, waiting=(), chat_type="p2p", mentions_bot=False, r
         "/ask 老张 提测什么时候能给？",
     ],
 )
-def test_ask_commands_raise_a_p1_concern_on_the_named_person(text):
+def test_ask_commands_raise_a_p1_concern_on_the_named_person_in_words_ending_as_a_question(text):
     [d] = decide(sit(text))
     assert d.kind == "raise_concern" and d.params == {
         "target_person_id": "p_zhangsan",
@@ -46,7 +46,7 @@ def test_ask_commands_raise_a_p1_concern_on_the_named_person(text):
 
 def test_ask_with_a_priority_keeps_it():
     [d] = decide(sit("/ask @p_zhangsan P0 线上挂了，能看下吗"))
-    assert d.params["priority"] == "P0" and d.params["question"] == "线上挂了，能看下吗"
+    assert d.params["priority"] == "P0" and d.params["question"] == "线上挂了，能看下吗？"
 
 
 @pytest.mark.parametrize(
@@ -54,7 +54,7 @@ def test_ask_with_a_priority_keeps_it():
 )
 def test_tell_commands_notify_the_person(text):
     [d] = decide(sit(text))
-    assert d.kind == "direct_action" and d.params["action"] == "notify" and d.params["text"] == "明早10点开会"
+    assert d.kind == "direct_action" and d.params["action"] == "notify" and d.params["text"] == "明早10点开会。"
 
 
 def test_only_principals_may_ask_or_tell():
