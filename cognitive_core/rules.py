@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from cognitive_core import typed
-from cognitive_core.language import intents, promises, understood
+from cognitive_core.language import gist, intents, promises, understood
 from cognitive_core.language.names import find_person
 from cognitive_core.language.parsing import (
     Intent,
@@ -123,6 +123,25 @@ def _read(situation: Situation, text: str) -> intents.Reading | None:
     )
 
 
+def _read_gist(situation: Situation, text: str) -> Decision | None:
+    """What the intent table missed, read by its gist (cognitive_core.language.gist): a principal's only."""
+    sender = situation.sender
+    if sender.role != "principal":
+        return None
+    reading = gist.read(
+        text, people=situation.people, sender_id=sender.person_id, now=situation.now, tz=sender.timezone
+    )
+    if reading is None:
+        return None
+    notes = {"matched": {"rule": reading.rule, "words": reading.words}}
+    if reading.intent in ("remind", "reminders", "brief", "review"):
+        decided = typed.command(Intent(reading.intent, reading.args), situation)
+        return Decision(decided.rule, decided.command, {**decided.notes, **notes})
+    if reading.intent == "status" and reading.person is not None:
+        return Decision("concerns:person", c.Reply("concerns", {"target_person_id": reading.person.person_id}), notes)
+    return _understood(reading, situation, text)
+
+
 def _as_intent(reading: intents.Reading | None) -> Intent | None:
     """A reading as the command intent `_from_someone_waited_on` weighs (its person already found)."""
     if reading is None or reading.ambiguous:
@@ -203,6 +222,8 @@ def decide(situation: Situation) -> list[Decision]:
         return [typed.command(intent, situation)]
     if reading is not None:
         return [_understood(reading, situation, text)]
+    if (gisted := _read_gist(situation, text)) is not None:
+        return [gisted]
     if (keyword := keyword_command(text)) is not None:
         return [typed.usage(keyword)]
     if (risky := _risk_escalation(situation, text)) is not None:

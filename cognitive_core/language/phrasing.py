@@ -41,7 +41,7 @@ _PRIORITIES = (
     (r"\b(?:urgent(?:ly)?|high[- ]priority|top priority|critical)\b", "P0"),
     (r"尽快|尽早|\b(?:asap|a\.s\.a\.p\.|as soon as (?:possible|you can))\b", "P1"),
     (r"不急|不着急|不用急|不赶|有空的时候|低优先级?|优先级低", "P3"),
-    (r"\b(?:no rush|not urgent|low[- ]priority|whenever (?:they|he|she) can)\b", "P3"),
+    (r"\b(?:no rush|not urgent|low[- ]priority|whenever (?:they|he|she|you) can|when you get a chance)\b", "P3"),
 )
 _PRIORITY = re.compile("|".join(f"(?:{p})" for p, _ in _PRIORITIES), re.I)
 _FILLER = r"[\s,.:;!?、~\-，。：；！？]*"

@@ -140,9 +140,12 @@ def test_a_members_message_that_matches_nothing_gets_the_member_help():
     assert decide(sit("这个怎么弄", sender=WW))[0].params == {"template": "help"}
 
 
-def test_a_greeting_is_greeted_and_thanks_are_let_be():
+def test_a_greeting_is_greeted_thanks_get_a_social_reply_and_an_ack_a_nod():
     assert decide(sit("你好"))[0].params == {"template": "greeting"}
-    assert decide(sit("谢谢"))[0].kind == "ignore"
+    for thanks in ("谢谢", "辛苦了", "ok thanks", "thx 辛苦", "谢啦 👍"):
+        assert decide(sit(thanks))[0].params == {"template": "social_thanks"}, thanks
+    for ack in ("好的收到", "👍", "知道了", "got it 👍", "sounds good"):
+        assert decide(sit(ack))[0].params == {"template": "social_ack"}, ack
 
 
 @pytest.mark.parametrize(
