@@ -106,6 +106,7 @@ def _promised(answer: Decision, situation: Situation, text: str) -> list[Decisio
         role=concern.role,
         timezone=situation.sender.timezone,
         now=situation.now,
+        question=concern.question,
     )
     return [promises.commitment_decision(promise)] if promise else []
 

@@ -85,8 +85,8 @@ def test_group_messages_count_only_when_the_bot_is_mentioned():
 
 def test_free_text_from_the_target_resolves_the_most_recently_contacted_concern():
     older = WaitingConcern("con_20260318_001", "p_boss", "a", last_contact_at=NOW - timedelta(hours=5))
-    newer = WaitingConcern("con_20260318_002", "p_boss", "b", last_contact_at=NOW - timedelta(hours=1))
-    [d, promise] = decide(sit("明天下午", sender=ZS, waiting=[older, newer]))
+    newer = WaitingConcern("con_20260318_002", "p_boss", "提测什么时候能给", last_contact_at=NOW - timedelta(hours=1))
+    [d, promise] = decide(sit("明天下午", sender=ZS, waiting=[older, newer]))  # a time, to "when can you deliver"
     assert d.kind == "resolve_concern" and d.params == {"concern_id": "con_20260318_002", "answer": "明天下午"}
     assert promise.rule == "commitment_in_answer" and promise.params["parent_id"] == "con_20260318_002"
 
