@@ -37,7 +37,11 @@ def _past(uow: UnitOfWork, values: dict[str, Any], sender: Any, tz: ZoneInfo) ->
 # Replies whose words are read from the records; every other template is a line of concern.replies.
 READ: dict[str, Callable[[UnitOfWork, dict[str, Any], Any, ZoneInfo], str]] = {
     "did": _did,
-    "concerns": lambda uow, v, s, tz: summaries.concerns(uow, viewer_id=s.person_id, locale=s.locale, tz=tz),
+    "concerns": lambda uow, v, s, tz: (
+        summaries.status_of(uow, viewer_id=s.person_id, person_id=v["target_person_id"], locale=s.locale, tz=tz)
+        if v.get("target_person_id")
+        else summaries.concerns(uow, viewer_id=s.person_id, locale=s.locale, tz=tz)
+    ),
     "reminders": lambda uow, v, s, tz: reminders.listing(uow, person_id=s.person_id, locale=s.locale, tz=tz),
     "remind_past": _past,
 }

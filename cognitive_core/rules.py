@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from cognitive_core import typed
-from cognitive_core.language import intents, promises, understood
+from cognitive_core.language import gist, intents, promises, understood
 from cognitive_core.language.names import find_person
 from cognitive_core.language.parsing import (
     Intent,
@@ -106,6 +106,7 @@ def _promised(answer: Decision, situation: Situation, text: str) -> list[Decisio
         role=concern.role,
         timezone=situation.sender.timezone,
         now=situation.now,
+        question=concern.question,
     )
     return [promises.commitment_decision(promise)] if promise else []
 
@@ -121,6 +122,25 @@ def _read(situation: Situation, text: str) -> intents.Reading | None:
         now=situation.now,
         tz=sender.timezone if sender else "UTC",
     )
+
+
+def _read_gist(situation: Situation, text: str) -> Decision | None:
+    """What the intent table missed, read by its gist (cognitive_core.language.gist): a principal's only."""
+    sender = situation.sender
+    if sender.role != "principal":
+        return None
+    reading = gist.read(
+        text, people=situation.people, sender_id=sender.person_id, now=situation.now, tz=sender.timezone
+    )
+    if reading is None:
+        return None
+    notes = {"matched": {"rule": reading.rule, "words": reading.words}}
+    if reading.intent in ("remind", "reminders", "brief", "review"):
+        decided = typed.command(Intent(reading.intent, reading.args), situation)
+        return Decision(decided.rule, decided.command, {**decided.notes, **notes})
+    if reading.intent == "status" and reading.person is not None:
+        return Decision("concerns:person", c.Reply("concerns", {"target_person_id": reading.person.person_id}), notes)
+    return _understood(reading, situation, text)
 
 
 def _as_intent(reading: intents.Reading | None) -> Intent | None:
@@ -145,6 +165,7 @@ def _understood(reading: intents.Reading, situation: Situation, text: str) -> De
             open_asks=open_asks,
             tz=sender.timezone,
             now=situation.now,
+            speaker=sender,
         )
     if reading.intent == "snooze":
         decided = typed.command(Intent("snooze", reading.args), situation)
@@ -202,6 +223,8 @@ def decide(situation: Situation) -> list[Decision]:
         return [typed.command(intent, situation)]
     if reading is not None:
         return [_understood(reading, situation, text)]
+    if (gisted := _read_gist(situation, text)) is not None:
+        return [gisted]
     if (keyword := keyword_command(text)) is not None:
         return [typed.usage(keyword)]
     if (risky := _risk_escalation(situation, text)) is not None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-from cognitive_core.language import promises, reminding
+from cognitive_core.language import forwarding, promises, reminding
 from cognitive_core.language.names import find_person
 from cognitive_core.language.parsing import Intent
 from cognitive_core.situation import Decision, Situation, WaitingConcern
@@ -40,10 +40,11 @@ def _ask_or_tell(intent: Intent, situation: Situation) -> Decision:
         return _reply(f"{name}:unknown_person", "unknown_person", who=args["who"])
     if target.person_id == sender.person_id:
         return _reply(f"{name}:self", "ask_self")
+    text = forwarding.rewrite(args["text"], intent=name, rule=name, speaker=sender.display_name, aliases=sender.aliases)
     if name == "tell":
-        return Decision("tell", c.Tell(target.person_id, args["text"], args.get("prio", "P2").upper()))
+        return Decision("tell", c.Tell(target.person_id, text, args.get("prio", "P2").upper()))
     deadline = promises.deadline(args["text"], timezone=sender.timezone, now=situation.now)
-    question = c.Ask(target.person_id, args["text"], args.get("prio", "P1").upper(), **deadline)
+    question = c.Ask(target.person_id, text, args.get("prio", "P1").upper(), **deadline)
     return Decision("ask", question)
 
 

@@ -62,7 +62,7 @@ def question_text(asker: Any, target: Any, question: str, approval: bool) -> str
     """The question as the target reads it."""
     if approval:
         return messages.risk_question(asker.display_name, question, target.locale)
-    return messages.question(asker.display_name, question, target.locale)
+    return messages.question(asker.display_name, question, target.locale, tuple(asker.aliases or ()))
 
 
 def question_request(

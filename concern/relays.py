@@ -33,7 +33,7 @@ def relay(
         action_type="notify",
         decision_ref=decision_id,
         target_person_id=target_id,
-        text=messages.relay(sender.display_name, text, target.locale),
+        text=messages.relay(sender.display_name, text, target.locale, tuple(sender.aliases or ())),
         priority=priority,
         origin_channel=channel,
         request_key=f"{fact_id}:tell",

@@ -96,7 +96,7 @@ FRAMES: tuple[Frame, ...] = (
     Frame("tell", r"(?P<body>.+?)[\s,]*(?:帮我|你)?(?:告诉|通知|转告|转达给)(?:一下|下)?{P}(?:看一下|看下|一下|一声|下)?",
           "tell:zh:body_first"),
     Frame("ask", r"(?:ask|aks|check with|find out from|follow up with|chase|query|confirm with|check in with)\s+{P}"
-          r"(?:\s+(?:about|on|for|whether|if|re:?))?(?P<body>.+)", "ask:en:verb_first", True),
+          r"(?:\s+(?:about|on|for|re:?))?(?P<body>.+)", "ask:en:verb_first", True),
     Frame("ask", r"(?:find out|check|see|confirm)\s+(?:from|with)?\s*{P}\s+(?P<body>.+)", "ask:en:find_out"),
     Frame("ask", r"(?:find out|check|see|confirm)\s+(?P<body>.+?)\s+(?:from|with)\s+{P}", "ask:en:body_first"),
     Frame("ask", r"(?:have|get)\s+{P}\s+(?:to\s+)?(?P<body>.{4,})", "ask:en:have_them"),

@@ -34,12 +34,14 @@ _WIDE = str.maketrans("：，。！？；（）　～＠", ":,.!?;() ~@")
 _PRIORITIES = (
     (r"\b[Pp]([0-3])\b", None),
     (
-        r"(?:非常|特别|十万火急|火急|很|特|超)?(?:紧急|加急)|十万火急|急急急?|很急|特急|超急|非常急|高优先级?|优先级高",
+        r"(?:非常|特别|十万火急|火急|很|特|超)?(?:紧急|加急)|十万火急|十分火急|急急急?|很急|特急|超急|非常急|急死了?"
+        r"|赶紧|赶快|高优先级?|优先级高|^急(?=[\s!,:]|$)|(?<=[\s,])急$",
         "P0",
     ),
-    (r"\b(?:urgent(?:ly)?|asap|a\.s\.a\.p\.|high[- ]priority|top priority|critical)\b", "P0"),
+    (r"\b(?:urgent(?:ly)?|high[- ]priority|top priority|critical)\b", "P0"),
+    (r"尽快|尽早|\b(?:asap|a\.s\.a\.p\.|as soon as (?:possible|you can))\b", "P1"),
     (r"不急|不着急|不用急|不赶|有空的时候|低优先级?|优先级低", "P3"),
-    (r"\b(?:no rush|not urgent|low[- ]priority|whenever (?:they|he|she) can)\b", "P3"),
+    (r"\b(?:no rush|not urgent|low[- ]priority|whenever (?:they|he|she|you) can|when you get a chance)\b", "P3"),
 )
 _PRIORITY = re.compile("|".join(f"(?:{p})" for p, _ in _PRIORITIES), re.I)
 _FILLER = r"[\s,.:;!?、~\-，。：；！？]*"
@@ -151,5 +153,5 @@ def until(text: str, *, now: datetime, tz: str) -> datetime | None:
 def tidy(body: str) -> str:
     """A message body without the frame's leftovers: leading/trailing separators and filler words."""
     body = re.sub(rf"^{_FILLER}(?:一下|一声)?{_FILLER}", "", body)
-    body = re.sub(r"^(?:that|about|on|whether|if|to)\s+", "", body, flags=re.I)
+    body = re.sub(r"^(?:that|about|on|to)\s+", "", body, flags=re.I)  # if / whether stay: the reader's question
     return re.sub(r"[\s,，、:：;；]+$", "", body).strip()

@@ -18,13 +18,44 @@ def _ahead(found: Found | None, now: datetime) -> bool:
     return found is not None and now < found.at <= now + HORIZON
 
 
-def promise(answer: str, *, concern_id: str, kind: str, role: str, timezone: str, now: datetime) -> dict | None:
+# The sender commits themself: a first-person future or a delivery verb towards the asker.
+_COMMITS = re.compile(
+    r"给你|给您|发你|发您|发给你|交给你|回你|回复你|告诉你|我会|我争取|争取|保证|我尽量|之前(?:给|发|交|弄|搞|做|完成)"
+    r"|前(?:给|发|交|弄好|搞定|完成|做完|改好|出)|(?:能|可以|会)(?:给|发|交|弄好|搞定|完成|做完|改好|出来)"
+    r"|\b(?:i'll|i will|i can|i should|we'll|we will|you'll (?:have|get)"
+    r"|will (?:send|have|get|finish|deliver|do|be done)|should be (?:ready|done)|expect it|promise|by|before)\b"
+    r"|(?:之前|以前|前)(?:$|[，,。!！])",
+    re.I,
+)
+# A question that asks when something will be delivered: a bare time in its answer is a promise.
+_ASKS_DELIVERY = re.compile(
+    r"(?:什么时候|何时|几点|哪天|多久)(?:能|可以|会)?(?:给|交|发|好|完成|出|弄完|搞定|上线|提测|做完|改完)"
+    r"|(?:能|可以)(?:给|交|发|好|完成|出)|能不能.{0,12}(?:前|之前)|\beta\b|by when"
+    r"|when (?:can|will|could) (?:you|it|we)|when (?:is|will) (?:it|the \w+) (?:be )?(?:ready|done)",
+    re.I,
+)
+
+
+def commits(answer: str, question: str) -> bool:
+    """Whether an answer commits its sender to a time, judged with the question it answers.
+
+    "明天下午给你" commits; "下午三点" commits only when the question asked when something will be delivered
+    ("提测什么时候能给"), not when it asked for a time as information ("明天的会几点开始").
+    """
+    return bool(_COMMITS.search(answer) or _ASKS_DELIVERY.search(question))
+
+
+def promise(
+    answer: str, *, concern_id: str, kind: str, role: str, timezone: str, now: datetime, question: str | None = None
+) -> dict | None:
     """The commitment an answer to a question makes ("明天下午3点给你", "by Friday 5pm"), as its command's fields.
 
     Only the person asked promises (not the manager answering an escalation), only to a question (a reply to a
     commitment's check-in keeps or extends that one), and only a time still ahead.
     """
     if kind != "question" or role != "target" or _PAST.search(answer):
+        return None
+    if question is not None and not commits(answer, question):
         return None
     found = parse_when(answer, now=now, tz=timezone)
     if found is None or not _ahead(found, now):

@@ -12,10 +12,10 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
-from cognitive_core.language import promises
+from cognitive_core.language import forwarding, phrasing, promises
 from cognitive_core.language.intents import Reading
 from cognitive_core.language.parsing import is_acknowledgement
-from cognitive_core.situation import Decision
+from cognitive_core.situation import Decision, PersonView
 from concern import commands as c
 
 ABOUT_SOMEONE = frozenset({"ask", "tell", "nudge", "cancel"})  # the intents that name a person
@@ -36,10 +36,25 @@ _GREETING = re.compile(
 )
 
 
+_THANKS = re.compile(
+    r"谢|辛苦|感谢|麻烦你了|\b(?:thanks?|thank you|thx|ty|cheers|appreciated?|no worries|much obliged)\b", re.I
+)
+_ACK = re.compile(
+    r"^(?:哈+)?(?:(?:好的?|好嘞|好滴|行|可以|收到|知道了|明白|了解|嗯+"
+    r"|ok|okay|got it|sounds good|great|cool|perfect|noted)"
+    r"[\s!！。.~,，]*)+$",
+    re.I,
+)
+
+
 def nothing_matched(text: str, *, principal: bool) -> Decision:
-    """Thanks are let be, a greeting is greeted; a principal hears the closest request, a member the help."""
-    if is_acknowledgement(text):
-        return Decision("acknowledgement:nothing_waiting", c.Ignore())
+    """Thanks get a short social reply, an acknowledgement a nod, a greeting a greeting; a principal hears the
+    closest request, a member the help."""
+    bare = phrasing.without_emoji(text)
+    if _THANKS.search(bare):
+        return Decision("social:thanks", c.Reply("social_thanks"))
+    if is_acknowledgement(text) or _ACK.match(bare):
+        return Decision("social:acknowledgement", c.Reply("social_ack"))
     if _GREETING.match(text):
         return Decision("greeting", c.Reply("greeting"))
     if principal:
@@ -56,11 +71,29 @@ def _deadline(text: str, tz: str, now: datetime | None) -> dict[str, Any]:
     return promises.deadline(text, timezone=tz, now=now)
 
 
-def request_of(reading: Reading, *, message: str, tz: str, now: datetime | None) -> dict[str, Any]:
-    """The pending request a choice completes: intent, text, priority and deadline (JSON-safe)."""
+def request_of(
+    reading: Reading, *, message: str, tz: str, now: datetime | None, speaker: PersonView | None = None
+) -> dict[str, Any]:
+    """The pending request a choice completes: intent, text (rewritten for its reader), priority and deadline."""
+    text = reading.args.get("text", "")
+    if speaker is not None and text and reading.intent in ("ask", "tell", "nudge"):
+        intent = "ask" if reading.intent == "nudge" or reading.ambiguous else reading.intent
+        rule = reading.rule
+        if intent == "ask" and re.search(
+            rf"\b(?:ask|get|tell)\s+\S+(?:\s\S+)?\s+to\s+{re.escape(text[:8])}", message, re.I
+        ):
+            rule = "ask:en:have_them"  # "ask Priya to send me the contract": a request, not a question
+        text = forwarding.rewrite(
+            text,
+            intent=intent,
+            rule=rule,
+            speaker=speaker.display_name,
+            aliases=speaker.aliases,
+            words=reading.words,
+        )
     return {
         "intent": reading.intent,
-        "text": reading.args.get("text", ""),
+        "text": text,
         **({"priority": reading.args["priority"]} if reading.args.get("priority") else {}),
         **_deadline(message, tz, now),
         "matched": {"rule": reading.rule, "words": reading.words},
@@ -85,10 +118,11 @@ def about_someone(
     open_asks: tuple[tuple[str, str, str], ...],
     tz: str,
     now: datetime | None,
+    speaker: PersonView | None = None,
 ) -> Decision:
     """Ask, tell, nudge or cancel about the person read (open_asks: (concern_id, target_id, question))."""
     notes = {"matched": {"rule": reading.rule, "words": reading.words}}
-    request = request_of(reading, message=message, tz=tz, now=now)
+    request = request_of(reading, message=message, tz=tz, now=now, speaker=speaker)
     if reading.person is None:
         if not reading.suggestions:
             return Decision(f"{reading.intent}:unknown_person", c.Reply("unknown_person", {"who": reading.who}), notes)

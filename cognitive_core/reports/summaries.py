@@ -11,7 +11,7 @@ from sqlalchemy import or_, select
 from concern import outbound
 from concern.models import ACTIVE_STATES, Concern
 from concern.texts import reasons
-from concern.texts.messages import when
+from concern.texts.messages import duration, when
 from kernel.context import UnitOfWork
 from person.models import Person
 from person.rules import local_day_bounds
@@ -110,3 +110,33 @@ def concerns(uow: UnitOfWork, *, viewer_id: str, locale: str, tz: ZoneInfo) -> s
     if not lines:
         return "现在没有在等的事。" if zh else "Nothing is open."
     return "\n".join(lines)
+
+
+def status_of(uow: UnitOfWork, *, viewer_id: str, person_id: str, locale: str, tz: ZoneInfo) -> str:
+    """`刘洋回了吗`: what the viewer waits on from that one person, or their last answer, in plain words."""
+    zh, who = locale == "zh", _names(uow).get(person_id, "")
+    mine = [c for c in _active(uow, viewer_id=viewer_id) if c.target_person_id == person_id]
+    lines = []
+    for c in mine:
+        waited = duration(uow.now - c.created_at, locale)
+        nxt = when(c.next_follow_up_at, tz, locale, now=uow.now) if c.next_follow_up_at else ""
+        if zh:
+            lines.append(
+                f"{who}还没回你问的“{c.question}”，已经等了{waited}" + (f"，我会在{nxt}再提醒。" if nxt else "。")
+            )
+        else:
+            later = f"; I'll remind them {nxt}." if nxt else "."
+            lines.append(f'{who} hasn\'t answered "{c.question}" yet (waiting {waited}){later}')
+    if lines:
+        return "\n".join(lines)
+    answered = select(Concern).where(
+        Concern.originator_id == viewer_id, Concern.target_person_id == person_id, Concern.answer.is_not(None)
+    )
+    last = uow.session.scalars(answered.order_by(Concern.resolved_at.desc())).first()
+    if last is not None:
+        return (
+            f"{who}已经回复了“{last.question}”：{last.answer}"
+            if zh
+            else f'{who} answered "{last.question}": {last.answer}'
+        )
+    return f"现在没有在等{who}的事。" if zh else f"Nothing to {who} is open."

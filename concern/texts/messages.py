@@ -5,12 +5,11 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
+from concern.texts import forwarding
 from kernel.catalogue import Catalogue
 from kernel.moments import WEEKDAYS, when  # noqa: F401  (callers read them here)
 
 _TEMPLATES: dict[str, dict[str, str]] = {
-    "question": {"zh": "{asker}想了解：{text}", "en": "{asker} would like to know: {text}"},
-    "relay": {"zh": "{sender}让我转告：{text}", "en": "From {sender}: {text}"},
     "follow_up": {
         "zh": "【跟进】{asker}的问题：{text}\n状态：自 {since} 起等待你的回复（已 {waited}）。\n"
         "建议：直接回复这条消息即可；需要时间可以回复“稍后 2小时”。",
@@ -156,14 +155,14 @@ def duration(delta: timedelta, locale: str) -> str:
     return " ".join(p for p in parts if p) or "under a minute"
 
 
-def question(asker: str, text: str, locale: str) -> str:
-    """The question sent to the target on the originator's behalf."""
-    return render("question", locale, asker=asker, text=text)
+def question(asker: str, text: str, locale: str, aliases: tuple[str, ...] = ()) -> str:
+    """The question sent to the target on the originator's behalf (the frame: `forwarding.question`)."""
+    return forwarding.question(asker, text, locale, aliases)
 
 
-def relay(sender: str, text: str, locale: str) -> str:
-    """A message passed on for someone."""
-    return render("relay", locale, sender=sender, text=text)
+def relay(sender: str, text: str, locale: str, aliases: tuple[str, ...] = ()) -> str:
+    """A message passed on for someone (the frame: `forwarding.relay`)."""
+    return forwarding.relay(sender, text, locale, aliases)
 
 
 def follow_up(asker: str, text: str, since: datetime, now: datetime, tz: ZoneInfo, locale: str) -> str:

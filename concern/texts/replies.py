@@ -169,6 +169,8 @@ _REPLIES = {
     "nothing_to_cancel": {"zh": "现在没有在问{target}的事。", "en": "No question to {target} is open."},
     "ask_what": {"zh": "要问{target}什么？", "en": "What should I ask {target}?"},
     "tell_what": {"zh": "要告诉{target}什么？", "en": "What should I tell {target}?"},
+    "social_thanks": {"zh": "不客气！有事随时叫我。", "en": "You're welcome! Just say if you need anything."},
+    "social_ack": {"zh": "好的 👌", "en": "👍"},
     "greeting": {
         "zh": "你好！要我去问谁、转告什么，直接说就行。",
         "en": "Hi! Tell me who to ask or what to pass on, in your own words.",

@@ -214,7 +214,7 @@ def test_two_messages_relayed_within_the_hour_both_arrive(ctx, client, team):
     _, telegram = team
     say(ctx, channel="feishu", user="ou_boss", text="告诉张三：明早10点开会")
     say(ctx, channel="feishu", user="ou_boss", text="/tell @zhangsan 会议改到11点")
-    assert telegram.texts_to("tg_zs") == ["老板让我转告：明早10点开会", "老板让我转告：会议改到11点"]
+    assert telegram.texts_to("tg_zs") == ["老板让我转告：明早10点开会。", "老板让我转告：会议改到11点。"]
     assert "已转告张三" in team[0].texts_to("ou_boss")[-1]
 
 

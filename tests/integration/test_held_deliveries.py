@@ -139,7 +139,7 @@ def test_a_message_to_relay_held_by_quiet_hours_goes_out_when_they_end(ctx, cloc
     assert telegram.sent == []
     clock.advance(9 * H)
     tick(ctx)
-    assert telegram.texts_to("tg_zs") == ["老板让我转告：明早10点开会"]
+    assert telegram.texts_to("tg_zs") == ["老板让我转告：明早10点开会。"]
     assert len(feishu.texts_to("ou_boss")) == 1  # told once, when it was held
 
 

@@ -94,11 +94,11 @@ def test_a_decision_records_exactly_the_command_carried_out_beside_its_flat_shap
     assert ask["command"] == {
         "type": "ask",
         "target_person_id": "p_zhangsan",
-        "question": "线上挂了，能看下吗",
+        "question": "线上挂了，能看下吗？",
         "priority": "P0",
         "deadline": None,
         "deadline_words": None,
     }
-    assert ask["requested"][0]["question"] == "线上挂了，能看下吗"  # the flat shape, as readers always had it
+    assert ask["requested"][0]["question"] == "线上挂了，能看下吗？"  # the flat shape, as readers always had it
     concern_id = client.get("/v1/concerns").json()["items"][0]["concern_id"]
     assert later["command"] == {"type": "snooze", "concern_id": concern_id, "duration_s": 7200}

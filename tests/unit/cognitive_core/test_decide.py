@@ -35,7 +35,7 @@ def sit(text, sender=BOSS, *, waiting=(), chat_type="p2p", mentions_bot=False, r
         "/ask 老张 提测什么时候能给？",
     ],
 )
-def test_ask_commands_raise_a_p1_concern_on_the_named_person(text):
+def test_ask_commands_raise_a_p1_concern_on_the_named_person_in_words_ending_as_a_question(text):
     [d] = decide(sit(text))
     assert d.kind == "raise_concern" and d.params == {
         "target_person_id": "p_zhangsan",
@@ -46,7 +46,7 @@ def test_ask_commands_raise_a_p1_concern_on_the_named_person(text):
 
 def test_ask_with_a_priority_keeps_it():
     [d] = decide(sit("/ask @p_zhangsan P0 线上挂了，能看下吗"))
-    assert d.params["priority"] == "P0" and d.params["question"] == "线上挂了，能看下吗"
+    assert d.params["priority"] == "P0" and d.params["question"] == "线上挂了，能看下吗？"
 
 
 @pytest.mark.parametrize(
@@ -54,7 +54,7 @@ def test_ask_with_a_priority_keeps_it():
 )
 def test_tell_commands_notify_the_person(text):
     [d] = decide(sit(text))
-    assert d.kind == "direct_action" and d.params["action"] == "notify" and d.params["text"] == "明早10点开会"
+    assert d.kind == "direct_action" and d.params["action"] == "notify" and d.params["text"] == "明早10点开会。"
 
 
 def test_only_principals_may_ask_or_tell():
@@ -85,8 +85,8 @@ def test_group_messages_count_only_when_the_bot_is_mentioned():
 
 def test_free_text_from_the_target_resolves_the_most_recently_contacted_concern():
     older = WaitingConcern("con_20260318_001", "p_boss", "a", last_contact_at=NOW - timedelta(hours=5))
-    newer = WaitingConcern("con_20260318_002", "p_boss", "b", last_contact_at=NOW - timedelta(hours=1))
-    [d, promise] = decide(sit("明天下午", sender=ZS, waiting=[older, newer]))
+    newer = WaitingConcern("con_20260318_002", "p_boss", "提测什么时候能给", last_contact_at=NOW - timedelta(hours=1))
+    [d, promise] = decide(sit("明天下午", sender=ZS, waiting=[older, newer]))  # a time, to "when can you deliver"
     assert d.kind == "resolve_concern" and d.params == {"concern_id": "con_20260318_002", "answer": "明天下午"}
     assert promise.rule == "commitment_in_answer" and promise.params["parent_id"] == "con_20260318_002"
 
@@ -140,9 +140,12 @@ def test_a_members_message_that_matches_nothing_gets_the_member_help():
     assert decide(sit("这个怎么弄", sender=WW))[0].params == {"template": "help"}
 
 
-def test_a_greeting_is_greeted_and_thanks_are_let_be():
+def test_a_greeting_is_greeted_thanks_get_a_social_reply_and_an_ack_a_nod():
     assert decide(sit("你好"))[0].params == {"template": "greeting"}
-    assert decide(sit("谢谢"))[0].kind == "ignore"
+    for thanks in ("谢谢", "辛苦了", "ok thanks", "thx 辛苦", "谢啦 👍"):
+        assert decide(sit(thanks))[0].params == {"template": "social_thanks"}, thanks
+    for ack in ("好的收到", "👍", "知道了", "got it 👍", "sounds good"):
+        assert decide(sit(ack))[0].params == {"template": "social_ack"}, ack
 
 
 @pytest.mark.parametrize(

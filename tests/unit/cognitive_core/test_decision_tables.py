@@ -66,8 +66,8 @@ WAITING = (WaitingConcern("con_1", "p_boss", "提测？", last_contact_at=NOW - 
 
 # A typed command's intent → the command it is carried out as.
 TYPED = [
-    (Intent("ask", {"who": "张三", "text": "在吗"}), BOSS, c.Ask("p_zhangsan", "在吗", "P1")),
-    (Intent("tell", {"who": "张三", "text": "开会", "prio": "p0"}), BOSS, c.Tell("p_zhangsan", "开会", "P0")),
+    (Intent("ask", {"who": "张三", "text": "在吗"}), BOSS, c.Ask("p_zhangsan", "在吗？", "P1")),
+    (Intent("tell", {"who": "张三", "text": "开会", "prio": "p0"}), BOSS, c.Tell("p_zhangsan", "开会。", "P0")),
     (Intent("cancel", {"concern_id": "con_20260318_001"}), BOSS, c.Cancel("con_20260318_001")),
     (Intent("snooze", {"duration": timedelta(hours=2)}), ZS, c.Snooze("con_1", 7200)),
     (Intent("quiet", {"start": "22:00", "end": "08:00"}), ZS,

@@ -45,14 +45,14 @@ def test_traditional_characters_and_platform_mentions_name_the_person():
 
 def test_priority_words_are_lifted_out_of_the_text():
     [d] = _decide("紧急！帮我问问张三线上是不是挂了")
-    assert (d.params["priority"], d.params["question"]) == ("P0", "线上是不是挂了")
+    assert (d.params["priority"], d.params["question"]) == ("P0", "线上是不是挂了？")
     [d] = _decide("不急，告诉张三下周再交也行")
-    assert (d.params["priority"], d.params["text"]) == ("P3", "下周再交也行")
+    assert (d.params["priority"], d.params["text"]) == ("P3", "下周再交也行。")
 
 
 def test_a_deadline_becomes_the_loops_deadline_and_the_words_stay_in_the_question():
     [d] = _decide("问一下张三周五前能不能把方案给我")
-    assert d.params["question"] == "周五前能不能把方案给我" and d.params["deadline_words"] == "周五前"
+    assert d.params["question"] == "周五前能不能把方案给老板？" and d.params["deadline_words"] == "周五前"
     assert datetime.fromisoformat(d.params["deadline"]) == datetime(2026, 3, 20, 10, 0, tzinfo=UTC)  # Fri 18:00
 
 
@@ -77,7 +77,7 @@ def test_an_unknown_name_suggests_the_close_names_and_carries_the_request():
     [d] = _decide("问一下小张：提测好了没")
     assert d.params["template"] == "did_you_mean_person" and d.params["who"] == "小张"
     assert d.params["choices"][:2] == ["p_zhangsan", "p_zhangsanfeng"] and "p_zhangwei" in d.params["choices"]
-    assert d.params["request"]["text"] == "提测好了没" and d.params["request"]["intent"] == "ask"
+    assert d.params["request"]["text"] == "提测好了没？" and d.params["request"]["intent"] == "ask"
 
 
 def test_a_name_with_a_slip_is_guessed():

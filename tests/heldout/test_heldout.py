@@ -1,0 +1,49 @@
+"""The held-out set judges understanding on words nobody tuned for (SPEC §6, turn 3).
+
+Non-commands contact nobody, nobody is ever contacted in someone else's place, and the share of rows right
+(every stated field) never falls below the last recorded figure; the 90 % bar of the issue is asserted too and is
+expected to fail until the score reaches it (strict: it must be flipped the day it passes).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.heldout import scoring
+
+FLOOR = 0.63  # the last recorded held-out score (docs/PERFORMANCE.md); raised as understanding improves
+
+
+@pytest.fixture(scope="module")
+def verdicts() -> list[scoring.Verdict]:
+    return scoring.score()
+
+
+def test_the_heldout_set_is_big_and_mixed_enough():
+    rows = scoring.rows()
+    share = {lang: sum(r["lang"] == lang for r in rows) / len(rows) for lang in ("zh", "en", "mixed")}
+    chatter = sum(r["intent"] in ("social", "none") for r in rows) / len(rows)
+    assert len(rows) >= 200 and share["zh"] >= 0.4 and share["en"] >= 0.3 and share["mixed"] >= 0.1
+    assert chatter >= 0.1
+
+
+def test_no_non_command_contacts_anyone(verdicts):
+    spoken = [v for v in verdicts if v.row["intent"] in ("social", "none")]
+    contacted = [v.row["id"] for v in spoken if v.got["intent"] in scoring.CONTACTS]
+    assert not contacted, scoring.misses([v for v in spoken if v.row["id"] in contacted])
+
+
+def test_nobody_is_contacted_in_place_of_the_person_meant(verdicts):
+    wrongly = [v for v in verdicts if scoring.contacted_wrongly(v)]
+    assert not wrongly, scoring.misses(wrongly)
+
+
+def test_the_heldout_score_never_falls_below_the_recorded_floor(verdicts):
+    right = sum(v.right for v in verdicts) / len(verdicts)
+    assert right >= FLOOR, scoring.table(verdicts, title="held-out") + "\n" + scoring.misses(verdicts)
+
+
+@pytest.mark.xfail(strict=True, reason="the held-out score is below the issue's 90 % bar (docs/PERFORMANCE.md)")
+def test_ninety_percent_of_the_heldout_set_is_understood_right(verdicts):
+    right = sum(v.right for v in verdicts) / len(verdicts)
+    assert right >= 0.9, scoring.table(verdicts, title="held-out")

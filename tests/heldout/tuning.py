@@ -1,0 +1,51 @@
+"""The tuning corpus (tests/unit/cognitive_core/corpus) scored like the held-out set: right = every stated field.
+
+Its rows state intent, person, the text passed on, priority and deadline words (None: not stated / the default),
+and the no-command rows state only that nothing is a command. Scored per intent and per language beside the
+held-out set by `python -m tests.heldout`.
+"""
+
+from __future__ import annotations
+
+from tests.heldout.scoring import Verdict
+from tests.unit.cognitive_core.corpus.en import EN
+from tests.unit.cognitive_core.corpus.none import NONE
+from tests.unit.cognitive_core.corpus.zh import ZH
+from tests.unit.cognitive_core.test_corpus import COMMANDS, _norm, intent_of, person_of, understood
+
+
+def _row(text: str, lang: str, expected: tuple) -> Verdict:
+    intent, person, body, priority, deadline = expected
+    d = understood(text)
+    got = {"intent": intent_of(d), "person": person_of(d), "rule": d.rule}
+    wrong = [] if got["intent"] == intent else ["intent"]
+    if not wrong and intent in ("ask", "tell", "ask_or_tell", "nudge", "cancel") and person is not None:
+        wrong += [] if got["person"] == person else ["person"]
+    if not wrong and intent in ("ask", "tell") and person is not None and d.kind.value != "reply":
+        said = d.params.get("question", d.params.get("text"))
+        got["say"] = said
+        if body is not None and _norm(said) != _norm(body):
+            wrong.append("say")
+        if d.params.get("priority") != (priority or ("P1" if intent == "ask" else "P2")):
+            wrong.append("priority")
+        if intent == "ask" and d.params.get("deadline_words") != deadline:
+            wrong.append("deadline")
+    return Verdict({"id": "", "text": text, "intent": intent, "lang": lang}, got, wrong)
+
+
+def _chatter(text: str) -> Verdict:
+    got = intent_of(understood(text))
+    return Verdict(
+        {"id": "", "text": text, "intent": "none", "lang": "none"},
+        {"intent": got},
+        [] if got not in COMMANDS else ["intent"],
+    )
+
+
+def score() -> list[Verdict]:
+    """Every tuning-corpus row's verdict (zh, en, and the chatter that is no command)."""
+    return [
+        *(_row(text, "zh", rest) for text, *rest in ZH),
+        *(_row(text, "en", rest) for text, *rest in EN),
+        *(_chatter(text) for text in NONE),
+    ]
