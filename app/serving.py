@@ -73,9 +73,8 @@ def serve_http(current: Any, *, host: str | None, port: int | None, processor: b
     """Serve the app with uvicorn until SIGTERM/SIGINT; `processor`: the pipeline runs in this process."""
     import uvicorn as server
 
-    from app.main import create_app
-
     from app import first_start
+    from app.main import create_app
 
     app = create_app(current, run_migrations=False, processor=processor)
     bind_host, bind_port = host or current.host, port or current.port
