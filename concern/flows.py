@@ -105,14 +105,8 @@ def raise_(
     request = notices.question_request(
         uow, concern, purpose=Purpose.question, decision_ref=concern.concern_id, attempt="1"
     )
-    queue.enqueue(
-        uow,
-        request=request,
-        purpose=Purpose.question,
-        concern=concern,
-        claimed_by=claimed_by,
-        lease=LEASE if claimed_by else timedelta(0),
-    )
+    lease = LEASE if claimed_by else timedelta(0)
+    queue.enqueue(uow, request=request, purpose=Purpose.question, concern=concern, claimed_by=claimed_by, lease=lease)
     return Done("raised", concern_id=concern.concern_id)
 
 
