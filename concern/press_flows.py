@@ -19,6 +19,7 @@ from concern import flows, notices, service
 from concern.models import ACTIVE_STATES, Concern
 from concern.outcomes import Outcome, Unchanged
 from concern.texts import messages, replies
+from fact.models import Fact
 from kernel.context import UnitOfWork
 from person import service as persons
 from person.rules import next_morning
@@ -109,6 +110,18 @@ def awaiting_name(uow: UnitOfWork, *, person_id: str, within: timedelta = timede
     ids = list(uow.session.scalars(stmt))
     found = [service.get(uow, concern_id=concern_id) for concern_id in ids]
     return [c for c in found if c is not None and c.state in ACTIVE_STATES]
+
+
+def declined_by(uow: UnitOfWork, *, person_id: str) -> set[str]:
+    """The loops this person said are not theirs ("Not me" pressed on a question to them): nothing they write
+    afterwards answers those, so a text goes to a question still waiting on them."""
+    # A press marks every button of its message pressed; the one pressed is the one whose token the press carries.
+    stmt = (
+        select(ButtonRow.concern_id, ButtonRow.token, Fact.content)
+        .join(Fact, Fact.fact_id == ButtonRow.press_fact_id)
+        .where(ButtonRow.verb == "not_me", ButtonRow.addressee_id == person_id, ButtonRow.pressed_at.is_not(None))
+    )
+    return {cid for cid, token, press in uow.session.execute(stmt) if cid and press.get("token") == token}
 
 
 def reassign(

@@ -38,7 +38,10 @@ class Loops:
 def loops_of(uow: UnitOfWork, *, person_id: str, principal: bool) -> Loops:
     """Everything the rules read about the loops of the person who wrote."""
     waiting = []
+    declined = press_flows.declined_by(uow, person_id=person_id)
     for c in service.waiting_on(uow, person_id=person_id):
+        if c.concern_id in declined:  # they pressed "Not me": their next text answers another question
+            continue
         _, last = outbound.contact_times(uow, concern_id=c.concern_id, person_id=c.target_person_id)
         if last is None or c.kind == "reminder":  # held back, or their own reminder: nothing they say answers it
             continue

@@ -92,7 +92,7 @@ class FeishuChannel(Channel):
                         self._create(receive_id_type, receive_id, part, uuid=uuid, markdown=markdown, buttons=buttons)
                     )
                 else:
-                    uuid = f"{message.idempotency_key}-media"
+                    uuid = content.fit_uuid(f"{message.idempotency_key}-media")
                     forwarded = self._forward(receive_id_type, receive_id, media, uuid=uuid)  # type: ignore[arg-type]
                     message_ids.append(forwarded)
             except ChannelError as exc:
@@ -102,7 +102,7 @@ class FeishuChannel(Channel):
                     exc.possibly_delivered = True
                     exc.detail = {**exc.detail, "message_ids": message_ids}
                 raise
-        card = markdown or bool(message.buttons)
+        card = markdown or bool(message.buttons) or content.has_text_syntax(message.text)
         detail: dict[str, Any] = {"msg_type": "interactive" if card else "text", "receive_id_type": receive_id_type}
         if len(message_ids) > 1:
             detail.update(parts=len(message_ids), message_ids=message_ids)

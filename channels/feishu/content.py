@@ -6,6 +6,7 @@ callback behaviour carries `{"t": <token>}`, the opaque token, and nothing else.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Sequence
@@ -26,6 +27,29 @@ _MARKDOWN = re.compile(
     r"|^```",  # a code fence
     re.MULTILINE,
 )
+
+
+# What a person wrote must not become a link, a mention, colour or markup, in any container:
+# - A `text` message parses `<at user_id="...">` (and `<at user_id="all">`, everyone), `<b> <i> <u> <s>`,
+#   `**bold**` and `[text](url)` links (im/v1 message content, "文本 text": 样式 and @ 用户), and offers no
+#   escape; a text with any of that syntax therefore goes as a card whose `plain_text` element shows it as written
+#   (card JSON 2.0 "普通文本": plain_text is never parsed).
+# - A card's `markdown` element (JSON 2.0 rich text) renders `<at id=all>`, `<font color>`, `<link>`, `<text_tag>`,
+#   `[text](url)` and `![](img_key)`; it decodes HTML character entities, so `&`, `<`, `>`, `[`, `]` are written as
+#   entities there and none of that syntax can form. The layout Deputy's own markdown uses (lists, tables, bold,
+#   headings) needs none of those characters.
+_TEXT_SYNTAX = re.compile(r"<|\*\*|\[[^\]\n]*\]\(")
+_MARKDOWN_ENTITIES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "[": "&#91;", "]": "&#93;"})
+
+
+def has_text_syntax(text: str) -> bool:
+    """True when a Feishu `text` message would turn part of `text` into a mention, a style or a link."""
+    return bool(_TEXT_SYNTAX.search(text))
+
+
+def markdown_safe(text: str) -> str:
+    """`text` for a card's markdown element: tags, mentions, colours, links and images cannot form."""
+    return text.translate(_MARKDOWN_ENTITIES)
 
 
 def looks_like_markdown(text: str) -> bool:
@@ -71,7 +95,7 @@ def card(text: str, buttons: Sequence[Button] = (), *, markdown: bool | None = N
     """A JSON 2.0 card: the text (markdown when it looks like it, else plain) and the buttons in one row."""
     markdown = looks_like_markdown(text) if markdown is None else markdown
     shown = (
-        {"tag": "markdown", "content": text}
+        {"tag": "markdown", "content": markdown_safe(text)}
         if markdown
         else {"tag": "div", "text": {"tag": "plain_text", "content": text}}
     )
@@ -85,13 +109,23 @@ def card(text: str, buttons: Sequence[Button] = (), *, markdown: bool | None = N
 
 def message_content(part: str, *, markdown: bool, buttons: Sequence[Button] = ()) -> tuple[str, str]:
     """(msg_type, content JSON) for one part: `text`, or `interactive` with a JSON 2.0 card (markdown, buttons)."""
-    if not markdown and not buttons:
+    if not markdown and not buttons and not has_text_syntax(part):
         return "text", json.dumps({"text": part}, ensure_ascii=False)
     return "interactive", json.dumps(card(part, buttons, markdown=markdown), ensure_ascii=False)
+
+
+MAX_UUID_CHARS = 50  # im/v1/messages `uuid`: "最大长度 50 字符"; Feishu de-duplicates a uuid for one hour
+
+
+def fit_uuid(uuid: str) -> str:
+    """`uuid` if Feishu accepts its length, else a stable 50-character form of it (a prefix and a digest)."""
+    if len(uuid) <= MAX_UUID_CHARS:
+        return uuid
+    return f"{uuid[:33]}-{hashlib.sha256(uuid.encode()).hexdigest()[:16]}"
 
 
 def part_uuids(idempotency_key: str, count: int) -> list[str]:
     """Platform de-duplication keys: the action id itself for one part, `<action id>-<n>` for parts 1..n."""
     if count == 1:
-        return [idempotency_key]
-    return [f"{idempotency_key}-{n}" for n in range(1, count + 1)]
+        return [fit_uuid(idempotency_key)]
+    return [fit_uuid(f"{idempotency_key}-{n}") for n in range(1, count + 1)]

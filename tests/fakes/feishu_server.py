@@ -86,7 +86,8 @@ class FakeFeishu:
         self.departments: dict[str, list[str]] = {"0": []}  # department id → child department ids
         self.users: dict[str, list[dict[str, Any]]] = defaultdict(list)  # department id → users
         self._valid: set[str] = set()
-        self._by_uuid: dict[str, str] = {}
+        self._by_uuid: dict[str, tuple[str, float]] = {}  # uuid → (message id, when it was first used)
+        self._skew = 0.0  # seconds `advance()` moved the fake's clock on
         self._scripts: dict[str, deque[Reply]] = defaultdict(deque)
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
@@ -94,6 +95,22 @@ class FakeFeishu:
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-feishu", daemon=True
         )
+
+    def advance(self, seconds: float) -> None:
+        """Move the fake's clock on (a uuid de-duplicates for an hour only)."""
+        self._skew += seconds
+
+    def _now(self) -> float:
+        return time.monotonic() + self._skew
+
+    def _first(self, uuid: str | None) -> str | None:
+        """The message a uuid already made within the last hour (Feishu: "持续时间为一小时"), else None."""
+        seen = self._by_uuid.get(uuid or "")
+        return seen[0] if seen is not None and self._now() - seen[1] < 3600 else None
+
+    def _keep_uuid(self, uuid: str | None, message_id: str) -> None:
+        if uuid:
+            self._by_uuid[uuid] = (message_id, self._now())
 
     @property
     def domain(self) -> str:
@@ -213,15 +230,14 @@ class FakeFeishu:
         if body.get("msg_type") == "interactive" and (refused := _card_problem(body.get("content"))):
             return refused
         uuid = body.get("uuid")
-        if uuid and uuid in self._by_uuid:
-            message_id = self._by_uuid[uuid]
-        else:
+        if uuid is not None and not 1 <= len(str(uuid)) <= 50:  # "uuid: 最大长度 50 字符"
+            return code(99992402, "field validation failed: uuid must be at most 50 characters")
+        if (message_id := self._first(uuid)) is None:
             message_id = f"om_fake_{next(self._ids)}"
             self.messages.append(
                 {**body, "receive_id_type": seen.query.get("receive_id_type"), "message_id": message_id}
             )
-            if uuid:
-                self._by_uuid[uuid] = message_id
+            self._keep_uuid(uuid, message_id)
         return Reply(
             200, {"code": 0, "msg": "success", "data": {"message_id": message_id, "msg_type": body.get("msg_type")}}
         )
@@ -229,9 +245,9 @@ class FakeFeishu:
     def _forward(self, seen: Seen) -> Reply:
         original = seen.path.split("/")[-2]
         uuid = seen.query.get("uuid")
-        if uuid and uuid in self._by_uuid:
-            message_id = self._by_uuid[uuid]
-        else:
+        if uuid is not None and not 1 <= len(uuid) <= 50:
+            return code(99992402, "field validation failed: uuid must be at most 50 characters")
+        if (message_id := self._first(uuid)) is None:
             message_id = f"om_fake_{next(self._ids)}"
             forwarded = {
                 "receive_id": (seen.body or {}).get("receive_id"),
@@ -242,8 +258,7 @@ class FakeFeishu:
                 "message_id": message_id,
             }
             self.messages.append(forwarded)
-            if uuid:
-                self._by_uuid[uuid] = message_id
+            self._keep_uuid(uuid, message_id)
         return Reply(200, {"code": 0, "msg": "success", "data": {"message_id": message_id}})
 
     def _patch(self, seen: Seen) -> Reply:
@@ -330,6 +345,12 @@ def _card_problem(raw: Any) -> Reply | None:
     try:
         card = json.loads(raw)
     except (TypeError, ValueError):
+        return code(230099, "Failed to create card content, ext=ErrCode: 200621; ErrMsg: parse card json err")
+    elements = (card.get("body") or {}).get("elements") if isinstance(card, dict) else None
+    if card.get("schema") == "2.0" and (
+        not isinstance(elements, list)
+        or not all(isinstance(e, dict) and isinstance(e.get("tag"), str) for e in elements)
+    ):
         return code(230099, "Failed to create card content, ext=ErrCode: 200621; ErrMsg: parse card json err")
     if card.get("schema") == "2.0" and '"tag": "action"' in json.dumps(card):
         return code(

@@ -260,3 +260,27 @@ def test_ill_handle_it_takes_the_escalation_and_tells_the_originator(ctx, clock,
     concern = _concern(ctx)
     assert concern.acknowledged_by == "p_wangwu" and concern.acknowledged_at == clock.now()
     assert any("王五" in t for t in feishu.texts_to("ou_boss")[-2:])
+
+
+def test_after_not_me_a_text_answer_goes_to_the_question_still_waiting_not_the_declined_one(ctx, clock, team):
+    _, telegram = team
+    say(ctx, channel="feishu", user="ou_boss", text=ASK)
+    clock.advance(H)
+    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_zhangsan 周报什么时候发？")
+    first, second = _concern(ctx), _latest(ctx)
+    clock.advance(H)
+    press(ctx, channel="telegram", user="tg_zs", token=buttons_to(telegram, "tg_zs")["不是我"])  # the newer one
+    clock.advance(H)
+    say(ctx, channel="telegram", user="tg_zs", text="周五下午能提测")
+    assert _concern(ctx, first.concern_id).answer == "周五下午能提测"
+    declined = _concern(ctx, second.concern_id)
+    assert declined.answer is None and declined.state == "waiting_reply"
+
+
+def test_a_later_pressed_on_a_question_leaves_it_answerable_by_text(ctx, clock, team):
+    _, telegram = team
+    say(ctx, channel="feishu", user="ou_boss", text=ASK)
+    press(ctx, channel="telegram", user="tg_zs", token=buttons_to(telegram, "tg_zs")["稍后 2小时"])
+    clock.advance(H)
+    say(ctx, channel="telegram", user="tg_zs", text="周五下午能提测")
+    assert _concern(ctx).answer == "周五下午能提测"

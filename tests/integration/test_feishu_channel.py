@@ -180,6 +180,42 @@ def test_markdown_lists_and_tables_go_as_a_card_with_a_markdown_element(fake, fe
     assert card["body"]["elements"] == [{"tag": "markdown", "content": text}]
 
 
+@pytest.mark.parametrize(
+    "text",
+    ['<at user_id="all">所有人</at> 今晚加班', "<b>重要</b> 与 <s>旧方案</s>", "见 [纪要](ftp://x.example)"],
+)
+def test_person_text_a_text_message_would_parse_goes_as_a_card_shown_as_written(fake, feishu, text):
+    receipt = feishu.send(msg(text))
+    [sent] = fake.messages
+    assert sent["msg_type"] == "interactive" and receipt.detail["msg_type"] == "interactive"
+    assert json.loads(sent["content"])["body"]["elements"] == [
+        {"tag": "div", "text": {"tag": "plain_text", "content": text}}
+    ]
+
+
+def test_in_a_markdown_card_mentions_colours_and_links_cannot_form(fake, feishu):
+    text = '进度：\n- 后端 <at id=all></at>\n- 前端 <font color="red">延期</font> [详情](https://evil.example)'
+    feishu.send(msg(text))
+    [element] = json.loads(fake.messages[0]["content"])["body"]["elements"]
+    shown = element["content"]
+    assert element["tag"] == "markdown" and "<" not in shown and "[" not in shown and "](" not in shown
+    assert "- 后端 &lt;at id=all&gt;&lt;/at&gt;" in shown and "&lt;font" in shown
+    assert "&#91;详情&#93;(https://evil.example)" in shown
+
+
+def test_a_uuid_repeated_after_an_hour_sends_a_new_message_like_feishu(fake, feishu):
+    first = feishu.send(msg())
+    fake.advance(3601)
+    second = feishu.send(msg())
+    assert first.message_id != second.message_id and len(fake.messages) == 2
+
+
+def test_an_idempotency_key_over_feishus_50_character_uuid_is_shortened_stably(fake, feishu):
+    first, second = feishu.send(msg(key="a" * 60)), feishu.send(msg(key="a" * 60))  # the fake refuses 51+
+    assert first.message_id == second.message_id and len(fake.messages) == 1
+    assert len(fake.messages[0]["uuid"]) == 50
+
+
 def test_a_sixth_message_to_one_receiver_within_a_second_is_paced_without_sending(fake):
     channel = make_channel(fake, pacer=LocalPacer(max_wait=0, clock=lambda: 100.0))
     for n in range(5):
