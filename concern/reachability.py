@@ -15,7 +15,7 @@ from sqlalchemy import select
 
 from action import ledger
 from concern import outbound, service
-from concern.models import Concern
+from concern.models import ACTIVE_STATES, Concern
 from concern.texts import messages
 from concern.texts import reach as texts
 from kernel.context import UnitOfWork
@@ -194,3 +194,17 @@ def present_recipient(uow: UnitOfWork, person_id: str | None, *, skip: set[str])
             return stand_in.person_id
         current = person.manager_id
     return None
+
+
+def release(uow: UnitOfWork, *, person_id: str) -> int:
+    """The person is back: their loops held as away are due now (L1-L4 still judge each send); how many."""
+    person = persons.get(uow, person_id=person_id)
+    if person is None or work_state.read(person.work_state).away_at(uow.now):
+        return 0
+    stmt = select(Concern).where(
+        Concern.target_person_id == person_id, Concern.held_by == "away", Concern.state.in_(ACTIVE_STATES)
+    )
+    held = list(uow.session.scalars(stmt))
+    for concern in held:
+        service.change(uow, concern, change="released", step_at=uow.now, held_until=None, held_by=None)
+    return len(held)
