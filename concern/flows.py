@@ -72,8 +72,7 @@ def raise_(
     """Create a concern and queue its question (Done, with its id); Refused with the L2 code when the limits are full.
 
     L2 is the action layer's to evaluate: it is asked once, here, whether the question may open a loop, and
-    records a refusal as the blocked question.
-    """
+    records a refusal as the blocked question."""
     refused = _admitted(
         uow,
         originator_id=originator_id,

@@ -15,7 +15,7 @@ from sqlalchemy import select
 
 from action import ledger
 from concern import outbound, service
-from concern.models import Concern
+from concern.models import ACTIVE_STATES, Concern
 from concern.texts import messages
 from concern.texts import reach as texts
 from kernel.context import UnitOfWork
@@ -164,3 +164,40 @@ def _tell_held(uow: UnitOfWork, concern: Concern, *, target: Person, until: date
     if stand_in is not None:
         text += " " + texts.render("stand_in", locale, stand_in=stand_in.display_name, target=target.display_name)
     outbound.notice(uow, concern, to=originator.person_id, text=text, key=f"{concern.concern_id}:held:away")
+
+
+def present_recipient(uow: UnitOfWork, person_id: str | None, *, skip: set[str]) -> str | None:
+    """Who an escalation goes to instead of `person_id` when they are away: their stand-in, else the next level up.
+
+    Nobody away is escalated to at any priority; a person in `skip` (the originator, the target, anyone already
+    asked) ends the walk, as a cycle in the management data would.
+    """
+    seen, current = set(skip), person_id
+    while current and current not in seen:
+        person = persons.get(uow, person_id=current)
+        if person is None or not person.active:
+            return None
+        state = work_state.read(person.work_state)
+        if not state.away_at(uow.now):
+            return current
+        seen.add(current)
+        stand_in = persons.get(uow, person_id=state.stand_in_id) if state.stand_in_id else None
+        usable = stand_in is not None and stand_in.person_id not in seen and stand_in.active
+        if usable and not work_state.read(stand_in.work_state).away_at(uow.now):
+            return stand_in.person_id
+        current = person.manager_id
+    return None
+
+
+def release(uow: UnitOfWork, *, person_id: str) -> int:
+    """The person is back: their loops held as away are due now (L1-L4 still judge each send); how many."""
+    person = persons.get(uow, person_id=person_id)
+    if person is None or work_state.read(person.work_state).away_at(uow.now):
+        return 0
+    stmt = select(Concern).where(
+        Concern.target_person_id == person_id, Concern.held_by == "away", Concern.state.in_(ACTIVE_STATES)
+    )
+    held = list(uow.session.scalars(stmt))
+    for concern in held:
+        service.change(uow, concern, change="released", step_at=uow.now, held_until=None, held_by=None)
+    return len(held)

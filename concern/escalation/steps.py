@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 from action.ledger import contact_times
 from action.models import ActionRecord, ActionRequest
 from concern import buttons as concern_buttons
-from concern import notices, queue, service
+from concern import notices, queue, reachability, service
 from concern.escalation import rules as escalation_rules
 from concern.models import Concern
 from concern.queue import Purpose
@@ -87,8 +87,10 @@ def _send(uow: UnitOfWork, concern: Concern, *, to: str, level: int, repeats: in
 def start(uow: UnitOfWork, concern: Concern, *, decision_id: str) -> None:
     """The first escalation, to the target's manager; without one, the loop stalls (the originator is told)."""
     target = persons.get_or_404(uow, person_id=concern.target_person_id)
-    if target.manager_id and target.manager_id != concern.originator_id:
-        _send(uow, concern, to=target.manager_id, level=1, repeats=0, decision_id=decision_id)
+    skip = {concern.originator_id, concern.target_person_id}
+    to = reachability.present_recipient(uow, target.manager_id, skip=skip)  # an away manager: stand-in or next up
+    if to is not None:
+        _send(uow, concern, to=to, level=1, repeats=0, decision_id=decision_id)
     else:
         notices.stall(uow, concern, decision_id=decision_id)
 
@@ -120,12 +122,14 @@ def timer(uow: UnitOfWork, concern: Concern, *, since: datetime | None = None) -
 def _next_up(uow: UnitOfWork, concern: Concern) -> str | None:
     current = persons.get(uow, person_id=concern.escalated_to) if concern.escalated_to else None
     chain = service.escalation_recipients(uow, concern_id=concern.concern_id)
-    return escalation_rules.next_recipient(
+    up = escalation_rules.next_recipient(
         current.manager_id if current else None,
         chain=[*chain, concern.escalated_to or ""],
         originator_id=concern.originator_id,
         target_id=concern.target_person_id,
     )
+    skip = {concern.originator_id, concern.target_person_id, *chain, concern.escalated_to or ""}
+    return reachability.present_recipient(uow, up, skip=skip)
 
 
 def step(uow: UnitOfWork, concern: Concern) -> None:

@@ -10,6 +10,7 @@ from sqlalchemy import select
 from app.pipeline import tick
 from concern.models import Concern
 from fact.models import Fact
+from tests.integration.action_helpers import add_person
 from tests.integration.story_helpers import say
 
 H = timedelta(hours=1)
@@ -68,8 +69,7 @@ def test_a_p0_goes_through_to_someone_away_without_a_stand_in_and_a_p2_waits_ope
     tick(ctx)
     assert not any("周报" in t for t in telegram.texts_to("tg_zs"))
     assert client.patch("/v1/persons/p_zhangsan", json={"work_state": {"status": "available"}}).status_code == 200
-    clock.advance(7 * H)
-    tick(ctx)
+    tick(ctx)  # back: released at once, not at the next look
     assert [t for t in telegram.texts_to("tg_zs") if "周报" in t] == ["老板想了解：周报写了吗？"]
 
 
@@ -112,3 +112,29 @@ def test_a_follow_up_moves_to_the_hour_the_person_usually_answers_within_half_it
     clock.set(datetime(2026, 3, 18, 9, 0, 30, tzinfo=UTC))
     tick(ctx)
     assert telegram.texts_to("tg_zs")[-1].startswith("【跟进】")
+
+
+def _escalate_p0(ctx, clock) -> None:
+    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_zhangsan P0 线上故障谁在跟？")
+    for _ in range(2):  # P0: a follow-up after an hour, the escalation after another
+        clock.advance(H)
+        tick(ctx)
+
+
+def test_an_escalation_skips_a_manager_on_leave_to_their_stand_in(ctx, clock, client, team):
+    feishu, telegram = team
+    leave = {"status": "on_leave", "until": "2026-03-25T09:00:00+08:00", "stand_in_id": "p_lisi"}
+    assert client.patch("/v1/persons/p_wangwu", json={"work_state": leave}).status_code == 200
+    _escalate_p0(ctx, clock)
+    assert feishu.texts_to("ou_wangwu") == []
+    assert any("线上故障谁在跟" in t for t in telegram.texts_to("tg_ls"))
+    assert _concern(ctx).escalated_to == "p_lisi"
+
+
+def test_an_escalation_skips_an_away_manager_without_a_stand_in_to_the_next_level(ctx, clock, client, team):
+    feishu, _ = team
+    add_person(ctx, "p_zhaoliu", display_name="赵六", bindings=[{"channel": "feishu", "external_user_id": "ou_zl"}])
+    away = {"manager_id": "p_zhaoliu", "work_state": {"status": "away"}}
+    assert client.patch("/v1/persons/p_wangwu", json=away).status_code == 200
+    _escalate_p0(ctx, clock)
+    assert feishu.texts_to("ou_wangwu") == [] and any("线上故障谁在跟" in t for t in feishu.texts_to("ou_zl"))

@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Query
 
 from app.api.deps import Admin, Ctx, Viewer
+from concern import reachability
 from kernel.pagination import Page
 from person import service
 from person.models import (
@@ -55,7 +56,10 @@ def get_person(person_id: str, ctx: Ctx, _: Viewer) -> PersonOut:
 def update_person(person_id: str, body: PersonUpdate, ctx: Ctx, caller: Admin) -> PersonOut:
     """Change the given fields of a person."""
     with ctx.uow(actor=caller.name) as uow:
-        return service.to_out(uow, service.update(uow, person_id=person_id, patch=body))
+        person = service.update(uow, person_id=person_id, patch=body)
+        if "work_state" in body.model_fields_set:
+            reachability.release(uow, person_id=person_id)  # back: what waited for them is due now
+        return service.to_out(uow, person)
 
 
 @router.delete("/{person_id}", response_model=PersonOut)
