@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import Column, String, text, update
 from sqlalchemy.exc import IntegrityError
@@ -83,9 +84,8 @@ def issue_login_code(db: Database, *, now: datetime) -> tuple[str | None, LoginC
     """A new one-time code (plain, shown once) unless an unused, unexpired one exists: then (None, that one)."""
     with db.write() as session:
         _serialised(session, db)
-        open_one = session.exec(
-            select(LoginCode).where(LoginCode.used_at.is_(None), LoginCode.expires_at > now)  # type: ignore[union-attr]
-        ).first()
+        table: Any = LoginCode.__table__
+        open_one = session.exec(select(LoginCode).where(table.c.used_at.is_(None), table.c.expires_at > now)).first()
         if open_one is not None:
             return None, open_one
         code = secrets.token_urlsafe(32)
@@ -97,12 +97,10 @@ def issue_login_code(db: Database, *, now: datetime) -> tuple[str | None, LoginC
 def redeem_login_code(db: Database, code: str, *, now: datetime) -> str | None:
     """Use `code` once: the hash it is stored under, or None when unknown, used or expired (also when two race)."""
     digest = _hash(code)
+    table: Any = LoginCode.__table__
+    open_and_matching = (table.c.code_hash == digest, table.c.used_at.is_(None), table.c.expires_at > now)
     with db.write() as session:
-        done = session.execute(
-            update(LoginCode)
-            .where(LoginCode.code_hash == digest, LoginCode.used_at.is_(None), LoginCode.expires_at > now)  # type: ignore[union-attr,arg-type]
-            .values(used_at=now)
-        )
+        done = session.execute(update(table).where(*open_and_matching).values(used_at=now))
     return digest if done.rowcount == 1 else None
 
 

@@ -62,3 +62,19 @@ def test_a_run_with_every_service_prints_no_such_summary():
         from tests.conftest import _missing
 
         _missing("PostgreSQL", "DEPUTY_TEST_POSTGRES_URL is not set")
+
+
+def test_make_test_all_runs_the_service_tests_instead_of_skipping_them():
+    """scripts/test-all (make test-all) finds PostgreSQL and Redis itself: nothing is skipped for want of them."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DEPUTY_")}
+    run = subprocess.run(
+        ["scripts/test-all", "-q", "-p", "no:cacheprovider", BOTH_DATABASES],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=400,
+    )
+    assert "for want of a service" not in run.stdout
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    assert " passed" in run.stdout.strip().splitlines()[-1] and "skipped" not in run.stdout.strip().splitlines()[-1]
