@@ -38,7 +38,7 @@ def test_compose_builds_the_image_once_and_every_deputy_container_reuses_it():
     services = compose()["services"]
     assert [name for name, s in services.items() if "build" in s] == ["migrate"]
     deputy = _deputy_services()
-    assert set(deputy) == {"migrate", "app1", "app2"}
+    assert set(deputy) == {"migrate", "app1", "app2", "processor"}
     for name, service in deputy.items():
         if name != "migrate":
             assert service["pull_policy"] == "never", name  # the image migrate built, never one from a registry
@@ -56,7 +56,9 @@ def test_compose_replicas_share_one_database_and_redis_and_need_no_console_secre
 
 
 def test_kubernetes_replicas_share_one_database_and_redis_and_need_no_console_secret():
-    [deployment] = [d for d in manifests() if d["kind"] == "Deployment"]
+    deployments = {d["metadata"]["name"]: d for d in manifests() if d["kind"] == "Deployment"}
+    assert set(deployments) == {"deputy", "deputy-processor"}  # the web replicas and the processors apart
+    deployment = deployments["deputy"]
     assert deployment["spec"]["replicas"] >= 2
     [container] = deployment["spec"]["template"]["spec"]["containers"]
     env = {e["name"]: e for e in container["env"]}
