@@ -14,9 +14,11 @@ never did; `Catalogue.columns` builds the entries from rows in a fixed language 
 `check()` runs every check over every entry of every catalogue and returns the problems found, each naming
 catalogue, key and language (tests/unit/test_every_catalogue.py imports every module and fails on any). Shipped:
 every entry has a text in every language of LANGUAGES (`missing_language`), and every language of an entry fills
-the same `{fields}` (`placeholders`). Adding a check (untranslated English in Chinese text, internal names in what
-people read, …) is one function here, `(catalogue, key, entry) -> problems`, decorated with `@rule`; its `allow`
-is a short committed allowlist of "catalogue" or "catalogue:key" entries it skips, each with the reason:
+the same `{fields}` (`placeholders`), no text shows a record id, a snake_case internal name or a form label such
+as 状态： (`internal_words`), and no Chinese text carries English words nor an English text Chinese characters,
+commands, placeholders and quoted words aside (`untranslated`). Adding a check is one function here,
+`(catalogue, key, entry) -> problems`, decorated with `@rule`; its `allow` is a short committed allowlist of
+"catalogue" or "catalogue:key" entries it skips, each with the reason:
 
     @rule("english_in_chinese", allow=("app.console:login_hint",))  # it names the DEPUTY_* settings to set
     def english_in_chinese(catalogue, key, entry): ...
@@ -24,6 +26,7 @@ is a short committed allowlist of "catalogue" or "catalogue:key" entries it skip
 
 from __future__ import annotations
 
+import re
 import string
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
@@ -188,4 +191,50 @@ def placeholders(catalogue: Catalogue, key: str, entry: Mapping[str, str]) -> It
         if names != every:
             lacking = ", ".join(f"{{{n}}}" for n in sorted(every - names))
             problems.append(Problem(catalogue.name, key, lang, f"lacks {lacking} that another language has"))
+    return problems
+
+
+# Words a reader must never see: record ids, snake_case internal names, form labels (issue 21).
+_INTERNAL = re.compile(
+    r"\{concern_id\}|\{action_id\}|\bcon_\w+|\b[a-z]+_[a-z_]+\b|状态：|建议：|\bState:|\bSuggestion:"
+)
+# English words left in a Chinese text (commands, placeholders, platform names and units are fine).
+_ENGLISH_WORD = re.compile(r"(?<![/{\w@.-])[A-Za-z]{4,}(?![\w}])")
+_ZH_KEEPS = frozenset({"Deputy", "Telegram", "Feishu", "later", "tomorrow", "today", "help", "webhook", "Webhook"})
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+# The escalation notices keep their labelled form until they are rewritten; a reminder keeps its id until it carries
+# a cancel button (typing /cancel <id> is the only way to cancel it); the language picker names both languages.
+@rule(
+    "internal_words",
+    allow=(
+        "concern.messages:escalation",
+        "concern.messages:escalation_again",
+        "concern.messages:escalation_up",
+        "concern.reminders:set",
+        "concern.reminders:list_item",
+    ),
+)
+def internal_words(catalogue: Catalogue, key: str, entry: Mapping[str, str]) -> Iterable[Problem]:
+    """No text shows a record id, a snake_case internal name or a form label (状态： / 建议：) to a person."""
+    return [
+        Problem(catalogue.name, key, lang, f"shows {m.group(0)!r}")
+        for lang, text in entry.items()
+        for m in [_INTERNAL.search(re.sub(r"\{(?!concern_id\}|action_id\})[^{}]*\}", "", text))]
+        if m is not None
+    ]
+
+
+@rule("untranslated", allow=("app.console:language",))
+def untranslated(catalogue: Catalogue, key: str, entry: Mapping[str, str]) -> Iterable[Problem]:
+    """A Chinese text carries no English words and an English text no Chinese (commands and names aside)."""
+    problems = []
+    zh = re.sub(r"\{[^{}]*\}|/\w+|“[^”]*”|`[^`]*`", "", entry.get("zh", ""))
+    words = [w for w in _ENGLISH_WORD.findall(zh) if w not in _ZH_KEEPS]
+    if words:
+        problems.append(Problem(catalogue.name, key, "zh", f"English words {words}"))
+    en = re.sub(r"\{[^{}]*\}|“[^”]*”|\"[^\"]*\"", "", entry.get("en", ""))
+    if _CJK.search(en):
+        problems.append(Problem(catalogue.name, key, "en", "Chinese characters"))
     return problems

@@ -45,10 +45,10 @@ _QUIET = r"免打扰|别打扰|不要打扰|don'?t bother|do not disturb|\bquiet
 _PAUSE = r"别找我|暂停|\bmute\b|\bpause\b"
 _RESUME = r"恢复|\bresume\b|i'?m back"
 _ASK = (
-    r"问一嘴|问一?下|问问|问哈|问他|问她|问|瞅瞅|看看|check(?: with| w/)?(?: 一下)?|find out(?: from)?|\bask\b"
-    r"|quick (?:one|q|question) for|\bq for\b|ping(?:一下)?"
+    r"问一嘴|问一?下|问问|问哈|问他|问她|问(?![我题])|瞅瞅|看看|check(?: with| w/)?(?: 一下)?|find out(?: from)?"
+    r"|\bask\b|quick (?:one|q|question) for|\bq for\b|ping(?:一下)?"
 )
-_TELL = r"说一?声|说一?下|告诉|通知|转告|发个消息|说|let .{1,20}? know|heads up to|pass it on|\btell\b"
+_TELL = r"说一?声|说一?下|告诉|通知|转告|发个消息|let .{1,20}? know|heads up to|pass it on|\btell\b"
 # What is taken out at either end of a body: politeness, pointers at the person, fillers, glue.
 _LEADING = re.compile(
     r"^(?:[\s,，:：;；\-—]|would you be able to\b|could you(?: please)?\b|can (?:you|u)\b|please\b|pls\b|hey\b"
@@ -73,7 +73,7 @@ def read(
     stated = phrasing.priority(phrasing.without_emoji(text))
     original = stated.rest
     folded = phrasing.simplified(original).lower()
-    if not folded.strip():
+    if not folded.strip() or re.match(r"\s*(?:转发|fwd|fw)\s*[:：]", folded):  # a forwarded message is quoted
         return None
     found = [n for n in names.named(phrasing.simplified(original), people) if n.person.person_id != sender_id]
     who = found[0] if found else None
@@ -88,8 +88,10 @@ def _has(pattern: str, folded: str) -> re.Match | None:
 
 
 def _about(original: str, folded: str, who: names.Named) -> Reading | None:
+    told = _has(_TELL, folded)
     for intent, cue in (("cancel", _CANCEL), ("nudge", _NUDGE), ("status", _STATUS_ONE)):
-        if (m := _has(cue, folded)) is not None:
+        # After "说一下" a 取消 is what is said ("…说一下，下午的会取消了"), not a cancel.
+        if (m := _has(cue, folded)) is not None and (told is None or told.start() > m.start()):
             return Reading(intent, {"text": ""}, f"gist:{intent}", m.group(0), who.person)
     if _has(_REMIND, folded) and not re.search(r"再提醒", folded):
         return None

@@ -11,10 +11,11 @@ from kernel.moments import WEEKDAYS, when  # noqa: F401  (callers read them here
 
 _TEMPLATES: dict[str, dict[str, str]] = {
     "follow_up": {
-        "zh": "【跟进】{asker}的问题：{text}\n状态：自 {since} 起等待你的回复（已 {waited}）。\n"
-        "建议：直接回复这条消息即可；需要时间可以回复“稍后 2小时”。",
-        "en": "[Follow-up] {asker}'s question: {text}\nState: waiting for your reply since {since} ({waited}).\n"
-        'Suggestion: just reply to this message; if you need time, reply "later 2h".',
+        "zh": "【跟进】{asker}的问题：{text}\n{asker}从 {since} 起一直在等你的回复（已经等了{waited}）。"
+        "直接回这条消息就行；需要点时间的话，回“稍后 2小时”。",
+        "en": "[Follow-up] {asker}'s question: {text}\n"
+        "{asker} has been waiting for your reply since {since} ({waited}). "
+        'Just reply to this message; if you need a little time, reply "later 2h".',
     },
     "escalation": {
         "zh": "【升级】{asker}问{target}：{text}\n状态：自 {since} 起未回复（已 {waited}），跟进已用完。\n"
@@ -80,8 +81,8 @@ _TEMPLATES: dict[str, dict[str, str]] = {
         "en": 'I could not get your question to {target}: {reason}. It is closed: "{text}"',
     },
     "held": {
-        "zh": "{target}{why}，问题将在 {when} 发出：{text}（{concern_id}）",
-        "en": "{target} {why}; your question goes out {when}: {text} ({concern_id})",
+        "zh": "{target}{why}，问题将在 {when} 发出：{text}",
+        "en": "{target} {why}; your question goes out {when}: {text}",
     },
     "cancelled_by_admin": {
         "zh": "管理员取消了你问{target}的问题“{text}”，不会再联系{target}。",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from tests.heldout.scoring import Verdict
 from tests.unit.cognitive_core.corpus.en import EN
+from tests.unit.cognitive_core.corpus.gist import GIST, SOCIAL
 from tests.unit.cognitive_core.corpus.none import NONE
 from tests.unit.cognitive_core.corpus.zh import ZH
 from tests.unit.cognitive_core.test_corpus import COMMANDS, _norm, intent_of, person_of, understood
@@ -48,4 +49,13 @@ def score() -> list[Verdict]:
         *(_row(text, "zh", rest) for text, *rest in ZH),
         *(_row(text, "en", rest) for text, *rest in EN),
         *(_chatter(text) for text in NONE),
+        *(_row(text, "gist", rest) for text, *rest in GIST),
+        *(_social(text) for text in SOCIAL),
     ]
+
+
+def _social(text: str) -> Verdict:
+    d = understood(text)
+    template = d.params.get("template", "")
+    wrong = [] if template in ("social_thanks", "social_ack") else ["intent"]
+    return Verdict({"id": "", "text": text, "intent": "social", "lang": "social"}, {"intent": template}, wrong)

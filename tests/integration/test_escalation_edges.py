@@ -63,7 +63,7 @@ def test_the_manager_hears_when_the_principal_cancels(ctx, clock, team):
     _escalate(ctx, clock)
     concern = _concern(ctx)
     say(ctx, channel="feishu", user="ou_boss", text=f"/cancel {concern.concern_id}")
-    assert feishu.texts_to("ou_boss")[-1] == f"已取消 {concern.concern_id}，不会再联系。"
+    assert feishu.texts_to("ou_boss")[-1] == "好的，已取消。"
     assert feishu.texts_to("ou_wangwu")[-1] == "老板取消了问张三的问题“提测什么时候能给？”，这件事不用再处理了。"
 
 

@@ -312,7 +312,8 @@ class Invariants:
             self.violations.append(f"{state.inbox_failed} signals set aside")
 
     def _language(self, state: State, final: bool) -> None:
-        """What the bot writes is in the reader's language: no English template words in zh, no Chinese in en."""
+        """What the bot writes is in the reader's language (no English template words in zh, no Chinese in en),
+        unless it frames words passed on in the other language: then the frame follows those words."""
         deliveries = self.sim.platform.deliveries[self._language_checked :]
         self._language_checked += len(deliveries)
         texts = sorted(self.user_texts, key=len, reverse=True)
@@ -329,12 +330,16 @@ class Invariants:
             if "act_" in d.text:  # a /did summary quotes the start of each message it lists
                 for t in quoted:
                     bare = bare.replace(t, " ")
+            # Words passed on in the other language are framed in their language (issue 21).
+            carried = [t for t in texts if t in bare]
             for t in texts:
                 bare = bare.replace(t, " ")
             bare = _NOT_WORDS.sub(" ", bare)
-            if person.locale == "zh" and (words := _ENGLISH.findall(bare)):
+            in_zh = any(_CJK.search(t) for t in carried)
+            in_en = any(not _CJK.search(t) and _ENGLISH.search(t) for t in carried)
+            if person.locale == "zh" and (words := _ENGLISH.findall(bare)) and not in_en:
                 self.violations.append(f"zh reader {person.person_id} got English {words[:5]} in {d.text!r}")
-            if person.locale == "en" and _CJK.search(bare):
+            if person.locale == "en" and _CJK.search(bare) and not in_zh:
                 self.violations.append(f"en reader {person.person_id} got Chinese in {d.text!r}")
 
     def _never_failed_by_own_pacing(self, state: State, final: bool) -> None:

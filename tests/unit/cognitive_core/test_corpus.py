@@ -56,7 +56,8 @@ def intent_of(d: Decision) -> str:
     if d.rule == "ask_or_tell":
         return "ask_or_tell"
     if "matched" in d.params and d.kind != "reply":
-        return d.params["matched"]["rule"].split(":")[0]
+        rule = d.params["matched"]["rule"].split(":")
+        return rule[1] if rule[0] == "gist" else rule[0]  # gist:<intent>: read by its gist
     if d.kind == "raise_concern":
         return "ask"
     if d.kind == "cancel_concern":
