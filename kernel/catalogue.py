@@ -16,14 +16,14 @@ catalogue, key and language (tests/unit/test_every_catalogue.py imports every mo
 every entry has a text in every language of LANGUAGES (`missing_language`), and every language of an entry fills
 the same `{fields}` (`placeholders`). Adding a check (untranslated English in Chinese text, internal names in what
 people read, …) is one function here, `(catalogue, key, entry) -> problems`, decorated with `@rule`; its `allow`
-is a short committed allowlist of "catalogue" or "catalogue:key" entries it skips, each with the reason:
-
-    @rule("english_in_chinese", allow=("app.console:login_hint",))  # it names the DEPUTY_* settings to set
-    def english_in_chinese(catalogue, key, entry): ...
+is a short committed allowlist of "catalogue" or "catalogue:key" entries it skips, each with the reason.
+`english_in_chinese` is one: a Chinese text holds no English word (`latin_words`: product and platform names,
+setting names, ids and bot commands excepted); the console's browser test applies the same words to every page.
 """
 
 from __future__ import annotations
 
+import re
 import string
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
@@ -189,3 +189,30 @@ def placeholders(catalogue: Catalogue, key: str, entry: Mapping[str, str]) -> It
             lacking = ", ".join(f"{{{n}}}" for n in sorted(every - names))
             problems.append(Problem(catalogue.name, key, lang, f"lacks {lacking} that another language has"))
     return problems
+
+
+# Latin words a Chinese text may show: product and platform names, notations, the language toggle's "English".
+LATIN_NAMES = frozenset({"Deputy", "Telegram", "Feishu", "Lark", "ID", "ISO", "HH", "MM", "UTC", "English"})
+_LATIN = re.compile(r"[A-Za-z][A-Za-z_]*[A-Za-z]")
+# Setting names, record and person ids, bot commands (`/ask`), #tags and @mentions are names, not English.
+_NAMES = re.compile(r"\bDEPUTY_[A-Z0-9_]+\b|\b(?:fact|dec|con|act)_[0-9_…]*|\bp_[a-z0-9_…]+|[/@#][A-Za-z_]+")
+
+
+def latin_words(text: str, *, allowed: Iterable[str] = ()) -> list[str]:
+    """The words of `text` in Latin letters that a Chinese reader would see as untranslated English."""
+    known = LATIN_NAMES | set(allowed)
+    return [word for word in _LATIN.findall(_NAMES.sub(" ", text)) if word not in known]
+
+
+@rule(
+    "english_in_chinese",
+    allow=(
+        "concern.replies.usage",  # how to type each command: its arguments are the words people type (all, later)
+        "concern.replies.help",  # the command list, as people type the commands
+        "cognitive_core.brief_texts:more",  # "/brief all" is the command to type
+    ),
+)
+def english_in_chinese(catalogue: Catalogue, key: str, entry: Mapping[str, str]) -> Iterable[Problem]:
+    """A Chinese text holds no untranslated English word (names, ids, settings and commands are not words)."""
+    words = latin_words(re.sub(r"\{[^{}]*\}?", " ", entry.get("zh") or ""))  # a field's name is no word
+    return [Problem(catalogue.name, key, "zh", f"untranslated: {', '.join(words)}")] if words else []
