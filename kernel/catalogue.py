@@ -15,13 +15,11 @@ never did; `Catalogue.columns` builds the entries from rows in a fixed language 
 catalogue, key and language (tests/unit/test_every_catalogue.py imports every module and fails on any). Shipped:
 every entry has a text in every language of LANGUAGES (`missing_language`), and every language of an entry fills
 the same `{fields}` (`placeholders`), no text shows a record id, a snake_case internal name or a form label such
-as 状态： (`internal_words`), and no Chinese text carries English words nor an English text Chinese characters,
-commands, placeholders and quoted words aside (`untranslated`). Adding a check is one function here,
-`(catalogue, key, entry) -> problems`, decorated with `@rule`; its `allow` is a short committed allowlist of
-"catalogue" or "catalogue:key" entries it skips, each with the reason:
-
-    @rule("english_in_chinese", allow=("app.console:login_hint",))  # it names the DEPUTY_* settings to set
-    def english_in_chinese(catalogue, key, entry): ...
+as 状态： (`internal_words`), a Chinese text holds no untranslated English word (`english_in_chinese`;
+`latin_words`: product and platform names, setting names, ids and bot commands excepted; the console's browser test
+applies the same words to every page) and an English text no Chinese characters (`chinese_in_english`). Adding a
+check is one function here, `(catalogue, key, entry) -> problems`, decorated with `@rule`; its `allow` is a short
+committed allowlist of "catalogue" or "catalogue:key" entries it skips, each with the reason.
 """
 
 from __future__ import annotations
@@ -198,9 +196,6 @@ def placeholders(catalogue: Catalogue, key: str, entry: Mapping[str, str]) -> It
 _INTERNAL = re.compile(
     r"\{concern_id\}|\{action_id\}|\bcon_\w+|\b[a-z]+_[a-z_]+\b|状态：|建议：|\bState:|\bSuggestion:"
 )
-# English words left in a Chinese text (commands, placeholders, platform names and units are fine).
-_ENGLISH_WORD = re.compile(r"(?<![/{\w@.-])[A-Za-z]{4,}(?![\w}])")
-_ZH_KEEPS = frozenset({"Deputy", "Telegram", "Feishu", "later", "tomorrow", "today", "help", "webhook", "Webhook"})
 _CJK = re.compile(r"[\u3400-\u9fff]")
 
 
@@ -226,15 +221,35 @@ def internal_words(catalogue: Catalogue, key: str, entry: Mapping[str, str]) -> 
     ]
 
 
-@rule("untranslated", allow=("app.console:language",))
-def untranslated(catalogue: Catalogue, key: str, entry: Mapping[str, str]) -> Iterable[Problem]:
-    """A Chinese text carries no English words and an English text no Chinese (commands and names aside)."""
-    problems = []
-    zh = re.sub(r"\{[^{}]*\}|/\w+|“[^”]*”|`[^`]*`", "", entry.get("zh", ""))
-    words = [w for w in _ENGLISH_WORD.findall(zh) if w not in _ZH_KEEPS]
-    if words:
-        problems.append(Problem(catalogue.name, key, "zh", f"English words {words}"))
+# Latin words a Chinese text may show: product and platform names, notations, the language toggle's "English".
+LATIN_NAMES = frozenset({"Deputy", "Telegram", "Feishu", "Lark", "ID", "ISO", "HH", "MM", "UTC", "English"})
+_LATIN = re.compile(r"[A-Za-z][A-Za-z_]*[A-Za-z]")
+# Setting names, record and person ids, bot commands (`/ask`), #tags and @mentions are names, not English.
+_NAMES = re.compile(r"\bDEPUTY_[A-Z0-9_]+\b|\b(?:fact|dec|con|act)_[0-9_…]*|\bp_[a-z0-9_…]+|[/@#][A-Za-z_]+")
+
+
+def latin_words(text: str, *, allowed: Iterable[str] = ()) -> list[str]:
+    """The words of `text` in Latin letters that a Chinese reader would see as untranslated English."""
+    known = LATIN_NAMES | set(allowed)
+    return [word for word in _LATIN.findall(_NAMES.sub(" ", text)) if word not in known]
+
+
+@rule(
+    "english_in_chinese",
+    allow=(
+        "concern.replies.usage",  # how to type each command: its arguments are the words people type (all, later)
+        "concern.replies.help",  # the command list, as people type the commands
+        "cognitive_core.brief_texts:more",  # "/brief all" is the command to type
+    ),
+)
+def english_in_chinese(catalogue: Catalogue, key: str, entry: Mapping[str, str]) -> Iterable[Problem]:
+    """A Chinese text holds no untranslated English word (names, ids, settings and commands are not words)."""
+    words = latin_words(re.sub(r"\{[^{}]*\}?", " ", entry.get("zh") or ""))  # a field's name is no word
+    return [Problem(catalogue.name, key, "zh", f"untranslated: {', '.join(words)}")] if words else []
+
+
+@rule("chinese_in_english", allow=("app.console:language",))  # the language picker names both languages
+def chinese_in_english(catalogue: Catalogue, key: str, entry: Mapping[str, str]) -> Iterable[Problem]:
+    """An English text carries no Chinese characters (placeholders and quoted words aside)."""
     en = re.sub(r"\{[^{}]*\}|“[^”]*”|\"[^\"]*\"", "", entry.get("en", ""))
-    if _CJK.search(en):
-        problems.append(Problem(catalogue.name, key, "en", "Chinese characters"))
-    return problems
+    return [Problem(catalogue.name, key, "en", "Chinese characters")] if _CJK.search(en) else []

@@ -69,9 +69,9 @@ def _title(fact: Fact, t: Translator) -> str:
     if fact.fact_type == "action_result":
         return f"{t.action_type(c.get('action_type', ''))} · {t.result(c.get('result', ''))}"
     if fact.fact_type == "concern_changed":
-        return f"{t('fact_concern_changed')} · {c.get('change')}"
+        return f"{t('fact_concern_changed')} · {t.code('change', c.get('change'))}"
     if fact.fact_type == "decision":
-        return f"{t('fact_decision')} · {c.get('kind')}"
+        return f"{t('fact_decision')} · {t.code('kind', c.get('kind'))}"
     return t(f"fact_{fact.fact_type}")
 
 

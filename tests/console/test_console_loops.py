@@ -118,7 +118,7 @@ def test_the_overview_says_what_was_sent_and_why_something_was_not(viewer, ctx, 
     assert re.search(r"question</a></th>\s*<td class=\"num\"><a [^>]*>1</a>", today)
     not_sent = html[html.index('id="not-sent"') : html.index('id="actions-chart"')]
     assert "notice → 王五: held back — 王五 accepts no messages from me (a daily limit of 0)" in not_sent
-    assert "L1:daily_cap" in html[html.index('id="blocked-chart"') :]
+    assert "L1 daily cap" in html[html.index('id="blocked-chart"') :]  # the layer's code in the reader's words
     assert html.count("<svg") == 3
     open_loops = html[html.index('id="open-loops"') : html.index('id="backlog"')]
     assert "waiting for a reply" in open_loops

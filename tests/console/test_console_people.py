@@ -215,7 +215,7 @@ def test_the_persons_list_shows_channels_cap_quiet_hours_and_pause_and_searches(
         },
     )
     html = viewer.get("/console/persons").text
-    row = re.search(r"<tr class=\"\">\s*<td><a href=\"/console/persons/p_zhangsan\".*?</tr>", html, re.S).group(0)
+    row = re.search(r"<tr class=\"\">\s*<td[^>]*><a href=\"/console/persons/p_zhangsan\".*?</tr>", html, re.S).group(0)
     assert "Telegram ✓" in row and "王五" in row and ">2<" in row and "23:00–08:00" in row
     assert "2026-03-25 09:00" in row
     found = viewer.get("/console/persons?q=王", headers={"HX-Request": "true"}).text

@@ -53,7 +53,8 @@ def _charts(summary: action_stats.Summary, waits: list[timedelta], days: list[st
     return {
         "actions_chart": charts.stacked_bars(labels, series, label=t("actions_14d")),
         "blocked_chart": charts.hbars(
-            [(code, n, code.split(":")[0].lower()) for code, n in blocked], label=t("blocked_by_layer")
+            [(t.code("code", code) or code, n, code.split(":")[0].lower()) for code, n in blocked],
+            label=t("blocked_by_layer"),
         )
         if blocked
         else None,

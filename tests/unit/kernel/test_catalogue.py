@@ -121,3 +121,24 @@ def test_a_check_is_one_function_and_its_allowlist_skips_what_it_names(monkeypat
     assert [(p.key, p.language, p.check) for p in catalogue.check([words])] == [("loud", "en", "no_shouting")]
     whole = catalogue.Check("no_shouting", no_shouting, frozenset({"test.shouting"}))
     assert catalogue.check([words], checks=[whole]) == []
+
+
+def test_chinese_text_with_an_english_word_is_reported_but_names_ids_settings_and_commands_are_not():
+    words = Catalogue(
+        "test.english_in_chinese",
+        {
+            "enum": {"zh": "决策 raise_concern · ask", "en": "decision"},
+            "message": {"zh": "Input should be less than 100", "en": "Input should be less than 100"},
+            "names": {
+                "zh": "{who} 在 Telegram 或飞书（Feishu）上，ID p_zhangsan、con_20260318_001，发送 /ask @张三，"
+                "设置 DEPUTY_ADMIN_TOKENS，格式 HH:MM",
+                "en": "{who}",
+            },
+        },
+    )
+    found = {p.key: p.message for p in catalogue.check([words]) if p.check == "english_in_chinese"}
+    assert found == {
+        "enum": "untranslated: raise_concern, ask",
+        "message": "untranslated: Input, should, be, less, than",
+    }
+    assert catalogue.latin_words("张三 said OK", allowed={"OK"}) == ["said"]
