@@ -26,6 +26,10 @@ from app.wiring import build_context
 from kernel.clock import Clock
 from kernel.context import AppContext
 
+# How long a stop waits for the pass in flight: one send (each bounded by its channel's timeout) and its record;
+# inside Kubernetes' default terminationGracePeriodSeconds (30 s).
+STOP_GRACE = 25.0
+
 
 def create_app(
     settings: Settings | None = None,
@@ -51,9 +55,10 @@ def create_app(
         app.state.phase = "serving"  # /readyz answers 200 from here on
         yield
         app.state.phase = "stopping"
+        ctx.stopping.set()  # the pass in flight finishes its current send and claims nothing more
         for transport in transports:
             transport.stop()
-        processor.stop()
+        processor.stop(timeout=STOP_GRACE)
         if owns_ctx:
             ctx.close()
 
