@@ -27,6 +27,10 @@ from app.wiring import build_context
 from kernel.clock import Clock
 from kernel.context import AppContext
 
+# How long a stop waits for the pass in flight: one send (each bounded by its channel's timeout) and its record;
+# inside Kubernetes' default terminationGracePeriodSeconds (30 s).
+STOP_GRACE = 25.0
+
 
 def create_app(
     settings: Settings | None = None,
@@ -58,10 +62,11 @@ def create_app(
         processes.freeze()
         yield
         app.state.phase = "stopping"
+        ctx.stopping.set()  # the pass in flight finishes its current send and claims nothing more
         for transport in transports:
             transport.stop()
         if isinstance(pipeline, Processor):
-            pipeline.stop()
+            pipeline.stop(timeout=STOP_GRACE)
         else:
             pipeline.sender.close()
         if owns_ctx:

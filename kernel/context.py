@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -72,6 +73,9 @@ class AppContext:
     # Per-process state the layers keep over this context's database, by name (person.cache's copy of the
     # people, perception's group commit): created on first use, gone with the context.
     shared: dict[str, Any] = field(default_factory=dict)
+    # Set when the process begins a graceful stop: loops finish the send in flight and claim nothing new, so
+    # every queued entry is handed back (still queued) and no action is left pending to be found interrupted.
+    stopping: threading.Event = field(default_factory=threading.Event)
 
     @contextmanager
     def uow(self, *, actor: str = "system") -> Iterator[UnitOfWork]:

@@ -6,6 +6,7 @@ import fcntl
 import json
 import os
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -14,6 +15,7 @@ from typing import Any
 
 from sqlalchemy import DateTime, create_engine, event, text
 from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.types import TypeDecorator
 from sqlmodel import Session
 
@@ -110,6 +112,33 @@ class _SqliteWriters:
         self._fd = None
 
 
+class WriteHealth:
+    """Whether writes currently fail: the last write the database refused came after the last one it took.
+
+    /readyz reads it (a replica whose writes fail is taken out of rotation although SELECT 1 still answers, as on a
+    full disk); the next write that succeeds, any unit of work's, puts it back. `RECOVER_AFTER` seconds after the
+    last refusal it is believed healthy again even if nothing was written, so an idle replica comes back.
+    """
+
+    RECOVER_AFTER = 30.0
+
+    def __init__(self) -> None:
+        self._failed_at: float | None = None
+
+    def failed(self) -> None:
+        """A write was refused (connection lost, disk or database full)."""
+        self._failed_at = time.monotonic()
+
+    def succeeded(self) -> None:
+        """A write committed."""
+        self._failed_at = None
+
+    def failing(self) -> bool:
+        """True while the last write was refused, less than RECOVER_AFTER seconds ago."""
+        failed_at = self._failed_at
+        return failed_at is not None and time.monotonic() - failed_at < self.RECOVER_AFTER
+
+
 class Database:
     """The service's database: a writer and a reader engine over one URL."""
 
@@ -136,6 +165,7 @@ class Database:
         # SQLite's busy handler sleeps up to 100 ms between retries; writers of every process (the web process,
         # the processor, a CLI command) queue here instead, so a short write follows the one ahead of it at once.
         self._writers = _SqliteWriters(lock) if self.is_sqlite else None
+        self.writes = WriteHealth()
 
     @property
     def is_sqlite(self) -> bool:
@@ -145,12 +175,17 @@ class Database:
     @contextmanager
     def write(self) -> Iterator[Session]:
         """One read-write transaction (a unit of work): commit on success, roll back on error."""
-        if self._writers is None:
-            with Session(self.engine, expire_on_commit=False) as session, session.begin():
-                yield session
-            return
-        with self._writers, Session(self.engine, expire_on_commit=False) as session, session.begin():
-            yield session
+        try:
+            if self._writers is None:
+                with Session(self.engine, expire_on_commit=False) as session, session.begin():
+                    yield session
+            else:
+                with self._writers, Session(self.engine, expire_on_commit=False) as session, session.begin():
+                    yield session
+        except OperationalError:  # unreachable, disk full, read-only: the database refused the write itself
+            self.writes.failed()
+            raise
+        self.writes.succeeded()
 
     @contextmanager
     def read(self) -> Iterator[Session]:

@@ -10,6 +10,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
+from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.api import openapi
@@ -17,6 +18,7 @@ from kernel.errors import DeputyError
 from kernel.pagination import InvalidCursor
 
 log = logging.getLogger("deputy.api")
+DATABASE_RETRY_AFTER = 5  # seconds: a failover or a freed disk takes about that; platforms retry sooner anyway
 
 _STATUS_CODES = {
     400: "bad_request",
@@ -88,6 +90,15 @@ def install(app: FastAPI) -> None:
         code = _STATUS_CODES.get(exc.status_code, "error")
         body = {"error": {"code": code, "message": str(exc.detail)}}
         return JSONResponse(body, status_code=exc.status_code, headers=http_headers(request, exc))
+
+    @app.exception_handler(OperationalError)
+    async def _database(_: Request, exc: OperationalError) -> JSONResponse:
+        # Unreachable, disk full, read-only: nothing was written (the transaction rolled back), so a platform's
+        # retry or the client's is safe; Retry-After says when to come back.
+        log.warning("database unavailable: %s", str(exc.orig).splitlines()[0] if exc.orig else type(exc).__name__)
+        response = error_response(503, "database_unavailable", "the database is unavailable; retry later")
+        response.headers["Retry-After"] = str(DATABASE_RETRY_AFTER)
+        return response
 
     @app.exception_handler(Exception)
     async def _unexpected(_: Request, exc: Exception) -> JSONResponse:

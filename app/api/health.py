@@ -99,6 +99,8 @@ def readyz(request: Request, ctx: Ctx) -> JSONResponse:
         body["status"] = request.app.state.phase  # starting: migrations and the start-up pass are not done yet
     elif body["db"] != "ok":
         body["status"] = "unavailable"
+    elif ctx.db.writes.failing():  # SELECT 1 answers but writes are refused (a full disk): no traffic for now
+        body["status"], body["db"] = "unavailable", "writes_failing"
     return JSONResponse(body, status_code=200 if body["status"] == "ready" else 503)
 
 

@@ -43,9 +43,10 @@ def _guard(entry: OutboxEntry):
 
 
 def drain(ctx: AppContext, *, limit: int = 200) -> int:
-    """Claim and run available entries (and the ones their results queue) until none is left; returns how many ran."""
+    """Claim and run available entries (and the ones their results queue) until none is left or the process
+    stops; returns how many ran."""
     owner, ran = owner_token(), 0
-    while ran < limit:
+    while ran < limit and not ctx.stopping.is_set():  # stopping: the send in flight ends, nothing new starts
         with ctx.uow(actor="concern") as uow:
             entry = queue.claim(uow, owner=owner, lease=LEASE)
             held = entry is not None and digest.hold(uow, entry)
