@@ -77,12 +77,19 @@ def create_app(
     app.state.phase = "starting"
     app.state.transports = []
     app.state.db_probe = DatabaseProbe()
+    pipeline = app.state.processor = _pipeline(ctx, in_process=processor)
+    app.state.metrics = Metrics(ctx)  # with the database gauges, read at scrape time
+    _install_http(app, ctx)
+    return app
+
+
+def _pipeline(ctx: AppContext, *, in_process: bool) -> Processor | processes.RemoteProcessor:
+    """This process's processor, or the one that wakes a processor elsewhere; the only one a signal wakes."""
     pipeline: Processor | processes.RemoteProcessor = (
         Processor(ctx, threaded=ctx.settings.scheduler_enabled)
-        if processor
+        if in_process
         else processes.RemoteProcessor(ctx, processes.WakeSender(processes.wake_address(ctx.settings.database_url)))
     )
-    app.state.processor = pipeline
     # One processor per process: a recorded signal wakes this app's (an earlier app's over the same context is gone).
     ctx.signal_listeners[:] = [
         w
@@ -90,9 +97,7 @@ def create_app(
         if not isinstance(getattr(w, "__self__", None), Processor | processes.RemoteProcessor)
     ]
     ctx.signal_listeners.append(pipeline.wake)
-    app.state.metrics = Metrics(ctx)  # with the database gauges, read at scrape time
-    _install_http(app, ctx)
-    return app
+    return pipeline
 
 
 def _install_http(app: FastAPI, ctx: AppContext) -> None:
