@@ -41,6 +41,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/actions.py
 	$(BIN)/python bench/scheduler.py
 	$(BIN)/python bench/webhook.py
+	$(BIN)/python bench/memory.py
 	$(BIN)/python bench/redis_hang.py
 	$(BIN)/python bench/search.py --facts $(SEARCH_FACTS)
 

@@ -267,6 +267,12 @@ def _serial_rate(backend: str, n: int, fake: TimedTelegram) -> tuple[float, str,
         cleanup()
 
 
+def _add(table: Table, *cells: str) -> None:
+    """Add a row, and print it at once: a long run under shared load keeps what it measured if it is cut short."""
+    table.add_row(*cells)
+    print(f"{table.title}: " + " | ".join(cells), flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=1000, help="requests per run")
@@ -341,7 +347,8 @@ def main() -> None:
                             k: (statistics.median(r for r, _ in v), [x for _, lat in v for x in lat])
                             for k, v in runs.items()
                         }
-                        acks.add_row(
+                        _add(
+                            acks,
                             label,
                             case,
                             str(conc),
@@ -360,9 +367,10 @@ def main() -> None:
                 deputy.wait(30)
                 cleanup()
             serial, recorded, processed = _serial_rate(backend, args.requests, fake)
-            statements.add_row(label, recorded, processed)
+            _add(statements, label, recorded, processed)
             burst = statistics.median(burst_rates) if burst_rates else float("nan")
-            work.add_row(
+            _add(
+                work,
                 label,
                 f"{burst:.0f}",
                 f"{serial:.0f}",

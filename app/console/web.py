@@ -9,7 +9,6 @@ from urllib.parse import quote
 
 from fastapi import Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
-from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from app.console import describe, i18n
 from app.console.auth import COOKIE, LoginLimiter, Session, Sessions
@@ -42,14 +41,24 @@ class Console:
         self.limiter = LoginLimiter(
             attempts=ctx.settings.console_login_attempts, window=ctx.settings.console_login_window, redis=ctx.redis
         )
-        self.env = Environment(
-            loader=FileSystemLoader(HERE / "templates"),
-            autoescape=select_autoescape(default=True),
-            trim_blocks=True,
-            lstrip_blocks=True,
-        )
-        self.env.filters.update(linkify=describe.linkify, pretty=describe.pretty, href=describe.href)
-        self.env.globals.update(static_version=_static_version(), held_on=concern_stats.held_on)
+        self._env: Any = None
+
+    @property
+    def env(self) -> Any:
+        """The templates, loaded at the first page (jinja2 stays out of a process that never serves one)."""
+        if self._env is None:
+            from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+            env = Environment(
+                loader=FileSystemLoader(HERE / "templates"),
+                autoescape=select_autoescape(default=True),
+                trim_blocks=True,
+                lstrip_blocks=True,
+            )
+            env.filters.update(linkify=describe.linkify, pretty=describe.pretty, href=describe.href)
+            env.globals.update(static_version=_static_version(), held_on=concern_stats.held_on)
+            self._env = env
+        return self._env
 
     def page(self, request: Request, template: str, *, status: int = 200, **values: Any) -> HTMLResponse:
         """Render `template` with what every page needs: the translator, the session, the clock."""

@@ -186,3 +186,26 @@ def test_the_processor_stops_when_the_web_process_that_started_it_dies(env, fake
     finally:
         if serve.poll() is None:
             serve.kill()
+
+
+def test_the_supervisor_starts_a_processor_that_died_again_and_stops_the_running_one():
+    from app.serving import Supervisor
+
+    # Each start appends a line, then the first one dies and the second one waits to be stopped.
+    starts = Path(os.environ.get("TMPDIR", "/tmp")) / f"deputy-supervisor-{os.getpid()}-{time.time_ns()}"
+    script = (
+        "import pathlib, sys, time; p = pathlib.Path(sys.argv[1]); n = len(p.read_text().splitlines()) "
+        "if p.exists() else 0; p.open('a').write('start\\n'); sys.exit(3) if n == 0 else time.sleep(60)"
+    )
+    supervisor = Supervisor([sys.executable, "-c", script, str(starts)]).start()
+    try:
+        deadline = time.monotonic() + 30
+        while not (starts.exists() and len(starts.read_text().splitlines()) == 2):
+            assert time.monotonic() < deadline, "the processor that died was not started again"
+            time.sleep(0.05)
+        second = supervisor.child
+        assert second.poll() is None
+    finally:
+        code = supervisor.stop(timeout=10)
+        starts.unlink(missing_ok=True)
+    assert code == -signal.SIGTERM and second.poll() is not None
