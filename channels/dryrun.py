@@ -12,6 +12,8 @@ log = logging.getLogger("deputy.channels.dryrun")
 class DryRunChannel(Channel):
     """Stands in for `name` (feishu/telegram): every send is logged and reported delivered."""
 
+    dry_run = True
+
     def __init__(self, name: str) -> None:
         self.name = name
 
