@@ -56,7 +56,7 @@ def chat(uow: UnitOfWork, *, person_id: str) -> list[Bubble]:
         .order_by(Fact.pk.desc())
         .limit(SHOWN)
     )
-    bubbles = [_said(f) for f in said if f.content.get("person_id") == person_id]
+    mine = [f for f in said if f.content.get("person_id") == person_id]
     sent = uow.session.scalars(
         select(ActionRow)
         .where(ActionRow.target_person_id == person_id, ActionRow.result == "success", ActionRow.channel != "internal")
@@ -68,15 +68,19 @@ def chat(uow: UnitOfWork, *, person_id: str) -> list[Bubble]:
     open_ = set(
         uow.session.scalars(select(ButtonRow.token).where(ButtonRow.token.in_(tokens), ButtonRow.pressed_at.is_(None)))
     )
+    labels = {token: label for _, r in shown for label, token in r.get("buttons", [])}
+    bubbles = [_said(f, labels) for f in mine]
     for row, receipt in shown:
         buttons = [(label, token, token in open_) for label, token in receipt.get("buttons", [])]
         bubbles.append(Bubble(row.timestamp, False, receipt.get("text") or row.content_preview, buttons=buttons))
     return sorted(bubbles, key=lambda b: b.at)[-SHOWN:]
 
 
-def _said(fact: Fact) -> Bubble:
+def _said(fact: Fact, labels: dict[str, str]) -> Bubble:
+    """A message as typed; a press as the label of the button pressed (`[…]`: its message is no longer shown)."""
     content = fact.content
-    text = content.get("text") or content.get("label") or content.get("verb") or ""
+    pressed = labels.get(content.get("token", ""), "[…]")
+    text = pressed if fact.fact_type == "button_pressed" else content.get("text", "")
     return Bubble(fact.timestamp, True, str(text), sandbox=content.get("sandbox") is True)
 
 
