@@ -13,7 +13,7 @@ from typing import Any
 
 from prometheus_client import Histogram
 
-from action import ledger
+from action import ledger, sandbox
 from action.models import ActionRequest, Deferred
 from channels.base import Button, MediaRef, MessageEdit, OutboundMessage, SendReceipt
 from channels.errors import ChannelError, InvalidRequest, Paced, Transient
@@ -65,6 +65,9 @@ def send(ctx: AppContext, request: ActionRequest, reserved: Reservation) -> Sent
                     "message": f"channel {channel_name} is not configured",
                 }
             )
+            continue
+        if sandbox.refused(ctx, request, channel):  # checked here, where every send is made, whatever asked for it
+            attempts.append({"channel": channel_name, **sandbox.REFUSAL})
             continue
         started = time.perf_counter()
         try:

@@ -88,6 +88,8 @@ class Channel(ABC):
     """A way to reach people. Adapters raise only `channels.errors.ChannelError` subclasses."""
 
     name: str
+    # True only for a stand-in that reaches no platform (channels.dryrun): the sandbox's messages may go there only.
+    dry_run: bool = False
 
     @abstractmethod
     def send(self, message: OutboundMessage) -> SendReceipt:

@@ -4,13 +4,20 @@ from __future__ import annotations
 
 import logging
 
-from channels.base import Channel, ChannelHealth, MessageEdit, OutboundMessage, SendReceipt
+from channels.base import Button, Channel, ChannelHealth, MessageEdit, OutboundMessage, SendReceipt
 
 log = logging.getLogger("deputy.channels.dryrun")
 
 
+def _shown(text: str, buttons: tuple[Button, ...]) -> dict:
+    """What the person would have seen, kept in the action record: the console's sandbox shows it as a chat."""
+    return {"dry_run": True, "text": text, "buttons": [[b.label, b.token] for b in buttons]}
+
+
 class DryRunChannel(Channel):
     """Stands in for `name` (feishu/telegram): every send is logged and reported delivered."""
+
+    dry_run = True
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -29,7 +36,7 @@ class DryRunChannel(Channel):
                 "media": message.media.kind if message.media else None,
             },
         )
-        return SendReceipt(message_id=f"dryrun_{message.idempotency_key}", detail={"dry_run": True})
+        return SendReceipt(message_id=f"dryrun_{message.idempotency_key}", detail=_shown(message.text, message.buttons))
 
     def edit(self, edit: MessageEdit) -> SendReceipt:
         """Log the edit and confirm it."""
@@ -42,7 +49,7 @@ class DryRunChannel(Channel):
                 "action_id": edit.idempotency_key,
             },
         )
-        return SendReceipt(message_id=edit.message_id, detail={"dry_run": True})
+        return SendReceipt(message_id=edit.message_id, detail=_shown(edit.text, edit.buttons))
 
     def answer_press(self, *, press_id: str, text: str) -> None:
         """Log the answer."""

@@ -58,6 +58,7 @@ class InboundMessage(BaseModel):
     mentions_bot: bool = False
     media: InboundMedia | None = None  # with it, `text` is the caption (or a post's text)
     occurred_at: SaneInstant
+    sandbox: bool = False  # typed in the console's sandbox, not on the platform: what it causes stays dry-run
 
 
 class InboundPress(BaseModel):
@@ -73,6 +74,7 @@ class InboundPress(BaseModel):
     chat_id: StorableText | None = None
     message_id: StorableText | None = None  # the message the button is on
     occurred_at: SaneInstant
+    sandbox: bool = False  # pressed in the console's sandbox: what it causes stays dry-run
 
 
 @dataclass(frozen=True)

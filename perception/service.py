@@ -52,6 +52,11 @@ def record_message(ctx: AppContext, *, message: InboundMessage) -> tuple[Fact, b
     return fact, created
 
 
+def _dumped(signal: InboundMessage | InboundPress) -> dict[str, Any]:
+    """The signal as its fact's content: `sandbox: true` only on what the console's sandbox typed or pressed."""
+    return signal.model_dump(mode="json", exclude=None if signal.sandbox else {"sandbox"})
+
+
 def _message_key(message: InboundMessage) -> str:
     return f"{message.channel}:event:{message.event_id}"
 
@@ -65,7 +70,7 @@ def _messages(ctx: AppContext) -> GroupCommit[InboundMessage, tuple[Fact, bool]]
 
 def _record_in(uow: UnitOfWork, message: InboundMessage) -> tuple[Fact, bool]:
     person_id = resolve_sender(uow, channel=message.channel, external_user_id=message.external_user_id)
-    content: dict[str, Any] = {**message.model_dump(mode="json"), "person_id": person_id}
+    content: dict[str, Any] = {**_dumped(message), "person_id": person_id}
     return _append_queued(uow, "message_received", content, person_id=person_id, dedup_key=_message_key(message))
 
 
@@ -107,7 +112,7 @@ def record_press(ctx: AppContext, *, press: InboundPress, about: dict[str, Any])
     key = f"{press.channel}:press:{press.event_id}"
     with ctx.uow(actor=f"{press.channel}_inbound") as uow:
         person_id = resolve_sender(uow, channel=press.channel, external_user_id=press.external_user_id)
-        content = {**press.model_dump(mode="json"), **about, "person_id": person_id}
+        content = {**_dumped(press), **about, "person_id": person_id}
         fact, created = _append_queued(uow, "button_pressed", content, person_id=person_id, dedup_key=key)
     if created:
         wake(ctx)

@@ -22,6 +22,7 @@ _WORDS: dict[str, tuple[str, str]] = {
     "concerns": ("Open loops", "待办事项"),
     "facts": ("Fact log", "事实日志"),
     "actions": ("Actions", "动作"),
+    "sandbox": ("Sandbox", "沙盒"),
     "login": ("Log in", "登录"),
     "logout": ("Log out", "退出"),
     "token": ("Token", "令牌"),

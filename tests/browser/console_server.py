@@ -38,7 +38,7 @@ def free_port() -> int:
 class ConsoleServer:
     """Serve Deputy on 127.0.0.1 in a thread; `stop()` ends the server, the fake Telegram and the context."""
 
-    def __init__(self, tmp: Path, *, database_url: str | None = None) -> None:
+    def __init__(self, tmp: Path, *, database_url: str | None = None, dry_run: bool = False) -> None:
         self.telegram = FakeTelegram().start()
         url = database_url or f"sqlite:///{tmp / 'console.db'}"
         migrate.upgrade(url)
@@ -49,6 +49,7 @@ class ConsoleServer:
             telegram_webhook_secret=SECRET,
             telegram_bot_username="deputy_bot",
             console_secret="browser-console-secret",
+            dry_run_channels="feishu,telegram" if dry_run else "",  # every channel dry-run: the sandbox is on
         )
         self.clock = FrozenClock(START)
         self.ctx = build_context(settings, clock=self.clock)

@@ -45,6 +45,7 @@ def pages(deputy) -> dict[str, str]:
         "action": f"/console/actions/{action['action_id']}",
         "bad-filter": "/console/actions?since=yesterday",
         "no-one": "/console/concerns?person_id=%E8%B5%B5%E5%85%AD",
+        "sandbox-off": "/console/sandbox",  # Telegram is live here: the page says why it is off
     }
 
 

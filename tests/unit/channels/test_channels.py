@@ -22,7 +22,8 @@ def test_dry_run_channels_come_only_from_settings():
 def test_dry_run_channel_logs_instead_of_sending(caplog):
     with caplog.at_level(logging.INFO, logger="deputy.channels.dryrun"):
         receipt = DryRunChannel("feishu").send(MSG)
-    assert receipt.message_id == "dryrun_act_20260318_001" and receipt.detail == {"dry_run": True}
+    assert receipt.message_id == "dryrun_act_20260318_001"
+    assert receipt.detail == {"dry_run": True, "text": "hello", "buttons": []}  # the sandbox shows what it would say
     assert caplog.records[0].text == "hello"
 
 

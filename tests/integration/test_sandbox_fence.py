@@ -1,0 +1,91 @@
+"""Nothing born in the console's sandbox is sent on a live channel, whatever asks for the send and whenever."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from action import service as actions
+from app.inbound import PerceptionInbound
+from app.pipeline import tick
+from channels.dryrun import DryRunChannel
+from channels.inbound import InboundMessage
+from fact import decisions
+from fact import service as facts
+from fact.decisions import DecisionKind
+from tests.integration.action_helpers import action_rows, add_memory_channels, add_person, notify
+
+
+def _typed(ctx, text: str, *, event: str, sandbox: bool = True) -> str:
+    """张三 says `text` on Telegram (in the sandbox unless told otherwise); the message fact's id."""
+    message = InboundMessage(
+        channel="telegram",
+        event_id=event,
+        message_id=event,
+        chat_id="tg_p_zhangsan",
+        chat_type="p2p",
+        external_user_id="tg_p_zhangsan",
+        text=text,
+        occurred_at=ctx.clock.now(),
+        sandbox=sandbox,
+    )
+    PerceptionInbound(ctx).record(message)
+    with ctx.reader() as uow:
+        return facts.get_by_dedup_key(uow, dedup_key=f"telegram:event:{event}").fact_id
+
+
+def _decided(ctx, fact_id: str) -> str:
+    with ctx.uow(actor="test") as uow:
+        return decisions.record(uow, kind=DecisionKind.direct_action, rule="test", inputs=[fact_id])
+
+
+def test_a_notice_caused_by_a_sandbox_message_is_refused_on_a_live_channel(ctx):
+    _, telegram = add_memory_channels(ctx)
+    add_person(ctx, bindings=[{"channel": "telegram", "external_user_id": "tg_p_zhangsan"}])
+    decision = _decided(ctx, _typed(ctx, "明早开会", event="sandbox-1"))
+    record = actions.execute(ctx, request=notify(decision_ref=decision))
+    assert record.result == "failed"
+    assert [a["error"] for a in record.result_detail["attempts"]] == ["sandbox_only"]
+    assert telegram.sent == []
+
+
+def test_the_same_notice_from_a_platform_message_goes_out(ctx):
+    _, telegram = add_memory_channels(ctx)
+    add_person(ctx, bindings=[{"channel": "telegram", "external_user_id": "tg_p_zhangsan"}])
+    decision = _decided(ctx, _typed(ctx, "明早开会", event="42", sandbox=False))
+    assert actions.execute(ctx, request=notify(decision_ref=decision)).result == "success"
+    assert len(telegram.sent) == 1
+
+
+def test_a_sandbox_notice_goes_out_on_a_dry_run_channel(ctx):
+    ctx.channels.register(DryRunChannel("telegram"))
+    add_person(ctx, bindings=[{"channel": "telegram", "external_user_id": "tg_p_zhangsan"}])
+    decision = _decided(ctx, _typed(ctx, "明早开会", event="sandbox-1"))
+    assert actions.execute(ctx, request=notify(decision_ref=decision)).result == "success"
+
+
+def test_follow_ups_of_a_sandbox_ask_stay_unsent_after_the_channel_turns_live(ctx, clock):
+    ctx.channels.register(DryRunChannel("telegram"))
+    add_person(ctx, "p_boss", role="principal", bindings=[{"channel": "telegram", "external_user_id": "tg_p_boss"}])
+    add_person(ctx, bindings=[{"channel": "telegram", "external_user_id": "tg_p_zhangsan"}])
+    message = InboundMessage(
+        channel="telegram",
+        event_id="sandbox-ask",
+        message_id="sandbox-ask",
+        chat_id="tg_p_boss",
+        chat_type="p2p",
+        external_user_id="tg_p_boss",
+        text="/ask @p_zhangsan 周报呢？",
+        occurred_at=clock.now(),
+        sandbox=True,
+    )
+    PerceptionInbound(ctx).record(message)
+    tick(ctx)
+    sent_dry = [r for r in action_rows(ctx) if r.result == "success" and r.target_person_id == "p_zhangsan"]
+    assert sent_dry, "the sandbox's ask reached 张三 on the dry-run channel"
+    _, live = add_memory_channels(ctx)  # the operator connects Telegram for real
+    for _ in range(12):  # a day and a half of follow-ups and escalations
+        clock.advance(timedelta(hours=3))
+        tick(ctx)
+    refused = [r for r in action_rows(ctx) if "sandbox_only" in str(r.result_detail)]
+    assert refused, "the loop kept trying to reach 张三 and was refused"
+    assert live.sent == [] and live.edits == []
