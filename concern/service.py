@@ -39,7 +39,6 @@ _TRACKED = (
     "escalation_level",
     "escalation_repeats",
     "pending_deliveries",
-    "held_by",
     "resolved_at",
     "held_until",
     "held_by",
@@ -80,8 +79,6 @@ def snapshot(concern: Concern) -> dict[str, Any]:
         "created_at": _json(concern.created_at),
         "updated_at": _json(concern.updated_at),
         "resolved_at": _json(concern.resolved_at),
-        "held_until": _json(concern.held_until),
-        "held_by": concern.held_by,
     }
 
 

@@ -85,7 +85,8 @@ def test_a_tell_is_sent_on_confirm_and_cancel_sends_nothing(ctx, client, team, l
     )
     say(ctx, channel="feishu", user="ou_boss", text="demo thing → Zhang San, Thursday now")
     settle(ctx)
-    assert feishu.texts_to("ou_boss")[-1] == "要我告诉张三：“the demo moved to Thursday”吗？"
+    # the confirmation quotes the words as they will be sent (rewritten for the reader)
+    assert feishu.texts_to("ou_boss")[-1] == "要我告诉张三：“the demo moved to Thursday.”吗？"
     press(ctx, channel="feishu", user="ou_boss", token=buttons_to(feishu, "ou_boss")["确认"])
     assert "the demo moved to Thursday" in telegram.texts_to("tg_zs")[-1]
 

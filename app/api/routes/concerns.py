@@ -48,7 +48,6 @@ class ConcernIn(BaseModel):
 
 TIMES = (
     "deadline",
-    "held_until",
     "due_at",
     "next_follow_up_at",
     "created_at",
