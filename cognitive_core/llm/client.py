@@ -7,6 +7,7 @@ and carried out only through the normal decisions. Every failure is an `Answer` 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import logging
 import threading
@@ -48,6 +49,17 @@ SYSTEM_PROMPT = (
     "offset, or null. Now is {now}."
 )
 MAX_RAW = 2000  # characters of the model's output kept in the facts
+
+
+def _run(call: Any) -> Any:
+    """Run `call` on an event loop of its own, in a thread of its own when this thread already runs one."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(call)
+    # A caller inside a running loop (an async framework's thread): asyncio.run would refuse it.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, call).result()
 
 
 @dataclass(frozen=True)
@@ -103,7 +115,7 @@ class OpenAICompatibleLLM:
             ],
         }
         try:
-            response = asyncio.run(self._post(body))
+            response = _run(self._post(body))
         except (TimeoutError, httpx.TimeoutException):
             return Answer("timeout")
         except httpx.HTTPError as exc:

@@ -48,3 +48,17 @@ def test_a_server_that_accepts_and_never_answers_is_a_timeout():
     finally:
         silent.stop()
     assert answer.status == "timeout" and took < 3.0
+
+
+def test_a_call_made_where_an_event_loop_already_runs_still_gets_its_answer(llm):
+    # A thread that runs a loop (playwright's sync API leaves one behind; an async framework's thread) must not
+    # turn every proposal into an error: asyncio.run refuses to start inside a running loop.
+    import asyncio
+
+    llm.script(Reply(body=proposal("none").body))
+
+    async def inside() -> object:
+        return _ask(llm.url, timeout=5.0)[0]
+
+    answer = asyncio.run(inside())
+    assert answer.status == "ok" and answer.data["intent"] == "none"

@@ -29,7 +29,7 @@ def test_a_plain_chinese_ask_lifts_priority_and_deadline_and_records_the_rule_an
     _, telegram = team
     say(ctx, channel="feishu", user="ou_boss", text="紧急！帮我问问张三周五前能不能提测")
     [concern] = _concerns(ctx)
-    assert (concern.target_person_id, concern.question, concern.priority) == ("p_zhangsan", "周五前能不能提测", "P0")
+    assert (concern.target_person_id, concern.question, concern.priority) == ("p_zhangsan", "周五前能不能提测？", "P0")
     friday = concern.deadline.astimezone(ZoneInfo("Asia/Shanghai"))
     assert (friday.weekday(), friday.hour) == (4, 18)
     assert any("周五前能不能提测" in text for text in telegram.texts_to("tg_zs"))
@@ -53,7 +53,7 @@ def test_an_unknown_name_is_answered_with_the_close_names_and_a_press_completes_
     assert list(choices) == ["张三", "张伟"] and _concerns(ctx) == []
     press(ctx, channel="feishu", user="ou_boss", token=choices["张三"])
     [concern] = _concerns(ctx)
-    assert (concern.target_person_id, concern.question, concern.originator_id) == ("p_zhangsan", "提测好了没", "p_boss")
+    assert (concern.target_person_id, concern.question, concern.originator_id) == ("p_zhangsan", "提测好了没？", "p_boss")
     assert any("提测好了没" in text for text in telegram.texts_to("tg_zs"))
 
 
@@ -94,8 +94,8 @@ def test_nudging_someone_with_several_open_questions_asks_which_and_the_press_nu
     say(ctx, channel="feishu", user="ou_boss", text="催一下张三")
     assert feishu.texts_to("ou_boss")[-1] == "你在等张三回复的有好几件，催哪一件？"
     choices = buttons_to(feishu, "ou_boss")
-    assert list(choices) == ["提测什么时候能给", "周报写了吗"] and len(telegram.texts_to("tg_zs")) == before
-    press(ctx, channel="feishu", user="ou_boss", token=choices["周报写了吗"])
+    assert list(choices) == ["提测什么时候能给？", "周报写了吗？"] and len(telegram.texts_to("tg_zs")) == before
+    press(ctx, channel="feishu", user="ou_boss", token=choices["周报写了吗？"])
     assert len(telegram.texts_to("tg_zs")) == before + 1 and "周报写了吗" in telegram.texts_to("tg_zs")[-1]
 
 
