@@ -53,7 +53,8 @@ def test_an_unknown_name_is_answered_with_the_close_names_and_a_press_completes_
     assert list(choices) == ["张三", "张伟"] and _concerns(ctx) == []
     press(ctx, channel="feishu", user="ou_boss", token=choices["张三"])
     [concern] = _concerns(ctx)
-    assert (concern.target_person_id, concern.question, concern.originator_id) == ("p_zhangsan", "提测好了没？", "p_boss")
+    asked = (concern.target_person_id, concern.question, concern.originator_id)
+    assert asked == ("p_zhangsan", "提测好了没？", "p_boss")
     assert any("提测好了没" in text for text in telegram.texts_to("tg_zs"))
 
 
