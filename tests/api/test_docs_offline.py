@@ -33,6 +33,12 @@ def test_the_page_loads_every_asset_from_the_service(client, page):
     assert "/openapi.json" in html.text
 
 
+def test_the_redoc_bundle_names_no_address_off_this_host(client):
+    bundle = client.get("/docs-assets/redoc.standalone.js", headers={"Authorization": ""})
+    assert bundle.status_code == 200 and "javascript" in bundle.headers["content-type"]
+    assert len(bundle.content) > 100_000 and b"cdn.redoc.ly" not in bundle.content
+
+
 def test_swagger_ui_has_its_oauth2_redirect_page(client):
     assert client.get("/docs/oauth2-redirect", headers={"Authorization": ""}).status_code == 200
 

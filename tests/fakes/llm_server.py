@@ -67,6 +67,8 @@ class FakeLLM:
 
     def __init__(self) -> None:
         self.requests: list[dict[str, Any]] = []
+        self.bodies: list[tuple[int, int]] = []  # (bytes written, body length) of every answer, once it ended
+        self.body_ended = threading.Event()
         self._script: deque[Reply] = deque()
         self._lock = threading.Lock()
         fake = self
@@ -85,6 +87,7 @@ class FakeLLM:
                 if reply.delay:
                     time.sleep(reply.delay)
                 payload = reply.body if isinstance(reply.body, bytes) else json.dumps(reply.body).encode()
+                written = 0
                 try:
                     self.send_response(reply.status)
                     self.send_header("Content-Type", "application/json")
@@ -94,9 +97,12 @@ class FakeLLM:
                     for chunk in chunks:
                         self.wfile.write(chunk)
                         self.wfile.flush()
+                        written += len(chunk)
                         time.sleep(reply.trickle)
                 except OSError:  # the client gave up (its timeout)
                     pass
+                fake.bodies.append((written, len(payload)))
+                fake.body_ended.set()
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
