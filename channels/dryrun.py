@@ -9,9 +9,15 @@ from channels.base import Button, Channel, ChannelHealth, MessageEdit, OutboundM
 log = logging.getLogger("deputy.channels.dryrun")
 
 
+# A button is named in the record by the start of its token: enough for the sandbox to find it among the person's
+# own buttons, not enough to press it (the rest, 84 random bits, stays in the buttons table), since viewers read
+# action records.
+TOKEN_HINT = 8
+
+
 def _shown(text: str, buttons: tuple[Button, ...]) -> dict:
     """What the person would have seen, kept in the action record: the console's sandbox shows it as a chat."""
-    return {"dry_run": True, "text": text, "buttons": [[b.label, b.token] for b in buttons]}
+    return {"dry_run": True, "text": text, "buttons": [[b.label, b.token[:TOKEN_HINT]] for b in buttons]}
 
 
 class DryRunChannel(Channel):

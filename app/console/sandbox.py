@@ -16,6 +16,7 @@ from sqlalchemy import select
 
 from action.models import ActionRow, ButtonRow
 from app.inbound import PerceptionInbound
+from channels.dryrun import TOKEN_HINT
 from channels.inbound import InboundMessage, InboundPress, PressAnswer
 from fact.models import Fact, FactPersonRef
 from kernel.channel_names import installed
@@ -64,22 +65,25 @@ def chat(uow: UnitOfWork, *, person_id: str) -> list[Bubble]:
         .limit(SHOWN)
     )
     shown = [(row, _receipt(row)) for row in sent]
-    tokens = [token for _, r in shown for _, token in r.get("buttons", [])]
-    open_ = set(
-        uow.session.scalars(select(ButtonRow.token).where(ButtonRow.token.in_(tokens), ButtonRow.pressed_at.is_(None)))
-    )
-    labels = {token: label for _, r in shown for label, token in r.get("buttons", [])}
+    open_ = _open_buttons(uow, person_id=person_id)
+    labels = {hint: label for _, r in shown for label, hint in r.get("buttons", [])}
     bubbles = [_said(f, labels) for f in mine]
     for row, receipt in shown:
-        buttons = [(label, token, token in open_) for label, token in receipt.get("buttons", [])]
+        buttons = [(label, open_.get(hint, ""), hint in open_) for label, hint in receipt.get("buttons", [])]
         bubbles.append(Bubble(row.timestamp, False, receipt.get("text") or row.content_preview, buttons=buttons))
     return sorted(bubbles, key=lambda b: b.at)[-SHOWN:]
+
+
+def _open_buttons(uow: UnitOfWork, *, person_id: str) -> dict[str, str]:
+    """The person's unpressed buttons, by the hint the dry-run record names them with (the start of the token)."""
+    stmt = select(ButtonRow.token).where(ButtonRow.addressee_id == person_id, ButtonRow.pressed_at.is_(None))
+    return {token[:TOKEN_HINT]: token for token in uow.session.scalars(stmt)}
 
 
 def _said(fact: Fact, labels: dict[str, str]) -> Bubble:
     """A message as typed; a press as the label of the button pressed (`[…]`: its message is no longer shown)."""
     content = fact.content
-    pressed = labels.get(content.get("token", ""), "[…]")
+    pressed = labels.get(str(content.get("token", ""))[:TOKEN_HINT], "[…]")
     text = pressed if fact.fact_type == "button_pressed" else content.get("text", "")
     return Bubble(fact.timestamp, True, str(text), sandbox=content.get("sandbox") is True)
 

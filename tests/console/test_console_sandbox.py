@@ -15,6 +15,7 @@ from tests.console.conftest import Browser
 from tests.integration.action_helpers import add_person
 
 TOKEN = re.compile(r'name="token" value="([^"]+)"')
+LABEL = re.compile(r'class="sandbox-button">([^<]+)</button>')
 
 
 @pytest.fixture
@@ -52,7 +53,8 @@ def test_a_sandbox_ask_reaches_the_target_as_a_chat_with_working_buttons(dry, ad
     assert [f.content["sandbox"] for f in found] == [True]
     tick(dry)
     again = admin.get("/console/sandbox?person_id=p_zhangsan").text
-    assert f'value="{tokens[0]}">\n        <button type="submit" class="sandbox-button" disabled' in again
+    label = LABEL.search(page[page.index(tokens[0]) :]).group(1)
+    assert tokens[0] not in again and f'class="sandbox-button" disabled>{label}</button>' in again
 
 
 def test_what_the_sandbox_types_is_a_message_fact_marked_sandbox(dry, admin):
@@ -97,3 +99,16 @@ def test_an_empty_message_or_an_unknown_person_is_named_and_nothing_recorded(dry
     assert unknown.status_code == 422 and "sandbox-problem" in unknown.text
     with dry.reader() as uow:
         assert facts.list_(uow, filters=FactFilter(fact_type="message_received"))[0] == []
+
+
+def test_a_viewer_reading_the_action_records_finds_no_button_token_to_press(dry, admin, client):
+    _say(admin, "p_boss", "/ask @p_zhangsan 周报呢？")
+    tick(dry)
+    tokens = TOKEN.findall(admin.get("/console/sandbox?person_id=p_zhangsan").text)
+    assert tokens, "the sandbox still shows the question's buttons, pressable"
+    records = client.get("/v1/actions", headers={"Authorization": f"Bearer {VIEWER_TOKEN}"})
+    assert records.status_code == 200 and "周报呢" in records.text
+    assert not [token for token in tokens if token in records.text]
+    with dry.reader() as uow:
+        events, _ = facts.list_(uow, filters=FactFilter(), limit=500)
+    assert not [token for token in tokens if any(token in str(f.content) for f in events)]
