@@ -19,7 +19,7 @@ from action.service import recover_interrupted
 from cognitive_core.inbox import process_pending
 from cognitive_core.llm import worker as llm_worker
 from cognitive_core.reports import briefs, reviews
-from concern import queue, timers
+from concern import queue, sandbox, timers
 from concern.kinds import digest
 from concern.outbox import drain as outbox
 from kernel.context import AppContext
@@ -37,6 +37,7 @@ ACTIONS_PER_PASS = 200
 
 def tick(ctx: AppContext, *, limit: int = 100) -> dict[str, int]:
     """One pass; safe to run from several replicas at once (inbox rows, due timers and entries are claimed)."""
+    sandbox.close_if_live(ctx)  # trials from the console's sandbox end once a channel is live, before anything reads
     processed = process_pending(ctx, limit=SIGNALS_PER_PASS)
     llm_worker.dispatch(ctx)  # only hands them over: the calls run on the LLM's own pool, never in this pass
     fired = timers.fire_due(ctx, limit=limit)

@@ -21,6 +21,7 @@ class Concern(SQLModel, table=True):
     __table_args__ = (
         Index("ix_concerns_target_state", "target_person_id", "state"),
         Index("ix_concerns_kind_state", "kind", "state"),
+        Index("ix_concerns_sandbox_state", "sandbox", "state"),
     )
 
     concern_id: str = Field(sa_column=Column(String(32), primary_key=True))
@@ -41,6 +42,8 @@ class Concern(SQLModel, table=True):
     kind: str = Field(default="question", sa_column=Column(String(16), nullable=False))  # one of KINDS
     # A question that asks for a decision (risk routing): its buttons are Approve / Decline.
     approval: bool = Field(default=False, sa_column=Column(Boolean, nullable=False, server_default=false()))
+    # Raised by what the console's sandbox typed or pressed: closed once a channel is live, never in a live report.
+    sandbox: bool = Field(default=False, sa_column=Column(Boolean, nullable=False, server_default=false()))
     # When a commitment or reminder is due.
     due_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime))
     # The question a commitment came from.

@@ -18,7 +18,7 @@ from sqlalchemy import func, or_, select
 
 from action.ledger import contact_times as _contact_times
 from action.models import ActionRequest, ActionRow, ButtonSpec, Destination
-from concern import queue
+from concern import queue, sandbox
 from concern.models import Concern
 from concern.queue import Purpose
 from kernel.context import UnitOfWork
@@ -187,6 +187,7 @@ def failed_for(uow: UnitOfWork, *, originator_id: str, since: datetime) -> list[
         select(ActionRow, Concern.question)
         .join(Concern, Concern.concern_id == ActionRow.concern_id)
         .where(Concern.originator_id == originator_id, ActionRow.result == "failed", ActionRow.created_at > since)
+        .where(sandbox.shown(uow.settings))
         .where(or_(ActionRow.notification_type.is_(None), ActionRow.notification_type != REPLY))
         .order_by(ActionRow.pk)
     )

@@ -44,6 +44,7 @@ def rhythm_of(uow: UnitOfWork, *, person_id: str, tz: ZoneInfo, now: datetime) -
         Concern.answered_by == person_id,
         Concern.target_person_id == person_id,
         Concern.resolved_at >= now - LOOKBACK,
+        Concern.sandbox.is_(False),  # answers typed in the console's sandbox are not the person's rhythm
         Concern.resolved_at <= now,
     )
     answers = [Answered(asked_at=asked, answered_at=done) for asked, done in uow.session.execute(stmt)]

@@ -21,6 +21,7 @@ from concern.queries import (  # noqa: F401 (the reads, kept where callers have 
 )
 from concern.rules import can_transition
 from fact import service as facts
+from fact import trace
 from kernel.context import UnitOfWork
 from kernel.errors import Invalid, NotFound
 from kernel.ids import allocate
@@ -129,6 +130,7 @@ def create(
     source_fact_id: str | None = None,
 ) -> Concern:
     """A new waiting concern (its question is due now) and its `raised` fact."""
+    sandbox = _born_in_sandbox(uow, parent_id=parent_id, causation_id=causation_id)
     concern = Concern(
         concern_id=allocate(uow.session, "con", now=uow.now, tz=uow.tz),
         originator_id=originator_id,
@@ -146,6 +148,7 @@ def create(
         due_at=due_at,
         parent_id=parent_id,
         source_fact_id=source_fact_id,
+        sandbox=sandbox,
         message_refs=[],
         pending_deliveries=[],
         version=1,
@@ -160,9 +163,16 @@ def create(
         change="raised",
         causation_id=causation_id,
         before=None,
-        extra={"question": question, "priority": priority, "kind": kind, "approval": approval, "due_at": _json(due_at)},
+        extra={"question": question, "priority": priority, "kind": kind, "approval": approval, "due_at": _json(due_at)}
+        | ({"sandbox": True} if sandbox else {}),
     )
     return concern
+
+
+def _born_in_sandbox(uow: UnitOfWork, *, parent_id: str | None, causation_id: str) -> bool:
+    """A loop the console's sandbox raised, directly or by a loop it raised (its parent)."""
+    parent = get(uow, concern_id=parent_id) if parent_id else None
+    return (parent is not None and parent.sandbox) or trace.born_in_sandbox(uow, ref=causation_id)
 
 
 def held_fields(concern: Concern) -> dict[str, Any]:

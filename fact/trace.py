@@ -55,3 +55,8 @@ def causes(uow: UnitOfWork, *, refs: list[str]) -> list[dict[str, Any]]:
                 if kind != "signal" and fact.causation_id:
                     todo.append(fact.causation_id)
     return chain
+
+
+def born_in_sandbox(uow: UnitOfWork, *, ref: str | None) -> bool:
+    """Whether what `ref` names was caused, somewhere down its chain, by a signal the console's sandbox typed."""
+    return bool(ref) and any(step["fact"].content.get("sandbox") is True for step in causes(uow, refs=[ref]))

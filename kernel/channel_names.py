@@ -62,6 +62,12 @@ def installed() -> tuple[str, ...]:
     return tuple(_installed)
 
 
+def live(dry_run: Iterable[str]) -> list[str]:
+    """The installed channels not named in `dry_run` (DEPUTY_DRY_RUN_CHANNELS): while any is, the sandbox is off."""
+    stubs = set(dry_run)
+    return [name for name in _installed if name not in stubs]
+
+
 def platforms() -> tuple[Platform, ...]:
     """Every installed channel's particulars, in the plugins' order."""
     return tuple(_installed.values())

@@ -19,7 +19,7 @@ from app.inbound import PerceptionInbound
 from channels.dryrun import TOKEN_HINT
 from channels.inbound import InboundMessage, InboundPress, PressAnswer
 from fact.models import Fact, FactPersonRef
-from kernel.channel_names import installed
+from kernel.channel_names import live
 from kernel.context import AppContext, UnitOfWork
 from person.models import ChannelBinding
 
@@ -39,7 +39,7 @@ class Bubble:
 
 def live_channels(ctx: AppContext) -> list[str]:
     """The installed channels that are not dry-run: while any is live the sandbox is off."""
-    return [name for name in installed() if name not in ctx.settings.dry_run_channels]
+    return live(ctx.settings.dry_run_channels)
 
 
 def binding(uow: UnitOfWork, *, person_id: str) -> ChannelBinding | None:

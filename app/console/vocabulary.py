@@ -71,6 +71,7 @@ _CODES: dict[str, tuple[str, str]] = {
     "change.deliveries_retried": ("held deliveries retried", "暂缓的投递已重试"),
     "change.resolved": ("answered", "已回复"),
     "change.cancelled": ("cancelled", "已取消"),
+    "change.sandbox_closed": ("sandbox trial closed", "沙盒试用已关闭"),
     "change.expired": ("expired", "已过期"),
     "change.escalated": ("escalated", "已升级"),
     "change.escalating": ("escalating", "升级中"),

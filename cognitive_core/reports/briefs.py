@@ -15,7 +15,7 @@ from cognitive_core.reports.brief_rules import Item, clip, layout
 from cognitive_core.reports.brief_texts import age, text
 from cognitive_core.signals import routing as signals
 from concern import buttons as concern_buttons
-from concern import outbound
+from concern import outbound, sandbox
 from concern.models import ACTIVE_STATES, Concern
 from concern.queue import Purpose
 from concern.texts import reasons
@@ -99,12 +99,13 @@ def items(uow: UnitOfWork, *, person: Person) -> list[Item]:
     names = _names(uow)
     since = last_brief_at(uow, person_id=me) or now - timedelta(hours=24)
     found: list[Item] = []
-    loops = select(Concern).where(Concern.state.in_(ACTIVE_STATES), Concern.originator_id == me)
+    real = sandbox.shown(uow.settings)
+    loops = select(Concern).where(Concern.state.in_(ACTIVE_STATES), Concern.originator_id == me, real)
     for c in uow.session.scalars(loops.order_by(Concern.created_at)):
         if (item := _mine(uow, c, names, tz, locale)) is not None:
             found.append(item)
     escalated = select(Concern).where(
-        Concern.state.in_(ACTIVE_STATES), Concern.escalated_to == me, Concern.originator_id != me
+        Concern.state.in_(ACTIVE_STATES), Concern.escalated_to == me, Concern.originator_id != me, real
     )
     for c in uow.session.scalars(escalated.order_by(Concern.created_at)):
         line = text(
@@ -116,7 +117,7 @@ def items(uow: UnitOfWork, *, person: Person) -> list[Item]:
             age=age(now - c.created_at, locale),
         )
         found.append(Item("attention", line, -(now - c.created_at).total_seconds(), c.concern_id, ("nudge",)))
-    answered = select(Concern).where(Concern.originator_id == me, Concern.state == "resolved")
+    answered = select(Concern).where(Concern.originator_id == me, Concern.state == "resolved", real)
     answered = answered.where(Concern.kind == "question", Concern.resolved_at > since)
     for c in uow.session.scalars(answered.order_by(Concern.resolved_at)):
         who = names.get(c.answered_by or c.target_person_id, c.answered_by or c.target_person_id)
@@ -128,7 +129,7 @@ def items(uow: UnitOfWork, *, person: Person) -> list[Item]:
         line = text("failed", locale, who=who, preview=clip(question, 50))
         found.append(Item("attention", line, row.created_at.timestamp()))
     owed = select(Concern).where(
-        Concern.state.in_(ACTIVE_STATES), Concern.target_person_id == me, Concern.kind == "question"
+        Concern.state.in_(ACTIVE_STATES), Concern.target_person_id == me, Concern.kind == "question", real
     )
     for c in uow.session.scalars(owed.order_by(Concern.created_at)):
         line = text(

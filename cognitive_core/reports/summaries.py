@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import or_, select
 
-from concern import outbound
+from concern import outbound, sandbox
 from concern.models import ACTIVE_STATES, Concern
 from concern.texts import reasons
 from concern.texts.messages import duration, when
@@ -37,7 +37,7 @@ def did(
     """Grouped summary of actions: sent, blocked and why, failed, and what is still waiting."""
     since = local_day_bounds(uow.now, tz)[0] if today else uow.now - window
     target = viewer_id if viewer_role != "principal" else (person_id or None)
-    rows = outbound.actions_since(uow, since=since, target_id=target)
+    rows = sandbox.real_actions(uow, outbound.actions_since(uow, since=since, target_id=target))
     names = _names(uow)
     zh = locale == "zh"
     by_result = Counter(r.result for r in rows)
@@ -84,6 +84,7 @@ def _active(uow: UnitOfWork, *, viewer_id: str) -> list[Concern]:
         Concern.state.in_(ACTIVE_STATES),
         or_(Concern.originator_id == viewer_id, Concern.target_person_id == viewer_id),
         Concern.kind != "reminder",  # /reminders lists those
+        sandbox.shown(uow.settings),
     )
     return list(uow.session.scalars(stmt.order_by(Concern.created_at)))
 
@@ -103,7 +104,10 @@ def concerns(uow: UnitOfWork, *, viewer_id: str, locale: str, tz: ZoneInfo) -> s
             else f"{c.concern_id} {who}: {c.question[:40]} · {state} · {c.follow_up_count} follow-ups · next {nxt}"
         )
     held = select(Concern).where(
-        Concern.originator_id == viewer_id, Concern.state == "resolved", Concern.next_follow_up_at.is_not(None)
+        Concern.originator_id == viewer_id,
+        Concern.state == "resolved",
+        Concern.next_follow_up_at.is_not(None),
+        sandbox.shown(uow.settings),
     )
     for c in uow.session.scalars(held):
         lines.append(f"{c.concern_id} {names.get(c.answered_by or '', c.answered_by)}: {c.answer}")
@@ -130,7 +134,10 @@ def status_of(uow: UnitOfWork, *, viewer_id: str, person_id: str, locale: str, t
     if lines:
         return "\n".join(lines)
     answered = select(Concern).where(
-        Concern.originator_id == viewer_id, Concern.target_person_id == person_id, Concern.answer.is_not(None)
+        Concern.originator_id == viewer_id,
+        Concern.target_person_id == person_id,
+        Concern.answer.is_not(None),
+        sandbox.shown(uow.settings),
     )
     last = uow.session.scalars(answered.order_by(Concern.resolved_at.desc())).first()
     if last is not None:

@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 from action import service as actions
 from app.inbound import PerceptionInbound
-from app.pipeline import tick
 from channels.dryrun import DryRunChannel
 from channels.inbound import InboundMessage
 from fact import decisions
 from fact import service as facts
 from fact.decisions import DecisionKind
-from tests.integration.action_helpers import action_rows, add_memory_channels, add_person, notify
+from tests.integration.action_helpers import add_memory_channels, add_person, notify
 
 
 def _typed(ctx, text: str, *, event: str, sandbox: bool = True) -> str:
@@ -61,31 +58,3 @@ def test_a_sandbox_notice_goes_out_on_a_dry_run_channel(ctx):
     add_person(ctx, bindings=[{"channel": "telegram", "external_user_id": "tg_p_zhangsan"}])
     decision = _decided(ctx, _typed(ctx, "明早开会", event="sandbox-1"))
     assert actions.execute(ctx, request=notify(decision_ref=decision)).result == "success"
-
-
-def test_follow_ups_of_a_sandbox_ask_stay_unsent_after_the_channel_turns_live(ctx, clock):
-    ctx.channels.register(DryRunChannel("telegram"))
-    add_person(ctx, "p_boss", role="principal", bindings=[{"channel": "telegram", "external_user_id": "tg_p_boss"}])
-    add_person(ctx, bindings=[{"channel": "telegram", "external_user_id": "tg_p_zhangsan"}])
-    message = InboundMessage(
-        channel="telegram",
-        event_id="sandbox-ask",
-        message_id="sandbox-ask",
-        chat_id="tg_p_boss",
-        chat_type="p2p",
-        external_user_id="tg_p_boss",
-        text="/ask @p_zhangsan 周报呢？",
-        occurred_at=clock.now(),
-        sandbox=True,
-    )
-    PerceptionInbound(ctx).record(message)
-    tick(ctx)
-    sent_dry = [r for r in action_rows(ctx) if r.result == "success" and r.target_person_id == "p_zhangsan"]
-    assert sent_dry, "the sandbox's ask reached 张三 on the dry-run channel"
-    _, live = add_memory_channels(ctx)  # the operator connects Telegram for real
-    for _ in range(12):  # a day and a half of follow-ups and escalations
-        clock.advance(timedelta(hours=3))
-        tick(ctx)
-    refused = [r for r in action_rows(ctx) if "sandbox_only" in str(r.result_detail)]
-    assert refused, "the loop kept trying to reach 张三 and was refused"
-    assert live.sent == [] and live.edits == []
