@@ -69,10 +69,12 @@ SERVER_WAIT_SECONDS = 90.0
 
 
 class PostgresDatabases:
-    """Creates one migrated template database per test session and a fresh copy per test, dropped after it.
+    """One migrated template database per test session; per test, an empty migrated database under a new name.
 
-    Every copy is dropped when its test ends, not at the end of the session: a full run makes over a thousand,
-    several megabytes each, and keeping them filled the disk of a machine running suites side by side.
+    `lend()` gives each test the process's one working copy, emptied and renamed: a copy made and dropped per test
+    cost about a second each (over a thousand tests), and keeping the copies filled a disk. The new name means a
+    thread a finished test left behind can no more reach the next test's rows than a dropped database. `fresh()`
+    still makes a copy of its own for a test that needs two databases (dropped by `drop`).
     """
 
     def __init__(self, admin_url: str) -> None:
@@ -80,6 +82,7 @@ class PostgresDatabases:
         self.admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
         self.template = f"deputy_tpl_{os.getpid()}_{uuid.uuid4().hex[:6]}"
         self.created: list[str] = []
+        self.working: str | None = None
 
     def _execute(self, statement: str) -> None:
         """Run one admin statement, waiting up to SERVER_WAIT_SECONDS for a server that is starting up."""
@@ -107,6 +110,51 @@ class PostgresDatabases:
         self._execute(f'CREATE DATABASE "{name}" TEMPLATE "{self.template}"')
         self.created.append(name)
         return self.url_for(name)
+
+    def lend(self) -> str:
+        """An empty migrated database for one test: the working copy, renamed and emptied (made on first use)."""
+        if self.working is None:
+            self.working = make_url(self.fresh()).database
+            return self.url_for(self.working)
+        name = f"deputy_t_{os.getpid()}_{next(_counter)}"
+        deadline = time.monotonic() + SERVER_WAIT_SECONDS
+        while True:  # a pool the last test left reconnecting between the two statements: once more
+            self._execute(f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{self.working}'")
+            try:
+                self._execute(f'ALTER DATABASE "{self.working}" RENAME TO "{name}"')
+                break
+            except OperationalError:
+                if time.monotonic() > deadline:
+                    raise
+        self.created[self.created.index(self.working)] = name
+        self.working = name
+        self._empty(self.url_for(name))
+        return self.url_for(name)
+
+    @staticmethod
+    def _empty(url: str) -> None:
+        """Empty every table but the migration stamp and restart the sequences, in one transaction. The fact log's
+        guards (ALWAYS triggers) are switched off for it and back on as they were: the harness owns the server."""
+        engine = create_engine(url)
+        try:
+            with engine.begin() as conn:
+                guards = conn.execute(
+                    text("SELECT tgrelid::regclass::text, tgname, tgenabled FROM pg_trigger WHERE NOT tgisinternal")
+                ).all()
+                for table, trigger, _ in guards:
+                    conn.execute(text(f'ALTER TABLE {table} DISABLE TRIGGER "{trigger}"'))
+                tables = conn.scalars(
+                    text(
+                        "SELECT string_agg(quote_ident(tablename), ', ') FROM pg_tables "
+                        "WHERE schemaname = 'public' AND tablename <> 'alembic_version'"
+                    )
+                ).one()
+                conn.execute(text(f"TRUNCATE {tables} RESTART IDENTITY"))
+                modes = {"A": "ENABLE ALWAYS", "R": "ENABLE REPLICA", "O": "ENABLE", "D": "DISABLE"}
+                for table, trigger, mode in guards:
+                    conn.execute(text(f'ALTER TABLE {table} {modes[mode]} TRIGGER "{trigger}"'))
+        finally:
+            engine.dispose()
 
     def drop(self, name_or_url: str) -> None:
         name = make_url(name_or_url).database if "://" in name_or_url else name_or_url
@@ -145,7 +193,7 @@ def _sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def database_url(request: pytest.FixtureRequest, tmp_path: Path, _sqlite_template: Path, _postgres) -> Iterator[str]:
-    """A freshly migrated, empty database of each backend (a PostgreSQL copy is dropped when the test ends)."""
+    """A migrated, empty database of each backend (PostgreSQL: the process's working copy, emptied and renamed)."""
     if request.param == "sqlite":
         target = tmp_path / "deputy.db"
         shutil.copy(_sqlite_template, target)
@@ -155,9 +203,7 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path, _sqlite_templat
         _missing("PostgreSQL", "DEPUTY_TEST_POSTGRES_URL is not set")
     if isinstance(_postgres, Exception):
         _missing("PostgreSQL", f"{type(_postgres).__name__}: {_postgres}")
-    url = _postgres.fresh()
-    yield url
-    _postgres.drop(url)
+    yield _postgres.lend()
 
 
 def make_settings(database_url: str, **overrides) -> Settings:
