@@ -113,7 +113,9 @@ class PostgresDatabases:
 
     def lend(self) -> str:
         """An empty migrated database for one test: the working copy, renamed and emptied (made on first use)."""
-        if self.working is None:
+        if self.working is None or not self._exists(self.working):  # first use, or a test dropped it
+            if self.working in self.created:
+                self.created.remove(self.working)
             self.working = make_url(self.fresh()).database
             return self.url_for(self.working)
         name = f"deputy_t_{os.getpid()}_{next(_counter)}"
@@ -130,6 +132,10 @@ class PostgresDatabases:
         self.working = name
         self._empty(self.url_for(name))
         return self.url_for(name)
+
+    def _exists(self, name: str) -> bool:
+        with self.admin.connect() as conn:
+            return conn.execute(text("SELECT 1 FROM pg_database WHERE datname = :n"), {"n": name}).first() is not None
 
     @staticmethod
     def _empty(url: str) -> None:
