@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Annotated
 
-from pydantic import AfterValidator
+from pydantic import AfterValidator, Field
 
 DEFAULT_BIND_HINT = "bind {code}"  # the bot understands `/start <code>`, `bind <code>` and `绑定 <code>` everywhere
 
@@ -91,4 +91,10 @@ def check(name: str) -> str:
     return name
 
 
-ChannelName = Annotated[str, AfterValidator(check)]
+def _document(schema: dict) -> None:
+    """The OpenAPI document lists the installed channels (it is built after the composition root installed them)."""
+    if _installed:
+        schema["enum"] = list(_installed)
+
+
+ChannelName = Annotated[str, AfterValidator(check), Field(json_schema_extra=_document)]

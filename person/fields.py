@@ -82,14 +82,21 @@ def _check_wait(value: str) -> str:
     return value
 
 
+# The patterns say in the OpenAPI document what the checks enforce; the checks validate (and explain what is wrong).
+HHMM_PATTERN = r"^([01][0-9]|2[0-3]):[0-5][0-9]$"
+WEEKLY_PATTERN = r"^(MON|TUE|WED|THU|FRI|SAT|SUN) ([01][0-9]|2[0-3]):[0-5][0-9]$"
+# 1-9999 minutes, 1-168 hours or 1-7 days: at most MAX_DIGEST_WAIT_S
+WAIT_PATTERN = r"^([1-9][0-9]{0,3}m|([1-9]|[1-9][0-9]|1[0-5][0-9]|16[0-8])h|[1-7]d)$"
 Timezone = Annotated[str, AfterValidator(check_timezone)]
-HHMM = Annotated[str, AfterValidator(_check_hhmm)]
-WeeklyAt = Annotated[str, AfterValidator(_check_weekly)]
-Wait = Annotated[str, AfterValidator(_check_wait)]
+HHMM = Annotated[str, PField(json_schema_extra={"pattern": HHMM_PATTERN}), AfterValidator(_check_hhmm)]
+WeeklyAt = Annotated[str, PField(json_schema_extra={"pattern": WEEKLY_PATTERN}), AfterValidator(_check_weekly)]
+Wait = Annotated[str, PField(json_schema_extra={"pattern": WAIT_PATTERN}), AfterValidator(_check_wait)]
 Text = Annotated[str, PField(min_length=1, max_length=200), AfterValidator(storable_text)]
 ExternalId = Annotated[str, PField(min_length=1, max_length=128), AfterValidator(storable_text)]
 QuietDays = Annotated[
-    list[Annotated[StrictInt, PField(ge=1, le=7)]], PField(max_length=7), AfterValidator(_unique_sorted_days)
+    list[Annotated[StrictInt, PField(ge=1, le=7)]],
+    PField(max_length=7, json_schema_extra={"uniqueItems": True}),
+    AfterValidator(_unique_sorted_days),
 ]
 OptionalInstant = Annotated[SaneInstant | None, BeforeValidator(_no_bare_number)]
 PausedUntil = OptionalInstant

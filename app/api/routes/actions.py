@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from action import service
 from action.models import ActionRecord, ActionType, Result
-from app.api.deps import Admin, Ctx, Viewer, parse_instant
+from app.api.deps import Admin, Ctx, InstantQuery, Viewer, parse_instant
 from concern import admin, commands
 from concern.outbox import drain as outbox
 from fact import service as facts
@@ -70,9 +70,7 @@ def list_actions(
     person_id: Annotated[str | None, Query(max_length=64)] = None,
     action_type: ActionType | None = None,
     result: Result | None = None,
-    since: Annotated[
-        str | None, Query(max_length=64, description="ISO 8601 with offset, or a look-back like 24h")
-    ] = None,
+    since: InstantQuery = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
     cursor: Annotated[str | None, Query(max_length=200)] = None,
 ) -> Page:

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from app.api.deps import Ctx, Viewer, parse_instant
+from app.api.deps import Ctx, InstantQuery, Viewer, parse_instant
 from fact import service
 from fact.models import FactOut, FactType
 from kernel.errors import NotFound
@@ -21,10 +21,8 @@ def list_facts(
     _: Viewer,
     fact_type: FactType | None = None,
     person_id: Annotated[str | None, Query(max_length=64)] = None,
-    since: Annotated[
-        str | None, Query(max_length=64, description="ISO 8601 with offset, or a look-back like 24h")
-    ] = None,
-    until: Annotated[str | None, Query(max_length=64)] = None,
+    since: InstantQuery = None,
+    until: InstantQuery = None,
     causation_id: Annotated[str | None, Query(max_length=64)] = None,
     q: Annotated[
         str | None,

@@ -7,6 +7,7 @@ from fastapi.responses import JSONResponse
 
 from app.api.deps import Admin, Ctx
 from fact import service as facts
+from fact.models import FactOut
 from kernel.errors import Invalid
 from perception import service
 from perception.models import ExternalSignal
@@ -15,7 +16,12 @@ from person import service as persons
 router = APIRouter(tags=["signals"])
 
 
-@router.post("/v1/signals", status_code=202)
+@router.post(
+    "/v1/signals",
+    status_code=202,
+    response_model=FactOut,
+    responses={200: {"model": FactOut, "description": "a repeat of source + external_id: the fact recorded first"}},
+)
 def post_signal(body: ExternalSignal, ctx: Ctx, caller: Admin, background: BackgroundTasks) -> JSONResponse:
     """Record the signal durably (202 with the fact); a repeat of source + external_id: the same fact, 200."""
     if body.person_id is None and bool(body.channel) != bool(body.external_user_id):
