@@ -21,8 +21,11 @@ migrate: $(STAMP)
 	$(BIN)/deputy migrate
 
 # Tests needing PostgreSQL, Redis or the browser are skipped when those are missing; the run ends saying how many.
+# The suite runs on every core (pytest-xdist; each worker has its own databases): `make test WORKERS=0` runs it in
+# this one process, e.g. to debug with `-x --pdb`.
+WORKERS ?= auto
 test: $(STAMP)
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(WORKERS) $(PYTEST_ARGS)
 
 # The whole suite as CI runs it: starts PostgreSQL and Redis (and installs Chromium as root) where it can, and a
 # service that cannot be had fails its tests instead of skipping them (scripts/test-all).

@@ -139,26 +139,42 @@ class PostgresDatabases:
 
     @staticmethod
     def _empty(url: str) -> None:
-        """Empty every table but the migration stamp and restart the sequences, in one transaction. The fact log's
-        guards (ALWAYS triggers) are switched off for it and back on as they were: the harness owns the server."""
+        """Empty every table but the migration stamp and restart the sequences, in one transaction.
+
+        The replica role skips the foreign keys' and ordinary triggers, so rows go in any order; the fact log's
+        guards fire even then (ALWAYS triggers) and are switched off for this transaction only, where there are
+        rows to delete. DELETE on the few rows a test writes is a third of TRUNCATE's cost (no new files).
+        """
         engine = create_engine(url)
         try:
             with engine.begin() as conn:
-                guards = conn.execute(
-                    text("SELECT tgrelid::regclass::text, tgname, tgenabled FROM pg_trigger WHERE NOT tgisinternal")
-                ).all()
-                for table, trigger, _ in guards:
-                    conn.execute(text(f'ALTER TABLE {table} DISABLE TRIGGER "{trigger}"'))
+                conn.execute(text("SET LOCAL session_replication_role = replica"))
                 tables = conn.scalars(
                     text(
-                        "SELECT string_agg(quote_ident(tablename), ', ') FROM pg_tables "
+                        "SELECT quote_ident(tablename) FROM pg_tables "
                         "WHERE schemaname = 'public' AND tablename <> 'alembic_version'"
                     )
-                ).one()
-                conn.execute(text(f"TRUNCATE {tables} RESTART IDENTITY"))
-                modes = {"A": "ENABLE ALWAYS", "R": "ENABLE REPLICA", "O": "ENABLE", "D": "DISABLE"}
-                for table, trigger, mode in guards:
-                    conn.execute(text(f'ALTER TABLE {table} {modes[mode]} TRIGGER "{trigger}"'))
+                )
+                filled = [t for t in list(tables) if conn.execute(text(f"SELECT 1 FROM {t} LIMIT 1")).first()]
+                guards = conn.execute(
+                    text(
+                        "SELECT quote_ident(tgrelid::regclass::text), quote_ident(tgname) FROM pg_trigger "
+                        "WHERE NOT tgisinternal AND tgenabled = 'A'"
+                    )
+                ).all()
+                guards = [(table, trigger) for table, trigger in guards if table in filled]
+                for table, trigger in guards:
+                    conn.execute(text(f"ALTER TABLE {table} DISABLE TRIGGER {trigger}"))
+                for table in filled:
+                    conn.execute(text(f"DELETE FROM {table}"))
+                conn.execute(
+                    text(
+                        "SELECT setval(c.oid::regclass, s.seqstart, false) FROM pg_class c "
+                        "JOIN pg_sequence s ON s.seqrelid = c.oid WHERE c.relkind = 'S'"
+                    )
+                )
+                for table, trigger in guards:
+                    conn.execute(text(f"ALTER TABLE {table} ENABLE ALWAYS TRIGGER {trigger}"))
         finally:
             engine.dispose()
 

@@ -34,7 +34,8 @@ def test_each_test_starts_on_an_empty_database_of_a_name_of_its_own(ctx, databas
         assert facts.list_(uow, filters=FactFilter())[0] == [], "what the last test wrote is gone"
     _write_a_fact(ctx)  # the append-only log: only the harness's own reset may empty it
     with ctx.reader() as uow:
-        assert len(facts.list_(uow, filters=FactFilter())[0]) == 1
+        [written] = facts.list_(uow, filters=FactFilter())[0]
+    assert written.pk == 1, "the sequences start again too"
     assert name in _databases() and name not in _seen
     if _seen:
         assert _seen[-1] not in _databases(), "the last test's name no longer reaches anything"
