@@ -50,6 +50,15 @@ def _cannot_cancel(uow: UnitOfWork, outcome: Outcome, reader: Any) -> Said:
     return Said(replies.reply("cannot_cancel", locale, concern_id=outcome.concern_id or "", reason=why))
 
 
+def not_snoozed(outcome: Outcome, locale: str) -> str:
+    """Why a loop was not put off: escalated (to whom) or closed (how), in the reader's language."""
+    if outcome.code == "snooze_escalated":
+        manager = outcome.values.get("manager") or ""
+        return replies.reply("snooze_escalated" if manager else "snooze_escalated_nobody", locale, manager=manager)
+    state = outcome.values.get("state") or ""
+    return replies.reply("snooze_closed", locale, state=reasons.state(state, locale) if state else "")
+
+
 def _bound(uow: UnitOfWork, outcome: Outcome, reader: Any) -> Said:
     person = persons.get(uow, person_id=outcome.values["person_id"]) if outcome.values.get("person_id") else None
     if person is None:  # an unknown sender with a wrong code: answered in their chat, in both languages
@@ -76,6 +85,8 @@ CHAT: dict[str, Renderer] = {
     "cancel_not_found": _cannot_cancel,
     "cancel_not_yours": _cannot_cancel,
     "cancel_closed": _cannot_cancel,
+    "snooze_escalated": lambda uow, o, r: Said(not_snoozed(o, r.locale)),
+    "snooze_closed": lambda uow, o, r: Said(not_snoozed(o, r.locale)),
     "extended": lambda uow, o, r: Said(promises.render("extended", r.locale, when=_when(uow, r, o.values["until"]))),
     "bound": _bound,
     "bind_used": _bound,
@@ -108,6 +119,8 @@ PRESS: dict[str, Callable[[UnitOfWork, Outcome, Any], str]] = {
     "reminder_done": lambda uow, o, r: reminders.render("done", r.locale),
     "done": lambda uow, o, r: press_text("done", r.locale, **o.values),
     "extended": lambda uow, o, r: press_text("extended", r.locale, until=_when(uow, r, o.values["until"])),
+    "snooze_escalated": lambda uow, o, r: not_snoozed(o, r.locale),
+    "snooze_closed": lambda uow, o, r: press_text("nothing", r.locale),
 }
 
 

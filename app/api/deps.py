@@ -15,7 +15,7 @@ from app.pipeline import Processor
 from app.settings import parse_duration
 from kernel.context import AppContext
 from kernel.errors import Forbidden, Invalid, Unauthorized
-from kernel.limits import EARLIEST, LATEST
+from kernel.limits import RANGE_TEXT, in_range
 
 
 @dataclass(frozen=True)
@@ -84,7 +84,8 @@ Viewer = Annotated[Caller, Depends(require_viewer)]
 Admin = Annotated[Caller, Depends(require_admin)]
 
 
-# What `since` / `until` accept, as the OpenAPI document says it: an instant with offset, or a look-back.
+# What `since` / `until` accept, as the OpenAPI document says it: an instant with offset, or a look-back (the
+# document cannot say the range, 1970-2100, that SPEC §8 holds both to: a value outside it is a 422).
 LOOK_BACK = r"^[0-9]{1,9}[smhd]?$"
 INSTANT_SCHEMA = {"anyOf": [{"type": "string", "format": "date-time"}, {"type": "string", "pattern": LOOK_BACK}]}
 
@@ -97,21 +98,20 @@ InstantQuery = Annotated[
 
 
 def parse_instant(value: str | None, *, field: str, now: datetime) -> datetime | None:
-    """An ISO 8601 instant with offset, or a look-back like `24h` (meaning now − 24 h).
-
-    A bound before 1970 or after 2100 (or a look-back past 1970) is a filter all the same: it is held to the range
-    every record lies in (`kernel.limits`), so `since=0001-01-01T00:00:00Z` means "from the start", not an error.
-    """
+    """An ISO 8601 instant with offset, or a look-back like `24h` (meaning now − 24 h); 422 outside the sane range
+    (SPEC §8: 1970-2100), for a look-back that is not digits and a unit, and for an empty value."""
     if value is None:
         return None
     if re.fullmatch(LOOK_BACK, value):
         try:
             parsed = now - parse_duration(value)
-        except (OverflowError, ValueError):  # further back than any date: everything
-            return EARLIEST
+        except (OverflowError, ValueError) as exc:
+            raise Invalid(f"{field} looks back too far", field=field) from exc
     else:
         parsed = _parse_iso(value, field=field)
-    return min(max(parsed, EARLIEST), LATEST)
+    if not in_range(parsed):
+        raise Invalid(f"{field} must lie {RANGE_TEXT}", field=field)
+    return parsed
 
 
 def _parse_iso(value: str, *, field: str) -> datetime:

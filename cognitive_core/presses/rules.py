@@ -39,7 +39,8 @@ class PressView:
 
 
 def verdict(view: PressView) -> str:
-    """`ok`, or why nothing happens: `unknown` token, `not_yours`, `used` (pressed before), `closed` loop."""
+    """`ok`, or why nothing happens: `unknown` token, `not_yours`, `used` (pressed before), `closed` loop, or
+    `escalated` (a loop already with someone else no longer waits for later)."""
     if view.verb is None or view.verb not in VERBS:  # an unknown token, or a row that is no button (a prompt)
         return "unknown"
     if view.presser_id is None or view.presser_id != view.addressee_id:
@@ -49,7 +50,7 @@ def verdict(view: PressView) -> str:
     if view.verb in ON_OPEN_LOOPS and view.concern_state not in ("waiting_reply", "escalated"):
         return "closed"
     if view.verb in WHILE_WAITING and view.concern_state != "waiting_reply":
-        return "closed"
+        return "escalated" if view.concern_state == "escalated" else "closed"
     return "ok"
 
 

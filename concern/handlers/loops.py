@@ -53,11 +53,22 @@ def snooze(uow: UnitOfWork, command: c.Snooze, origin: Origin) -> Outcome:
             uow, concern_id=command.concern_id, by=origin.actor_id or "", decision_id=origin.decision_id, delay=delay
         )
         return Done("reminder_later", {"until": moved.due_at}, moved.concern_id) if moved else Unchanged("nothing")
+    if concern is not None and concern.state != "waiting_reply":  # told why, in the reader's words (said.py)
+        return _not_snoozed(uow, concern)
     changed = flows.snooze(uow, concern_id=command.concern_id, duration=delay, decision_id=origin.decision_id)
     if changed is None:
         return Unchanged("nothing", concern_id=command.concern_id)
     values = {"until": changed.next_follow_up_at, "step_at": changed.step_at}
     return Done("snoozed", values, concern_id=command.concern_id)
+
+
+def _not_snoozed(uow: UnitOfWork, concern) -> Outcome:
+    """An escalated loop waits for no later: someone was already told; a closed one has nothing left to move."""
+    if concern.state == "escalated":
+        manager = persons.get(uow, person_id=concern.escalated_to) if concern.escalated_to else None
+        values = {"manager": manager.display_name if manager else ""}
+        return Unchanged("snooze_escalated", values, concern_id=concern.concern_id)
+    return Unchanged("snooze_closed", {"state": concern.state}, concern_id=concern.concern_id)
 
 
 def defer(uow: UnitOfWork, command: c.DeferToMorning, origin: Origin) -> Outcome:

@@ -9,6 +9,10 @@ _TEXTS: dict[str, dict[str, str]] = {
     "received": {"zh": "收到", "en": "Got it"},
     "not_yours": {"zh": "这个按钮不是给你的", "en": "This button is not for you"},
     "closed": {"zh": "已结束", "en": "already closed"},
+    "escalated": {
+        "zh": "这件事已经升级处理了，不能再往后推；直接回复答案就能结束它",
+        "en": "This has been escalated, so it can't wait any longer; reply with the answer to close it",
+    },
     "used": {"zh": "已经处理过了", "en": "Already done"},
     "unknown": {"zh": "这个按钮已失效", "en": "This button no longer works"},
     # Outcomes, added under the message once the press is processed.

@@ -118,6 +118,15 @@ _REPLIES = {
     "cancel_not_yours": {"zh": "只有发起人可以取消", "en": "only the person who asked can cancel it"},
     "cancel_closed": {"zh": "它已经{state}了", "en": "it is already {state}"},
     "snoozed": {"zh": "好的，{until} 之后再提醒你。", "en": "OK, I'll follow up after {until}."},
+    "snooze_escalated": {
+        "zh": "这件事已经交给{manager}跟进了，不能再往后推；直接回复答案就能结束它。",
+        "en": "This is already with {manager}, so it can't wait any longer; reply with the answer to close it.",
+    },
+    "snooze_escalated_nobody": {
+        "zh": "这件事已经升级处理了，不能再往后推；直接回复答案就能结束它。",
+        "en": "This has been escalated, so it can't wait any longer; reply with the answer to close it.",
+    },
+    "snooze_closed": {"zh": "不用推迟了：它已经{state}了。", "en": "Nothing to put off: it is already {state}."},
     "risk_passed_on": {
         "zh": "这件事需要{maker}决定，我已转给{maker}，有结果会告诉你。",
         "en": "This needs {maker}'s decision; I passed it on and will tell you the answer.",

@@ -284,3 +284,29 @@ def test_a_later_pressed_on_a_question_leaves_it_answerable_by_text(ctx, clock, 
     clock.advance(H)
     say(ctx, channel="telegram", user="tg_zs", text="周五下午能提测")
     assert _concern(ctx).answer == "周五下午能提测"
+
+
+def test_later_on_an_escalated_question_says_who_has_it_and_moves_nothing(ctx, clock, team):
+    _, telegram = team
+    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_zhangsan P0 提测什么时候能给？")
+    for _ in range(2):  # P0: a follow-up after an hour, the escalation to 王五 after another
+        clock.advance(H)
+        tick(ctx)
+    before = _concern(ctx)
+    assert before.state == "escalated"
+    toast = press(ctx, channel="telegram", user="tg_zs", token=buttons_to(telegram, "tg_zs")["稍后 2小时"])
+    after = _concern(ctx)
+    assert (after.state, after.step_at, after.version) == ("escalated", before.step_at, before.version)
+    assert "已经升级处理了" in toast and "已结束" not in toast and "press:escalated" in _decisions(ctx)
+
+
+def test_saying_later_to_an_escalated_question_is_answered_in_words(ctx, clock, team):
+    _, telegram = team
+    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_zhangsan P0 提测什么时候能给？")
+    for _ in range(2):
+        clock.advance(H)
+        tick(ctx)
+    step_at = _concern(ctx).step_at
+    say(ctx, channel="telegram", user="tg_zs", text="稍后再说")
+    assert "已经交给王五跟进了" in telegram.texts_to("tg_zs")[-1]
+    assert _concern(ctx).state == "escalated" and _concern(ctx).step_at == step_at
