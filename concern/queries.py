@@ -49,7 +49,7 @@ def waiting_on(uow: UnitOfWork, *, person_id: str) -> list[Concern]:
     stmt = (
         select(Concern)
         .where(Concern.target_person_id == person_id, Concern.state.in_(ACTIVE_STATES))
-        .order_by(Concern.created_at)
+        .order_by(Concern.created_at, Concern.concern_id)
     )
     return list(uow.session.scalars(stmt))
 
@@ -59,7 +59,7 @@ def asked_by(uow: UnitOfWork, *, person_id: str) -> list[Concern]:
     stmt = (
         select(Concern)
         .where(Concern.originator_id == person_id, Concern.kind == "question", Concern.state.in_(ACTIVE_STATES))
-        .order_by(Concern.created_at)
+        .order_by(Concern.created_at, Concern.concern_id)
         .limit(50)
     )
     return list(uow.session.scalars(stmt))
@@ -80,7 +80,7 @@ def escalated_to(uow: UnitOfWork, *, person_id: str) -> list[Concern]:
             or_(Concern.escalated_to == person_id, Concern.concern_id.in_(_reached(person_id))),
             Concern.state == "escalated",
         )
-        .order_by(Concern.created_at)
+        .order_by(Concern.created_at, Concern.concern_id)
     )
     return list(uow.session.scalars(stmt))
 

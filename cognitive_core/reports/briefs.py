@@ -101,13 +101,13 @@ def items(uow: UnitOfWork, *, person: Person) -> list[Item]:
     found: list[Item] = []
     real = sandbox.shown(uow.settings)
     loops = select(Concern).where(Concern.state.in_(ACTIVE_STATES), Concern.originator_id == me, real)
-    for c in uow.session.scalars(loops.order_by(Concern.created_at)):
+    for c in uow.session.scalars(loops.order_by(Concern.created_at, Concern.concern_id)):
         if (item := _mine(uow, c, names, tz, locale)) is not None:
             found.append(item)
     escalated = select(Concern).where(
         Concern.state.in_(ACTIVE_STATES), Concern.escalated_to == me, Concern.originator_id != me, real
     )
-    for c in uow.session.scalars(escalated.order_by(Concern.created_at)):
+    for c in uow.session.scalars(escalated.order_by(Concern.created_at, Concern.concern_id)):
         line = text(
             "escalated_to_you",
             locale,
@@ -131,7 +131,7 @@ def items(uow: UnitOfWork, *, person: Person) -> list[Item]:
     owed = select(Concern).where(
         Concern.state.in_(ACTIVE_STATES), Concern.target_person_id == me, Concern.kind == "question", real
     )
-    for c in uow.session.scalars(owed.order_by(Concern.created_at)):
+    for c in uow.session.scalars(owed.order_by(Concern.created_at, Concern.concern_id)):
         line = text(
             "owed_item",
             locale,

@@ -86,7 +86,7 @@ def _active(uow: UnitOfWork, *, viewer_id: str) -> list[Concern]:
         Concern.kind != "reminder",  # /reminders lists those
         sandbox.shown(uow.settings),
     )
-    return list(uow.session.scalars(stmt.order_by(Concern.created_at)))
+    return list(uow.session.scalars(stmt.order_by(Concern.created_at, Concern.concern_id)))
 
 
 def concerns(uow: UnitOfWork, *, viewer_id: str, locale: str, tz: ZoneInfo) -> str:

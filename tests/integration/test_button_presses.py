@@ -17,7 +17,7 @@ H = timedelta(hours=1)
 
 def _concern(ctx, concern_id=None) -> Concern:
     with ctx.reader() as uow:
-        stmt = select(Concern).order_by(Concern.created_at)
+        stmt = select(Concern).order_by(Concern.created_at, Concern.concern_id)  # ids ascend within an instant
         rows = list(uow.session.scalars(stmt))
         return next(c for c in rows if c.concern_id == concern_id) if concern_id else rows[0]
 

@@ -16,7 +16,7 @@ from tests.integration.story_helpers import say
 
 def _concerns(ctx) -> list[Concern]:
     with ctx.reader() as uow:
-        return list(uow.session.scalars(select(Concern).order_by(Concern.created_at)))
+        return list(uow.session.scalars(select(Concern).order_by(Concern.created_at, Concern.concern_id)))
 
 
 def _last_decision(ctx) -> dict:

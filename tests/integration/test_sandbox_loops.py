@@ -60,7 +60,7 @@ def _go_live(ctx):
 
 def _loops(ctx) -> list[Concern]:
     with ctx.reader() as uow:
-        return list(uow.session.scalars(select(Concern).order_by(Concern.created_at)))
+        return list(uow.session.scalars(select(Concern).order_by(Concern.created_at, Concern.concern_id)))
 
 
 def test_a_loop_raised_in_the_sandbox_is_marked_and_one_from_a_platform_is_not(trial):
