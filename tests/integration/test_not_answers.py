@@ -55,7 +55,8 @@ def test_a_bare_acknowledgement_is_recorded_keeps_the_loop_open_and_pushes_the_f
     assert after.next_follow_up_at == max(first_follow_up, clock.now() + 4 * H)
     assert len(feishu.texts_to("ou_boss")) == 1 and len(telegram.texts_to("tg_zs")) == 1  # nothing passed on, no reply
     with ctx.reader() as uow:
-        rules = [f.content["rule"] for f in uow.session.scalars(select(Fact).where(Fact.fact_type == "decision"))]
+        decided = select(Fact).where(Fact.fact_type == "decision").order_by(Fact.pk)
+        rules = [f.content["rule"] for f in uow.session.scalars(decided)]
     assert rules[-1] == "acknowledgement"
 
 
