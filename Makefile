@@ -46,6 +46,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/webhook.py
 	$(BIN)/python bench/memory.py
 	$(BIN)/python bench/redis_hang.py
+	$(BIN)/python bench/feishu_reconnect.py --samples 3
 	$(BIN)/python bench/search.py --facts $(SEARCH_FACTS)
 
 # `make simulate SEEDS=1000 DB=both` runs many more seeds than CI; `SEED=17` replays one (STEPS, ONLY= to narrow);

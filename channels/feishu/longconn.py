@@ -1,7 +1,10 @@
 """Feishu long connection (`DEPUTY_FEISHU_MODE=websocket`): lark.ws.Client in its own thread and event loop.
 
 Messages (im.message.receive_v1) and card button presses (card.action.trigger) both arrive here; a press is
-answered in the frame's reply with the toast `Inbound.press` returned.
+answered in the frame's reply with the toast `Inbound.press` returned. Feishu delivers at least once (an event
+not answered within 3 s, or sent while no connection is up, comes again), so both kinds are de-duplicated
+downstream on `event_id`, as webhook redeliveries are; a socket Feishu stopped answering on is closed by
+channels/feishu/watchdog.py and the SDK reconnects.
 """
 
 from __future__ import annotations
@@ -68,17 +71,20 @@ def lark_runner(settings: Any) -> Runner:
         import lark_oapi as lark
         import lark_oapi.ws.client as ws_client
 
+        from channels.feishu.watchdog import watched_client_class
+
         # lark's ws module drives a module-level loop captured at import time; inside uvicorn that is the
         # server's running loop, and start() would fail with "This event loop is already running".
         ws_client.loop = loop
         secret = settings.feishu_app_secret.get_secret_value() if settings.feishu_app_secret else ""
-        client = lark.ws.Client(
+        client = watched_client_class()(
             settings.feishu_app_id,
             secret,
             event_handler=dispatcher(on_event),
             domain=settings.feishu_domain,
             log_level=lark.LogLevel.INFO,
         )
+        loop.create_task(client.watch())  # runs once start() runs the loop; cancelled when the loop closes
         client.start()
 
     return run

@@ -28,7 +28,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from Crypto.Cipher import AES
 
-from tests.fakes.feishu_ws import WS_CONFIG, FakeLongConnection
+from tests.fakes.feishu_ws import FakeLongConnection
 
 APP_ID, APP_SECRET = "cli_test_app", "test-secret"
 
@@ -172,9 +172,10 @@ class FakeFeishu:
         walk((self.card(message_id) or {}).get("body"))
         return found
 
-    def start_long_connection(self) -> FakeLongConnection:
-        """Serve the long connection: /callback/ws/endpoint then answers with this fake's websocket URL."""
-        self.ws = FakeLongConnection().start()
+    def start_long_connection(self, config: dict[str, int] | None = None) -> FakeLongConnection:
+        """Serve the long connection: /callback/ws/endpoint then answers with this fake's websocket URL and
+        `config` as the ClientConfig (default: tests/fakes/feishu_ws.WS_CONFIG, reconnecting at once)."""
+        self.ws = FakeLongConnection(config).start()
         return self.ws
 
     def push_event(self, payload: dict[str, Any], timeout: float = 10.0) -> dict[str, Any]:
@@ -193,7 +194,9 @@ class FakeFeishu:
         if seen.path.startswith("/open-apis/im/v1/messages/") and seen.method == "PATCH":
             return "patch", None
         if seen.path == "/callback/ws/endpoint" and self.ws is not None:
-            return "ws", Reply(200, {"code": 0, "msg": "ok", "data": {"URL": self.ws.url, "ClientConfig": WS_CONFIG}})
+            return "ws", Reply(
+                200, {"code": 0, "msg": "ok", "data": {"URL": self.ws.url, "ClientConfig": self.ws.config}}
+            )
         if seen.path.startswith("/open-apis/contact/v3/departments/") and seen.path.endswith("/children"):
             return "departments", None
         if seen.path == "/open-apis/contact/v3/users/find_by_department":

@@ -91,3 +91,12 @@ def test_the_long_connection_starts_only_in_websocket_mode_with_credentials():
     finally:
         connection.stop()
     assert not connection.running
+
+
+def test_the_watchdog_waits_two_and_a_half_ping_intervals_of_silence():
+    from channels.feishu.watchdog import check_period, silent_too_long
+
+    assert not silent_too_long(heard=0, now=300, ping_interval=120)  # production: 300 s of silence is the limit
+    assert silent_too_long(heard=0, now=300.1, ping_interval=120)
+    assert silent_too_long(heard=0, now=2.6, ping_interval=0)  # a zero interval from the server counts as 1 s
+    assert check_period(120) == 5.0 and check_period(1) == 0.25
