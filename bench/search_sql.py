@@ -16,7 +16,7 @@ from sqlalchemy.sql.elements import TextClause
 from fact import rules
 from fact.search import RECENT
 from kernel.db import UTCDateTime
-from kernel.pagination import decode_cursor, like_pattern
+from kernel.pagination import key_position, like_pattern
 
 PAGE = 51  # a page of 50 and the row that says there is another
 
@@ -36,7 +36,7 @@ def _postgres_search_page(conn: Connection, params: dict[str, Any]) -> int:
     binds: dict[str, Any] = {"like": like_pattern(term), "keys": rules.gram_keys(term, 2 if len(term) == 2 else 3)}
     below = "WHERE fact_pk < :cursor" if params.get("cursor") else ""
     if below:
-        binds["cursor"] = decode_cursor(params["cursor"])
+        binds["cursor"] = key_position(params["cursor"])
     checks = "AND f.fact_type = :fact_type" if params.get("fact_type") else ""
     if checks:
         binds["fact_type"] = params["fact_type"]
@@ -85,7 +85,7 @@ def direct_sql(dialect: str, params: dict[str, Any]) -> tuple[TextClause, dict[s
         source, key, where = "facts f", "f.pk", checks
     if cursor := params.get("cursor"):
         where.append(f"{key} < :cursor")
-        binds["cursor"] = decode_cursor(cursor)
+        binds["cursor"] = key_position(cursor)
     sql = f"SELECT f.* FROM {source} WHERE {' AND '.join(where) or 'true'} ORDER BY {key} DESC LIMIT {PAGE}"
     statement = text(sql)
     if "since" in binds:

@@ -144,5 +144,4 @@ def list_(
         Concern.concern_id,
         limit=limit,
         cursor=cursor,
-        ident_pattern=r"con_\d{8}_\d{3,}",
     )

@@ -39,7 +39,7 @@ from sqlalchemy.sql import Select
 
 from fact import rules
 from fact.models import Fact, FactSearch
-from kernel.pagination import encode_cursor, key_position, like_pattern
+from kernel.pagination import key_cursor, key_position, like_pattern
 
 FTS = table("fact_search_fts", column("rowid"))
 BIGRAMS = table("fact_search_bigrams", column("rowid"))
@@ -108,7 +108,7 @@ def page_postgres(
         far, key = narrow(stmt.where(Fact.pk < select(func.min(recent.c.fact_pk)).scalar_subquery()), q, postgres=True)
         rows += session.scalars(far.order_by(key.desc()).limit(limit + 1 - len(rows)))
     page = rows[:limit]
-    return page, encode_cursor(page[-1].pk) if len(rows) > limit else None
+    return page, key_cursor(page[-1].pk) if len(rows) > limit else None
 
 
 def contains(q: str) -> ColumnElement[bool]:

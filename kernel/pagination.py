@@ -1,12 +1,9 @@
-"""Opaque keyset cursors shared by every list endpoint."""
+"""Keyset cursors shared by every list endpoint: plain positions in a documented form."""
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from pydantic import BaseModel
@@ -17,7 +14,7 @@ from kernel.limits import text_problem
 
 
 class InvalidCursor(ValueError):
-    """The cursor was not produced by this service."""
+    """The cursor is not in the form the list documents (its OpenAPI `pattern`)."""
 
 
 class Page(BaseModel):
@@ -27,20 +24,15 @@ class Page(BaseModel):
     next_cursor: str | None = None
 
 
-def encode_cursor(key: Any) -> str:
-    """Wrap a keyset position into an opaque token."""
-    return base64.urlsafe_b64encode(json.dumps({"k": key}).encode()).decode().rstrip("=")
-
-
-def decode_cursor(token: str) -> Any:
-    """Unwrap a token from `encode_cursor`; raises InvalidCursor on anything else."""
-    try:
-        padded = token + "=" * (-len(token) % 4)
-        return json.loads(base64.urlsafe_b64decode(padded.encode()).decode())["k"]
-    except (binascii.Error, ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
-        raise InvalidCursor("cursor is not valid") from exc
-
-
+# A cursor is a plain position, not a sealed token: every value of the documented form is a place in the list
+# and yields a page (possibly empty), so a changed cursor only moves within rows the caller may already read.
+# Empty means the first page. Key lists: the key to continue below. Time lists: microseconds since 1970 (UTC)
+# and the id to continue below at that instant.
+KEY_CURSOR = re.compile(r"[0-9]{0,19}")
+TIME_CURSOR = re.compile(r"(?:([0-9]{1,16})_([a-z0-9_]{1,64}))?")
+KEY_CURSOR_SCHEMA = {"pattern": f"^{KEY_CURSOR.pattern}$"}
+TIME_CURSOR_SCHEMA = {"pattern": f"^{TIME_CURSOR.pattern}$"}
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MAX_PK = 2**63 - 1
 
 
@@ -51,15 +43,36 @@ def like_pattern(text: str, *, field: str = "q") -> str:
     return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 
+def key_cursor(key: int) -> str:
+    """The cursor continuing below `key`."""
+    return str(key)
+
+
 def key_position(cursor: str | None) -> int | None:
-    """The key a `page_by_key` cursor continues below (None without a cursor); raises InvalidCursor."""
+    """The key a key cursor continues below; None for the first page (no cursor, or one above every key)."""
+    if cursor is not None and not KEY_CURSOR.fullmatch(cursor):
+        raise InvalidCursor("cursor must be the next_cursor of a previous page (digits)")
     if not cursor:
         return None
-    position = decode_cursor(cursor)
-    # A key is a positive BIGINT: anything else (bools, floats, out-of-range ints) was not issued here.
-    if not isinstance(position, int) or isinstance(position, bool) or not 0 < position <= _MAX_PK:
-        raise InvalidCursor("cursor is not valid")
-    return position
+    position = int(cursor)
+    return position if position <= _MAX_PK else None  # above every BIGINT key: from the top
+
+
+def time_cursor(at: datetime, ident: str) -> str:
+    """The cursor continuing below (`at`, `ident`)."""
+    return f"{(at - _EPOCH) // timedelta(microseconds=1)}_{ident}"
+
+
+def time_position(cursor: str | None) -> tuple[datetime, str] | None:
+    """The (instant, id) a time cursor continues below; None for the first page."""
+    if cursor is None:
+        return None
+    if not (match := TIME_CURSOR.fullmatch(cursor)):
+        raise InvalidCursor("cursor must be the next_cursor of a previous page (digits, _, an id)")
+    if not cursor:
+        return None
+    micros, ident = match.groups()
+    return _EPOCH + timedelta(microseconds=int(micros)), ident  # at most 16 digits: before the year 2287
 
 
 def page_by_key(
@@ -74,29 +87,17 @@ def page_by_key(
         stmt = stmt.where(key < position)
     rows = list(session.scalars(stmt.order_by(key.desc()).limit(limit + 1)))
     page = rows[:limit]
-    return page, encode_cursor(getattr(page[-1], attr or key.key)) if len(rows) > limit else None
+    return page, key_cursor(getattr(page[-1], attr or key.key)) if len(rows) > limit else None
 
 
 def page_by_time(
-    session: Any, stmt: Any, created: Any, ident: Any, *, limit: int, cursor: str | None, ident_pattern: str
+    session: Any, stmt: Any, created: Any, ident: Any, *, limit: int, cursor: str | None
 ) -> tuple[list[Any], str | None]:
     """Newest first by (creation time, id), for tables whose key is not an insertion counter."""
-    if cursor:
-        position = decode_cursor(cursor)
-        if not (isinstance(position, list) and len(position) == 2 and all(isinstance(p, str) for p in position)):
-            raise InvalidCursor("cursor is not valid")
-        try:
-            at = datetime.fromisoformat(position[0])
-            # Issued cursors carry an offset and a valid id; anything else would reach the database.
-            if at.tzinfo is None or not re.fullmatch(ident_pattern, position[1]):
-                raise ValueError(position)
-            at = at.astimezone(UTC)
-        except (ValueError, OverflowError) as exc:
-            raise InvalidCursor("cursor is not valid") from exc
-        stmt = stmt.where(or_(created < at, and_(created == at, ident < position[1])))
+    if (position := time_position(cursor)) is not None:
+        at, below = position
+        stmt = stmt.where(or_(created < at, and_(created == at, ident < below)))
     rows = list(session.scalars(stmt.order_by(created.desc(), ident.desc()).limit(limit + 1)))
     page = rows[:limit]
-    last = page[-1] if page else None
-    return page, encode_cursor([getattr(last, created.key).isoformat(), getattr(last, ident.key)]) if len(
-        rows
-    ) > limit else None
+    last = page[-1] if len(rows) > limit else None
+    return page, time_cursor(getattr(last, created.key), getattr(last, ident.key)) if last is not None else None

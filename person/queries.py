@@ -94,5 +94,4 @@ def list_(
         Person.person_id,
         limit=limit,
         cursor=cursor,
-        ident_pattern=PERSON_ID_RE.pattern,
     )

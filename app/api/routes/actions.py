@@ -16,7 +16,7 @@ from concern.outbox import drain as outbox
 from fact import service as facts
 from fact import trace
 from kernel.errors import NotFound
-from kernel.pagination import Page
+from kernel.pagination import KEY_CURSOR_SCHEMA, Page
 from person import service as persons
 from person.models import PERSON_ID_PATTERN
 
@@ -72,7 +72,7 @@ def list_actions(
     result: Result | None = None,
     since: InstantQuery = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
-    cursor: Annotated[str | None, Query(max_length=200)] = None,
+    cursor: Annotated[str | None, Query(max_length=200, json_schema_extra=KEY_CURSOR_SCHEMA)] = None,
 ) -> Page:
     """Action records newest first."""
     with ctx.reader() as uow:

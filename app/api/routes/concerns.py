@@ -17,7 +17,7 @@ from concern.outbox import drain as outbox
 from concern.outcomes import Refused
 from kernel.errors import Invalid
 from kernel.limits import SaneInstant, local_isoformat
-from kernel.pagination import Page
+from kernel.pagination import TIME_CURSOR_SCHEMA, Page
 from person import service as persons
 from person.models import PERSON_ID_PATTERN
 
@@ -123,7 +123,7 @@ def list_concerns(
     target_person_id: Annotated[str | None, Query(max_length=64)] = None,
     person_id: Annotated[str | None, Query(max_length=64)] = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
-    cursor: Annotated[str | None, Query(max_length=300)] = None,
+    cursor: Annotated[str | None, Query(max_length=300, json_schema_extra=TIME_CURSOR_SCHEMA)] = None,
 ) -> Page:
     """Concerns newest first."""
     with ctx.reader() as uow:

@@ -10,7 +10,7 @@ from app.api.deps import Ctx, InstantQuery, Viewer, parse_instant
 from fact import service
 from fact.models import FactOut, FactType
 from kernel.errors import NotFound
-from kernel.pagination import Page
+from kernel.pagination import KEY_CURSOR_SCHEMA, Page
 
 router = APIRouter(prefix="/v1/facts", tags=["facts"])
 
@@ -32,7 +32,7 @@ def list_facts(
         ),
     ] = None,
     limit: Annotated[int, Query(ge=1, le=service.MAX_LIMIT)] = 50,
-    cursor: Annotated[str | None, Query(max_length=200)] = None,
+    cursor: Annotated[str | None, Query(max_length=200, json_schema_extra=KEY_CURSOR_SCHEMA)] = None,
 ) -> Page:
     """Facts newest first, filtered, one page at a time."""
     with ctx.reader() as uow:

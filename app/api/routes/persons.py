@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query
 
 from app.api.deps import Admin, Ctx, Viewer
 from concern import reachability
-from kernel.pagination import Page
+from kernel.pagination import TIME_CURSOR_SCHEMA, Page
 from person import service
 from person.models import (
     ChannelBindingsIn,
@@ -37,7 +37,7 @@ def list_persons(
     active: bool | None = None,
     q: Annotated[str | None, Query(max_length=200)] = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
-    cursor: Annotated[str | None, Query(max_length=300)] = None,
+    cursor: Annotated[str | None, Query(max_length=300, json_schema_extra=TIME_CURSOR_SCHEMA)] = None,
 ) -> Page:
     """Persons newest first."""
     with ctx.reader() as uow:
