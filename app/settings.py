@@ -126,8 +126,13 @@ class CoreSettings(BaseSettings):
     console_secret: SecretStr | None = None
     console_secure_cookies: bool = False  # mark the session cookie Secure (serve the console over HTTPS)
     console_session_ttl: Duration = timedelta(hours=12)
-    console_login_attempts: int = Field(5, ge=1)  # failed logins per client and window before 429
+    # The login limit (app.console.limits): distinct wrong tokens per address, or per token holder for a browser
+    # that logged in before (a device cookie, valid `console_device_ttl`), in the window before 429 ...
+    console_login_attempts: int = Field(5, ge=1)
     console_login_window: Duration = timedelta(minutes=15)
+    # ... and from every browser without a device cookie together: a guesser on many addresses still meets it.
+    console_login_new_device_attempts: int = Field(50, ge=1)
+    console_device_ttl: Duration = timedelta(days=30)
     # Reverse proxies whose X-Forwarded-For is believed (comma-separated addresses or CIDRs); empty: none, the
     # TCP peer is the client. Caddy in docker-compose.yml: its fixed address; Kubernetes: the ingress pods' CIDR.
     trusted_proxies: str = ""
@@ -163,7 +168,7 @@ class CoreSettings(BaseSettings):
                 raise ValueError(f"follow_up_schedule needs a non-empty list for {priority}")
         return value
 
-    @field_validator("redis_retry_after", "probe_timeout")
+    @field_validator("redis_retry_after", "probe_timeout", "console_device_ttl")
     @classmethod
     def _positive(cls, value: timedelta) -> timedelta:
         return at_least_a_second(value)

@@ -1,21 +1,20 @@
-"""Console sessions: a signed cookie naming the token's holder, a CSRF token bound to it, and a login rate limit.
+"""Console sessions: a signed cookie naming the token's holder, a CSRF token bound to it, and device cookies.
 
 The cookie holds the token's name, its role, a keyed fingerprint of the token (removing or changing a token
 ends its sessions) and the session's CSRF token; itsdangerous signs and dates it with DEPUTY_CONSOLE_SECRET, or,
 unset, with the key kept in the database (app.console.store), the same for every replica. A first start's one-time
-login (no token configured) makes an admin session that lasts only while no token is configured.
+login (no token configured) makes an admin session that lasts only while no token is configured. A device cookie,
+signed the same way, says a browser logged in before (as whom): the login limit counts it apart (app.console.limits).
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
-import logging
 import secrets
 import threading
-from collections import OrderedDict, deque
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from itsdangerous import BadSignature, TimestampSigner, URLSafeTimedSerializer
@@ -24,10 +23,9 @@ from app.api.deps import Caller
 from app.console import store
 from kernel.db import Database
 
-log = logging.getLogger("deputy.console")
 COOKIE = "deputy_console"
 SALT = "deputy-console-session"
-MAX_CLIENTS = 10_000  # the limiter forgets the oldest clients beyond this (bounded memory)
+DEVICE_COOKIE, DEVICE_SALT = "deputy_device", "deputy-console-device"
 KEY_REFRESH = timedelta(seconds=30)  # a rotated database key reaches every replica within this
 FIRST_START = "first-start"  # the actor of a session opened with the first start's one-time login
 
@@ -74,8 +72,8 @@ class Sessions:
                 self._key, self._read_at = store.signing_key(self.db, now=now).encode(), now
             return self._key
 
-    def _signer(self) -> URLSafeTimedSerializer:
-        return URLSafeTimedSerializer(self._current_key(), salt=SALT, signer=_signer_on(self.clock))
+    def _signer(self, salt: str = SALT) -> URLSafeTimedSerializer:
+        return URLSafeTimedSerializer(self._current_key(), salt=salt, signer=_signer_on(self.clock))
 
     @property
     def max_age(self) -> int:
@@ -134,65 +132,21 @@ class Sessions:
         """True when `presented` is this session's CSRF token."""
         return bool(presented) and bool(session.csrf) and hmac.compare_digest(presented.encode(), session.csrf.encode())
 
+    def device(self, holder: str) -> str:
+        """A device cookie's value: this browser logged in as `holder` (signed and dated like a session)."""
+        return self._signer(DEVICE_SALT).dumps({"n": holder})
 
-class LoginLimiter:
-    """At most `attempts` failed logins per client in a sliding `window`.
-
-    With Redis, the failures are counted there (a sorted set per client, scored by the failure's instant), so
-    the limit holds across replicas: a guesser spread over every replica behind the proxy still meets it. When
-    Redis does not answer, this process's own count applies (never fewer checks than without Redis).
-    """
-
-    def __init__(self, *, attempts: int, window: timedelta, redis: Any = None) -> None:
-        self.attempts, self.window = attempts, window
-        self._redis = redis
-        self._failures: OrderedDict[str, deque[datetime]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def retry_after(self, client: str, *, now: datetime) -> timedelta | None:
-        """How long `client` must wait before trying again, or None when it may try now."""
-        shared = self._shared_times(client, now=now)
-        with self._lock:
-            times = self._failures.get(client)
-            while times and times[0] <= now - self.window:
-                times.popleft()
-            local = list(times or ())
-        for found in (shared, local):
-            if found is not None and len(found) >= self.attempts:
-                # The wait until enough failures have left the window for one more try.
-                return found[len(found) - self.attempts] + self.window - now
-        return None
-
-    def failed(self, client: str, *, now: datetime) -> None:
-        """Count one failed login of `client`."""
-        with self._lock:
-            self._failures.setdefault(client, deque()).append(now)
-            self._failures.move_to_end(client)
-            while len(self._failures) > MAX_CLIENTS:
-                self._failures.popitem(last=False)
-        if self._redis is not None:
-            key = _key(client)
-            try:
-                pipe = self._redis.pipeline(transaction=True)
-                pipe.zadd(key, {secrets.token_hex(8): now.timestamp()})
-                pipe.zremrangebyscore(key, "-inf", (now - self.window).timestamp())
-                pipe.pexpire(key, int(self.window.total_seconds() * 1000) + 1000)
-                pipe.execute()
-            except Exception as exc:  # Redis is an optimisation here: this process's count still holds
-                log.warning("console login limit: redis unavailable (%s); counting in this process", exc)
-
-    def _shared_times(self, client: str, *, now: datetime) -> list[datetime] | None:
-        """The failures every replica counted for `client` in the window, oldest first; None without Redis."""
-        if self._redis is None:
+    def device_of(self, value: str | None) -> str | None:
+        """The holder a device cookie names while it is signed and younger than DEPUTY_CONSOLE_DEVICE_TTL, else None."""
+        if not value:
             return None
         try:
-            since = f"({(now - self.window).timestamp()}"
-            scores = self._redis.zrangebyscore(_key(client), since, "+inf", withscores=True)
-        except Exception as exc:
-            log.warning("console login limit: redis unavailable (%s); counting in this process", exc)
+            data = self._signer(DEVICE_SALT).loads(value, max_age=int(self.settings.console_device_ttl.total_seconds()))
+        except BadSignature:  # also SignatureExpired
             return None
-        return [datetime.fromtimestamp(score, UTC) for _, score in scores]
+        holder = data.get("n") if isinstance(data, dict) else None
+        return holder if isinstance(holder, str) and holder else None
 
-
-def _key(client: str) -> str:
-    return "deputy:console:login_failures:" + hashlib.sha256(client.encode()).hexdigest()[:32]
+    def digest(self, text: str) -> str:
+        """`text` keyed under the signing key: what the login limit stores instead of addresses and guesses."""
+        return hmac.new(self._current_key(), b"login-limit\0" + text.encode(), hashlib.sha256).hexdigest()[:32]

@@ -43,8 +43,18 @@ _WORDS: dict[str, tuple[str, str]] = {
         "该一次性登录链接已被使用、已过期或无效。请重启 Deputy 获取新链接，或设置 DEPUTY_ADMIN_TOKENS。",
     ),
     "login_limited": (
-        "Too many failed logins from this address. Try again in {minutes} min.",
-        "登录失败次数过多，请 {minutes} 分钟后再试。",
+        "Too many failed logins from this address. Try again in {minutes} min; a browser that has logged in here "
+        "before can still log in.",
+        "此地址登录失败次数过多，请 {minutes} 分钟后再试；曾在此登录过的浏览器仍可登录。",
+    ),
+    "login_limited_device": (
+        "Too many failed logins from this browser. Try again in {minutes} min.",
+        "此浏览器登录失败次数过多，请 {minutes} 分钟后再试。",
+    ),
+    "login_limited_new_devices": (
+        "Too many failed logins from browsers new to this console. Try again in {minutes} min; a browser that has "
+        "logged in here before can still log in.",
+        "来自新浏览器的登录失败次数过多，请 {minutes} 分钟后再试；曾在此登录过的浏览器仍可登录。",
     ),
     "role_admin": ("admin", "管理员"),
     "role_viewer": ("viewer", "只读"),

@@ -11,7 +11,8 @@ from fastapi import Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.console import describe, i18n
-from app.console.auth import COOKIE, LoginLimiter, Session, Sessions
+from app.console.auth import COOKIE, Session, Sessions
+from app.console.limits import LoginLimiter
 from concern import stats as concern_stats
 from concern.texts import messages
 from kernel.context import AppContext
@@ -39,7 +40,11 @@ class Console:
         self.ctx = ctx
         self.sessions = Sessions(ctx.settings, clock=ctx.clock, db=ctx.db)
         self.limiter = LoginLimiter(
-            attempts=ctx.settings.console_login_attempts, window=ctx.settings.console_login_window, redis=ctx.redis
+            attempts=ctx.settings.console_login_attempts,
+            window=ctx.settings.console_login_window,
+            new_device_attempts=ctx.settings.console_login_new_device_attempts,
+            redis=ctx.redis,
+            digest=self.sessions.digest,
         )
         self._env: Any = None
 

@@ -89,8 +89,8 @@ def test_a_wrong_token_sets_no_cookie_and_says_so(anonymous, token):
 
 
 def test_failed_logins_are_limited_per_client_and_the_limit_passes(anonymous, open_browser, clock):
-    for _ in range(5):
-        assert anonymous.post("/console/login", {"token": "guess"}, csrf=False).status_code == 401
+    for i in range(5):
+        assert anonymous.post("/console/login", {"token": f"guess-{i}"}, csrf=False).status_code == 401
     limited = anonymous.post("/console/login", {"token": ADMIN_TOKEN}, csrf=False)
     assert limited.status_code == 429 and "set-cookie" not in limited.headers
     assert int(limited.headers["Retry-After"]) == 15 * 60

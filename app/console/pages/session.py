@@ -1,21 +1,24 @@
-"""Logging in and out of the console, and the language toggle."""
+"""Logging in and out of the console (limited: app.console.limits), and the language toggle."""
 
 from __future__ import annotations
 
 import logging
 import math
+from datetime import datetime
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.console import i18n
-from app.console.auth import COOKIE
+from app.console.auth import COOKIE, DEVICE_COOKIE
 from app.console.clients import client_address, limit_key
+from app.console.limits import ADDRESS, DEVICE, NEW_DEVICES, Attempt
 from app.console.web import Form, Posting, Shared, safe_next, translator
 
 router = APIRouter(prefix="/console", include_in_schema=False)
 log = logging.getLogger("deputy.console")
 LANG_MAX_AGE = 365 * 86400
+LIMITED_WORDS = {ADDRESS: "login_limited", DEVICE: "login_limited_device", NEW_DEVICES: "login_limited_new_devices"}
 
 
 @router.get("/login", response_class=HTMLResponse)
@@ -35,67 +38,82 @@ def _login_page(request: Request, shared: Shared, *, status: int = 200, next: st
     )
 
 
-def _session_cookie(response: Response, shared: Shared, value: str) -> None:
-    response.set_cookie(
-        COOKIE,
-        value,
-        max_age=shared.sessions.max_age,
-        path="/console",
-        httponly=True,
-        samesite="lax",
-        secure=shared.ctx.settings.console_secure_cookies,
+def _signed_in(response: Response, shared: Shared, value: str, holder: str) -> Response:
+    """The session cookie, and the device cookie that lets this browser log in apart from its address's limit."""
+    settings = shared.ctx.settings
+    cookies = (
+        (COOKIE, value, shared.sessions.max_age),
+        (DEVICE_COOKIE, shared.sessions.device(holder), int(settings.console_device_ttl.total_seconds())),
     )
+    for name, content, max_age in cookies:
+        response.set_cookie(
+            name,
+            content,
+            max_age=max_age,
+            path="/console",
+            httponly=True,
+            samesite="lax",
+            secure=settings.console_secure_cookies,
+        )
+    return response
+
+
+def _attempt(request: Request, shared: Shared) -> Attempt:
+    """Who is logging in, as the limit counts them: the client's address, and who its device cookie says."""
+    peer = request.client.host if request.client else None
+    trusted = shared.ctx.settings.trusted_networks()
+    address = limit_key(client_address(peer, request.headers.getlist("x-forwarded-for"), trusted))
+    return Attempt(address, device=shared.sessions.device_of(request.cookies.get(DEVICE_COOKIE)))
+
+
+def _limited(request: Request, shared: Shared, attempt: Attempt, *, now: datetime, next: str) -> Response | None:
+    """The 429 page while one of the attempt's buckets is full (its token not even checked), else None."""
+    limited = shared.limiter.retry_after(attempt, now=now)
+    if limited is None:
+        return None
+    extra = {"client": attempt.address, "device": attempt.device, "limit": limited.kind}
+    log.warning("console login limited", extra=extra)
+    minutes = max(1, math.ceil(limited.wait.total_seconds() / 60))
+    error = translator(request)(LIMITED_WORDS[limited.kind], minutes=minutes)
+    page = _login_page(request, shared, status=429, next=next, error=error)
+    page.headers["Retry-After"] = str(max(1, math.ceil(limited.wait.total_seconds())))
+    return page
 
 
 @router.get("/first-login", response_class=HTMLResponse)
 def first_login(request: Request, shared: Shared, login_code: str = "") -> Response:
     """The first start's one-time admin login link: used up here; limited like wrong tokens."""
-    t = translator(request)
-    client = request.client.host if request.client else "unknown"
-    now = shared.ctx.clock.now()
-    wait = shared.limiter.retry_after(client, now=now)
-    if wait is not None:
-        minutes = max(1, math.ceil(wait.total_seconds() / 60))
-        page = _login_page(request, shared, status=429, next="/console", error=t("login_limited", minutes=minutes))
-        page.headers["Retry-After"] = str(max(1, math.ceil(wait.total_seconds())))
-        return page
+    attempt, now = _attempt(request, shared), shared.ctx.clock.now()
+    if (refused := _limited(request, shared, attempt, now=now, next="/console")) is not None:
+        return refused
     found = shared.sessions.first_login(login_code.strip())
     if found is None:
-        shared.limiter.failed(client, now=now)
-        log.warning("console one-time login refused", extra={"client": client})
-        return _login_page(request, shared, status=401, next="/console", error=t("first_login_spent"))
+        shared.limiter.failed(attempt, f"code:{login_code.strip()}", now=now)
+        log.warning("console one-time login refused", extra={"client": attempt.address})
+        error = translator(request)("first_login_spent")
+        return _login_page(request, shared, status=401, next="/console", error=error)
     session, value = found
-    log.info("console one-time login", extra={"actor": session.caller.name, "role": "admin", "client": client})
-    response = RedirectResponse("/console", status_code=303)
-    _session_cookie(response, shared, value)
-    return response
+    log.info("console one-time login", extra={"actor": session.caller.name, "role": "admin", "client": attempt.address})
+    return _signed_in(RedirectResponse("/console", status_code=303), shared, value, session.caller.name)
 
 
 @router.post("/login", response_class=HTMLResponse)
 def login(request: Request, shared: Shared, form: Form) -> Response:
     """Set the signed session cookie for a configured token; a wrong one sets nothing, and failures are limited."""
-    t = translator(request)
-    peer = request.client.host if request.client else None
-    trusted = shared.ctx.settings.trusted_networks()
-    client = limit_key(client_address(peer, request.headers.getlist("x-forwarded-for"), trusted))
-    now = shared.ctx.clock.now()
+    attempt, now = _attempt(request, shared), shared.ctx.clock.now()
     nxt = safe_next(form.get("next"))
-    wait = shared.limiter.retry_after(client, now=now)
-    if wait is not None:  # not even checked: a guesser learns nothing more while limited
-        minutes = max(1, math.ceil(wait.total_seconds() / 60))
-        page = _login_page(request, shared, status=429, next=nxt, error=t("login_limited", minutes=minutes))
-        page.headers["Retry-After"] = str(max(1, math.ceil(wait.total_seconds())))
-        return page
-    found = shared.sessions.login(form.get("token", "").strip())
+    if (refused := _limited(request, shared, attempt, now=now, next=nxt)) is not None:
+        return refused  # a guesser learns nothing more while limited
+    token = form.get("token", "").strip()
+    found = shared.sessions.login(token)
     if found is None:
-        shared.limiter.failed(client, now=now)
-        log.warning("console login refused", extra={"client": client})
-        return _login_page(request, shared, status=401, next=nxt, error=t("login_wrong"))
+        shared.limiter.failed(attempt, f"token:{token}", now=now)
+        log.warning("console login refused", extra={"client": attempt.address})
+        return _login_page(request, shared, status=401, next=nxt, error=translator(request)("login_wrong"))
     session, value = found
-    log.info("console login", extra={"actor": session.caller.name, "role": session.caller.role, "client": client})
-    response = RedirectResponse(nxt, status_code=303)
-    _session_cookie(response, shared, value)
-    return response
+    caller = session.caller
+    log.info("console login", extra={"actor": caller.name, "role": caller.role, "client": attempt.address})
+    return _signed_in(RedirectResponse(nxt, status_code=303), shared, value, caller.name)
 
 
 @router.post("/logout")

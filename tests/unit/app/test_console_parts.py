@@ -1,19 +1,16 @@
-"""The console's pure parts: charts, the trace graph, language choice, form spellings, the login limit, links."""
+"""The console's pure parts: charts, the trace graph, language choice, form spellings, links."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
 
 from app.console import charts, describe, forms, graph, i18n
-from app.console.auth import LoginLimiter
 from app.console.pages.overview import histogram
 from app.console.web import safe_next
 from kernel import catalogue
-
-NOW = datetime(2026, 3, 18, 2, 0, tzinfo=UTC)
 
 
 @pytest.mark.parametrize("value,top", [(0, 1), (1, 1), (3, 5), (5, 5), (7, 10), (11, 20), (180, 200), (501, 1000)])
@@ -122,16 +119,6 @@ def test_text_no_database_can_store_is_refused_before_any_model():
     with pytest.raises(forms.FormErrors) as raised:
         forms.person_create({"person_id": "p_x", "display_name": "a\x00b"})
     assert "NUL" in raised.value.errors["display_name"]
-
-
-def test_failed_logins_are_counted_per_client_in_a_sliding_window():
-    limiter = LoginLimiter(attempts=2, window=timedelta(minutes=10))
-    for minute in (0, 1):
-        assert limiter.retry_after("1.1.1.1", now=NOW + timedelta(minutes=minute)) is None
-        limiter.failed("1.1.1.1", now=NOW + timedelta(minutes=minute))
-    assert limiter.retry_after("1.1.1.1", now=NOW + timedelta(minutes=2)) == timedelta(minutes=8)
-    assert limiter.retry_after("2.2.2.2", now=NOW + timedelta(minutes=2)) is None
-    assert limiter.retry_after("1.1.1.1", now=NOW + timedelta(minutes=10)) is None  # the first failure aged out
 
 
 @pytest.mark.parametrize(
