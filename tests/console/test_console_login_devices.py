@@ -27,6 +27,19 @@ def _guesses(browser, count: int, label: str = "guess") -> list[int]:
     return [_try(browser, f"{label}-{i}") for i in range(count)]
 
 
+@pytest.mark.parametrize("secure", [False, True])
+def test_a_login_sets_a_signed_http_only_device_cookie_for_30_days_naming_no_token(database_url, clock, secure):
+    ctx = build_context(make_settings(database_url, console_secure_cookies=secure), clock=clock)
+    try:
+        with TestClient(create_app(ctx=ctx, run_migrations=False)) as browser:
+            response = browser.post("/console/login", data={"token": VIEWER_TOKEN}, follow_redirects=False)
+    finally:
+        ctx.close()
+    [device] = [c for c in response.headers.get_list("set-cookie") if c.startswith(f"{DEVICE_COOKIE}=")]
+    assert "HttpOnly" in device and "SameSite=lax" in device and "Path=/console" in device
+    assert f"Max-Age={30 * 86400}" in device and ("Secure" in device) is secure and VIEWER_TOKEN not in device
+
+
 def test_a_guesser_filling_the_shared_address_does_not_lock_out_a_browser_that_logged_in_before(open_browser):
     colleague = open_browser().login(VIEWER_TOKEN)
     colleague.post("/console/logout")  # the session ends; the device cookie stays
