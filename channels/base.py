@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from channels.errors import InvalidRequest
+
+# The one markup Deputy adds to what it sends: a line that is all `**Section**` (a brief's or a review's section
+# header). Each adapter shows it bold in its own way and everything else exactly as written (docs/behaviour.md,
+# "Platform output"), so a colleague's `**x**` inside a line stays those characters.
+HEADER_LINE = re.compile(r"^\*\*([^*\n]+)\*\*$", re.MULTILINE)
+# Where a long text may be cut, best first: a paragraph, a line, a word; then (Chinese puts no space between
+# words) after a sentence's or a clause's punctuation. A cut falls after the break, which ends the first part.
+BREAKS = ("\n\n", "\n", " ", "。", "！", "？", "；", "，", "、")
 
 
 @dataclass(frozen=True)
@@ -57,7 +66,11 @@ class OutboundMessage:
 
 @dataclass(frozen=True)
 class MessageEdit:
-    """Replace the text (and buttons: none removes them) of a message the bot sent earlier."""
+    """Replace the text (and buttons: none removes them) of a message the bot sent earlier.
+
+    An edit cannot add a message, so a text over the platform's limit is cut at a word and ends with "…" and
+    `cut_note` on a line of its own: where the whole text is, in the reader's language (the caller's catalogue).
+    """
 
     idempotency_key: str
     chat_id: str
@@ -65,6 +78,7 @@ class MessageEdit:
     text: str
     buttons: tuple[Button, ...] = ()
     locale: str = "zh"
+    cut_note: str = ""
 
 
 @dataclass(frozen=True)

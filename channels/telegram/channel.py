@@ -193,26 +193,29 @@ class TelegramChannel(Channel):
         return SendReceipt(message_id=ids[0], detail=detail)
 
     def edit(self, edit: MessageEdit) -> SendReceipt:
-        """editMessageText with the new keyboard (none removes it); a media message gets its caption edited
-        (cut at a word to 1024 units, with "…", since an edit cannot add a message).
+        """editMessageText with the new keyboard (none removes it); a media message gets its caption edited.
 
+        An edit cannot add a message: a text over 4096 units (a caption over 1024) is cut at a word and ends with
+        "…" and the edit's `cut_note` (where the whole text is). An empty text is refused (`edit_length`).
         "message is not modified" (the same text and buttons, e.g. a press answered twice) counts as success.
         """
-        text = styled(edit.text)
-        if text.units > MAX_MESSAGE_UNITS or text.blank():
-            raise InvalidRequest("an edited text must be 1 to 4096 UTF-16 units", code="edit_length", permanent=True)
+        full = styled(edit.text)
+        if full.blank():
+            raise InvalidRequest("an edited text must not be empty", code="edit_length", permanent=True)
+        text = shortened(full, MAX_MESSAGE_UNITS, edit.cut_note)
         ids = {"chat_id": edit.chat_id, "message_id": int(edit.message_id)}
         # No reply_markup at all removes the inline keyboard (an empty one serialises as `{}`, not a keyboard).
         markup = keyboard(edit.buttons)
         detail: dict[str, Any] = {"edited": True}
+        shown = text
         try:
             try:
                 _, plain = self._html("edit_message_text", "text", text, reply_markup=markup, **ids)
             except InvalidRequest as exc:
                 if "no text in the message to edit" not in exc.message.lower():
                     raise
-                caption = shortened(text, MAX_CAPTION_UNITS)
-                _, plain = self._html("edit_message_caption", "caption", caption, reply_markup=markup, **ids)
+                shown = shortened(full, MAX_CAPTION_UNITS, edit.cut_note)
+                _, plain = self._html("edit_message_caption", "caption", shown, reply_markup=markup, **ids)
                 detail["caption"] = True
         except InvalidRequest as exc:
             reason = exc.message.lower()
@@ -223,6 +226,8 @@ class TelegramChannel(Channel):
             if "message can't be edited" in reason:
                 raise InvalidRequest(exc.message, code="edit_unsupported", permanent=True) from exc
             raise
+        if shown is not full:
+            detail["cut"] = True
         if plain:
             detail["plain_text_fallback"] = True
         return SendReceipt(message_id=edit.message_id, detail=detail)

@@ -11,13 +11,12 @@ a tag, an entity or an `&amp;`.
 from __future__ import annotations
 
 import html
-import re
 from dataclasses import dataclass
 
+from channels.base import HEADER_LINE
 from channels.telegram.text import MAX_ENTITIES, MAX_MESSAGE_UNITS, Span, split_ranges, utf16_len
 
 MAX_CAPTION_UNITS = 1024  # a media caption: "0-1024 characters after entities parsing" (same unit as messages)
-_HEADER = re.compile(r"^\*\*([^*\n]+)\*\*$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -60,7 +59,7 @@ def styled(text: str) -> Styled:
     """A Deputy text as Telegram text: `**Header**` lines bold (the markers dropped), everything else literal."""
     plain, bold, at = [], [], 0
     length = 0
-    for match in _HEADER.finditer(text):
+    for match in HEADER_LINE.finditer(text):
         before = text[at : match.start()]
         plain.append(before)
         length += len(before)
@@ -87,10 +86,12 @@ def caption_and_rest(text: Styled, limit: int = MAX_CAPTION_UNITS) -> tuple[Styl
     return text.piece(0, cut), text.piece(cut, len(text.plain))
 
 
-def shortened(text: Styled, limit: int) -> Styled:
-    """`text` if it fits, else its start cut at a word with "…" after it (where no second message can follow)."""
-    head, rest = caption_and_rest(text, limit - 1)
-    if rest is None:
+def shortened(text: Styled, limit: int, note: str = "") -> Styled:
+    """`text` if it fits, else its start cut at a word with "…" after it and `note` on a line of its own (where no
+    second message can follow: an edit). The note is plain text; a note too long to leave room is left out."""
+    if text.units <= limit and len(text.bold) <= MAX_ENTITIES:
         return text
+    tail = f"…\n{note}" if note and utf16_len(note) < limit // 2 else "…"
+    head, _ = caption_and_rest(text, limit - utf16_len(tail))
     kept = head.plain.rstrip()
-    return Styled(kept + "…", tuple((s, min(e, len(kept))) for s, e in head.bold if s < len(kept)))
+    return Styled(kept + tail, tuple((s, min(e, len(kept))) for s, e in head.bold if s < len(kept)))

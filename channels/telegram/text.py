@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import unicodedata
 
+from channels.base import BREAKS
+
 # The unit: Bot API sendMessage allows "1-4096 characters after entities parsing", and Telegram measures its
 # strings in UTF-16 code units ("the length of strings ... as the number of UTF-16 code units",
 # https://core.telegram.org/api/entities; every entity offset/length is in them). An emoji outside the BMP is two.
 # So the limit applies to the visible text (tags gone, &lt; one character), counted in UTF-16 code units.
 MAX_MESSAGE_UNITS = 4096
 MAX_ENTITIES = 100  # Telegram keeps at most 100 entities of a message; Deputy never sends more in one part
-_SEPARATORS = ("\n\n", "\n", " ")
 _JOINERS = {"\u200d", "\ufe0e", "\ufe0f"}  # zero-width joiner, text/emoji variation selectors
 
 
@@ -53,8 +54,8 @@ def _glued(text: str, cut: int) -> bool:
 
 
 def _cut_point(window: str) -> int:
-    """Where to end the part: the last paragraph, line or word break in the window's second half, else its end."""
-    for separator in _SEPARATORS:
+    """Where to end the part: after the best break (channels.base.BREAKS) in the window's second half, else its end."""
+    for separator in BREAKS:
         index = window.rfind(separator)
         if index >= len(window) // 2:
             return index + len(separator)

@@ -126,6 +126,23 @@ def test_an_edit_of_person_text_is_escaped_and_a_long_caption_edit_is_cut_with_a
     assert len(caption) <= 1024 and caption.endswith("说明…")
 
 
+def test_an_edit_over_4096_units_is_cut_at_a_word_and_ends_with_its_note_also_on_a_caption(channel, fake):
+    note = "（未完，全文见控制台：https://deputy.example/console/actions/act_9）"
+    text_message = channel.send(msg(buttons=[LATER]))
+    edited = channel.edit(
+        MessageEdit("a_2", CHAT, text_message.message_id, "**进展**\n" + "状态 正常 " * 900, cut_note=note)
+    )
+    shown = fake.message(CHAT, text_message.message_id)["text"]
+    kept, _, tail = shown.partition("…\n")
+    assert edited.detail == {"edited": True, "cut": True} and len(shown) <= 4096 and tail == note
+    assert kept.endswith(("状态", "正常")) and kept.startswith("进展\n状态 正常")  # cut after a whole word
+    assert fake.calls("editMessageText")[-1]["text"].startswith("<b>进展</b>\n")  # Deputy's header stays bold
+    media = channel.send(msg("图", media=photo(), key="a_3"))
+    channel.edit(MessageEdit("a_4", CHAT, media.message_id, "说明 " * 400, cut_note=note))
+    caption = fake.message(CHAT, media.message_id)["caption"]
+    assert len(caption) <= 1024 and caption.endswith(f"说明…\n{note}")
+
+
 def test_media_from_another_platform_is_refused_and_nothing_is_sent(channel, fake):
     with pytest.raises(InvalidRequest) as refused:
         channel.send(msg(media=photo("feishu")))

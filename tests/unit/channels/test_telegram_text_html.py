@@ -64,3 +64,15 @@ def test_a_caption_that_fits_is_kept_whole():
 def test_a_shortened_text_ends_with_an_ellipsis_within_the_limit():
     cut = shortened(styled("**标题**\n" + "词 " * 2000), MAX_CAPTION_UNITS)
     assert cut.units <= MAX_CAPTION_UNITS and cut.plain.endswith("词…") and cut.bold == ((0, 2),)
+
+
+def test_a_shortened_text_ends_with_its_note_on_a_line_of_its_own_and_the_note_is_escaped():
+    note = "(Cut short: the whole text is in the console: https://deputy.example/console/actions/act_1?a=1&b=2)"
+    cut = shortened(styled("**Brief**\n" + "status fine " * 600), 4096, note)
+    assert cut.units <= 4096 and cut.plain.endswith(f"fine…\n{note}") and cut.bold == ((0, 5),)
+    assert cut.html().endswith("?a=1&amp;b=2)") and parse_html(cut.html())[0] == cut.plain
+
+
+def test_a_text_that_fits_is_not_shortened_whatever_its_note():
+    text = styled("已推迟到 18:30")
+    assert shortened(text, 4096, "（未完，全文见 Deputy 控制台）") is text
