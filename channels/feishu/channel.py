@@ -7,7 +7,7 @@ import logging
 import threading
 from typing import Any
 
-from channels.base import Button, Channel, ChannelHealth, MediaRef, MessageEdit, OutboundMessage, SendReceipt
+from channels.base import Channel, ChannelHealth, MediaRef, MessageEdit, OutboundMessage, SendReceipt
 from channels.errors import ChannelError, InvalidRequest
 from channels.feishu import content
 from channels.feishu.pacing import LocalPacer, Pacer, RedisPacer
@@ -20,9 +20,10 @@ EDIT_REFUSALS = {230001: "edit_unsupported", 230011: "message_gone", 230031: "ed
 class FeishuChannel(Channel):
     """Sends to a binding's chat_id when it has one (a chat the admin chose), else to its open_id (the p2p chat).
 
-    Texts over `content.MAX_PART_CHARS` go in parts whose uuids are `<action id>-<n>`; markdown-like texts
-    (lists, tables, headings, links) go as a card with a markdown element. At most 5 messages/s per receiver:
-    a send that would exceed it waits up to half a second, then raises Paced (nothing sent; send again later).
+    Texts over `content.MAX_PART_CHARS` (or over what one card holds) go in parts whose uuids are
+    `<action id>-<n>`; a text with Deputy's bold headers, or with syntax a `text` message would parse, goes as
+    cards that show every person-written character as written (channels.feishu.cards). At most 5 messages/s per
+    receiver: a send that would exceed it waits up to half a second, then raises Paced (nothing sent; send again).
     """
 
     name = "feishu"
@@ -72,11 +73,10 @@ class FeishuChannel(Channel):
         media = message.media
         if media is not None and media.channel != self.name:
             raise InvalidRequest(f"feishu cannot pass on {media.channel} media", code="foreign_media", permanent=True)
-        markdown = content.looks_like_markdown(message.text)
-        parts = content.split(message.text) if message.text.strip() or media is None else []
-        uuids = content.part_uuids(message.idempotency_key, len(parts)) if parts else []
+        planned = content.messages(message.text, message.buttons) if message.text.strip() or media is None else []
+        uuids = content.part_uuids(message.idempotency_key, len(planned)) if planned else []
         receiver = f"{receive_id_type}:{receive_id}"
-        steps = len(parts) + (media is not None)
+        steps = len(planned) + (media is not None)
         # The parts' slots are taken together (Paced, nothing sent, if they are not free soon), so our own
         # pacing never cuts a message half-way; only a platform error after the first part can.
         reserved = self.pacer.acquire(receiver, parts=steps)
@@ -85,11 +85,10 @@ class FeishuChannel(Channel):
             try:
                 if number > reserved:
                     self.pacer.follow(receiver)
-                if number <= len(parts):
-                    buttons = message.buttons if number == len(parts) else ()
-                    part, uuid = parts[number - 1], uuids[number - 1]
+                if number <= len(planned):
+                    msg_type, body = planned[number - 1]
                     message_ids.append(
-                        self._create(receive_id_type, receive_id, part, uuid=uuid, markdown=markdown, buttons=buttons)
+                        self._create(receive_id_type, receive_id, msg_type, body, uuid=uuids[number - 1])
                     )
                 else:
                     uuid = content.fit_uuid(f"{message.idempotency_key}-media")
@@ -102,29 +101,19 @@ class FeishuChannel(Channel):
                     exc.possibly_delivered = True
                     exc.detail = {**exc.detail, "message_ids": message_ids}
                 raise
-        card = markdown or bool(message.buttons) or content.has_text_syntax(message.text)
+        card = any(msg_type == "interactive" for msg_type, _ in planned)
         detail: dict[str, Any] = {"msg_type": "interactive" if card else "text", "receive_id_type": receive_id_type}
         if len(message_ids) > 1:
             detail.update(parts=len(message_ids), message_ids=message_ids)
-        if message.buttons and parts:
-            detail["buttons_message_id"] = message_ids[len(parts) - 1]
+        if message.buttons and planned:
+            detail["buttons_message_id"] = message_ids[len(planned) - 1]
         if media is not None:
             detail["forwarded_message_id"] = message_ids[-1]
         return SendReceipt(message_id=message_ids[0], detail=detail)
 
-    def _create(
-        self,
-        receive_id_type: str,
-        receive_id: str,
-        part: str,
-        *,
-        uuid: str,
-        markdown: bool,
-        buttons: tuple[Button, ...] = (),
-    ) -> str:
+    def _create(self, receive_id_type: str, receive_id: str, msg_type: str, body_content: str, *, uuid: str) -> str:
         from lark_oapi.api.im.v1 import CreateMessageRequest, CreateMessageRequestBody
 
-        msg_type, body_content = content.message_content(part, markdown=markdown, buttons=buttons)
         body = (
             CreateMessageRequestBody.builder()
             .receive_id(receive_id)
@@ -164,17 +153,16 @@ class FeishuChannel(Channel):
     def edit(self, edit: MessageEdit) -> SendReceipt:
         """Replace a card in place (im.v1.message.patch) with the new text and buttons (none: no button row).
 
-        Only cards can be patched: a text message answers 230001, raised as InvalidRequest("edit_unsupported").
+        An edit cannot add a message: a text one card cannot hold is cut at a word and ends with "…" and the edit's
+        `cut_note` (where the whole text is). An empty text is refused (`edit_length`). Only cards can be patched:
+        a text message answers 230001, raised as InvalidRequest("edit_unsupported").
         """
         from lark_oapi.api.im.v1 import PatchMessageRequest, PatchMessageRequestBody
 
-        if len(edit.text) > content.MAX_PART_CHARS or not edit.text.strip():
-            raise InvalidRequest(
-                f"an edited card's text must be 1 to {content.MAX_PART_CHARS} characters",
-                code="edit_length",
-                permanent=True,
-            )
-        new = json.dumps(content.card(edit.text, edit.buttons), ensure_ascii=False)
+        if not edit.text.strip():
+            raise InvalidRequest("an edited card's text must not be empty", code="edit_length", permanent=True)
+        shown, cut = content.edit_card(edit.text, edit.buttons, note=edit.cut_note)
+        new = json.dumps(shown, ensure_ascii=False)
         request = (
             PatchMessageRequest.builder()
             .message_id(edit.message_id)
@@ -190,7 +178,7 @@ class FeishuChannel(Channel):
                     exc.message, code=EDIT_REFUSALS[exc.code], permanent=True, detail={"feishu_code": exc.code}
                 ) from exc
             raise
-        return SendReceipt(message_id=edit.message_id, detail={"edited": True})
+        return SendReceipt(message_id=edit.message_id, detail={"edited": True} | ({"cut": True} if cut else {}))
 
     def answer_press(self, *, press_id: str, text: str) -> None:
         """Nothing to do: Feishu takes the toast in the callback's own answer (webhook body, long-connection reply)."""

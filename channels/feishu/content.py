@@ -1,7 +1,10 @@
-"""What goes on the wire for a text: plain text, or a JSON 2.0 card (markdown, buttons); long texts in parts.
+"""What goes on the wire for a text: `text` messages, or JSON 2.0 cards (channels.feishu.cards), in parts.
 
-Buttons make a card whatever the text: a row of `button` elements (JSON 2.0 has no `action` module) whose
-callback behaviour carries `{"t": <token>}`, the opaque token, and nothing else.
+A text goes as `text` messages unless Deputy marked it up (a `**Section**` header line) or a `text` message would
+parse part of it; then, and for the part that carries buttons, as cards. Every part is within Feishu's limits:
+at most 4000 characters (a reading size; a `text` request may be 150 KB, "文本消息请求体最大不能超过150KB", and a
+character costs at most 7 bytes there, escaped twice), and a card part is split again until `cards.fits` holds.
+Deputy sends no `post` (rich text) messages; forwarded media is the person's own message, forwarded as it is.
 """
 
 from __future__ import annotations
@@ -12,34 +15,15 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from channels.base import Button
+from channels.base import BREAKS, HEADER_LINE, Button
+from channels.feishu import cards
 
-# Feishu caps a text message's request body at 150 KB and a card's at 30 KB. A character costs at most
-# 7 bytes once escaped twice (content is JSON inside the JSON body), so 4000 characters always fit a card.
 MAX_PART_CHARS = 4000
 
-_MARKDOWN = re.compile(
-    r"^\s*\|.*\|\s*$\n^\s*\|?\s*:?-{3,}"  # a table: a row followed by a separator row
-    r"|^\s*(?:[-*+]|\d+\.)\s+\S.*$\n^\s*(?:[-*+]|\d+\.)\s+\S"  # a list of at least two items
-    r"|^#{1,6}\s+\S"  # a heading
-    r"|\*\*[^*\n]+\*\*"  # bold
-    r"|\[[^\]\n]+\]\(https?://[^)\s]+\)"  # a link
-    r"|^```",  # a code fence
-    re.MULTILINE,
-)
-
-
-# What a person wrote must not become a link, a mention, colour or markup, in any container:
-# - A `text` message parses `<at user_id="...">` (and `<at user_id="all">`, everyone), `<b> <i> <u> <s>`,
-#   `**bold**` and `[text](url)` links (im/v1 message content, "文本 text": 样式 and @ 用户), and offers no
-#   escape; a text with any of that syntax therefore goes as a card whose `plain_text` element shows it as written
-#   (card JSON 2.0 "普通文本": plain_text is never parsed).
-# - A card's `markdown` element (JSON 2.0 rich text) renders `<at id=all>`, `<font color>`, `<link>`, `<text_tag>`,
-#   `[text](url)` and `![](img_key)`; it decodes HTML character entities, so `&`, `<`, `>`, `[`, `]` are written as
-#   entities there and none of that syntax can form. The layout Deputy's own markdown uses (lists, tables, bold,
-#   headings) needs none of those characters.
+# A `text` message parses `<at user_id="...">` (and `<at user_id="all">`, everyone), `<b> <i> <u> <s>`,
+# `**bold**` and `[text](url)` links (im/v1 message content, "文本 text": 样式 and @ 用户) and offers no escape:
+# a text with any of that syntax goes as a card, whose `plain_text` shows it as written.
 _TEXT_SYNTAX = re.compile(r"<|\*\*|\[[^\]\n]*\]\(")
-_MARKDOWN_ENTITIES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "[": "&#91;", "]": "&#93;"})
 
 
 def has_text_syntax(text: str) -> bool:
@@ -47,20 +31,15 @@ def has_text_syntax(text: str) -> bool:
     return bool(_TEXT_SYNTAX.search(text))
 
 
-def markdown_safe(text: str) -> str:
-    """`text` for a card's markdown element: tags, mentions, colours, links and images cannot form."""
-    return text.translate(_MARKDOWN_ENTITIES)
-
-
-def looks_like_markdown(text: str) -> bool:
-    """True when the text uses markdown a plain text message would show as symbols (lists, tables, …)."""
-    return bool(_MARKDOWN.search(text))
+def needs_card(text: str) -> bool:
+    """True when `text` must go as cards: it has Deputy's bold headers, or syntax a `text` message would parse."""
+    return has_text_syntax(text) or bool(HEADER_LINE.search(text))
 
 
 def _cut_at(text: str, limit: int) -> int:
-    """Where to end the first part: the last paragraph break, line break or space before `limit`."""
+    """Where to end the first part: after the best break (channels.base.BREAKS) in the second half before `limit`."""
     window = text[:limit]
-    for separator in ("\n\n", "\n", " "):
+    for separator in BREAKS:
         position = window.rfind(separator)
         if position >= limit // 2:
             return position + len(separator)
@@ -79,39 +58,50 @@ def split(text: str, limit: int = MAX_PART_CHARS) -> list[str]:
     return [p for p in parts if p.strip()] or [text]
 
 
-_STYLES = {"primary": "primary_filled", "danger": "danger"}
+def _halves(part: str) -> list[str]:
+    """A part too big for one card in two, broken at a paragraph, line or space near its middle."""
+    cut = _cut_at(part, (len(part) + 1) // 2)
+    return [p for p in (part[:cut].rstrip("\n"), part[cut:]) if p.strip()] or [part]
 
 
-def _button(button: Button) -> dict[str, Any]:
-    return {
-        "tag": "button",
-        "text": {"tag": "plain_text", "content": button.label},
-        "type": _STYLES.get(button.style, "default"),
-        "behaviors": [{"type": "callback", "value": {"t": button.token}}],
-    }
+def messages(text: str, buttons: Sequence[Button] = ()) -> list[tuple[str, str]]:
+    """(msg_type, content JSON) of every message `text` goes as, in order; the buttons on the last one."""
+    as_cards = needs_card(text)
+    pending, planned = split(text), []
+    while pending:
+        part = pending.pop(0)
+        extra = tuple(buttons) if not pending else ()
+        if not as_cards and not extra:
+            planned.append(("text", json.dumps({"text": part}, ensure_ascii=False)))
+            continue
+        body = cards.card(part, extra)
+        if cards.fits(body) or len(part) < 2:  # a single character that still does not fit: Feishu says why
+            planned.append(("interactive", json.dumps(body, ensure_ascii=False)))
+        else:
+            pending[:0] = _halves(part)
+    return planned
 
 
-def card(text: str, buttons: Sequence[Button] = (), *, markdown: bool | None = None) -> dict[str, Any]:
-    """A JSON 2.0 card: the text (markdown when it looks like it, else plain) and the buttons in one row."""
-    markdown = looks_like_markdown(text) if markdown is None else markdown
-    shown = (
-        {"tag": "markdown", "content": markdown_safe(text)}
-        if markdown
-        else {"tag": "div", "text": {"tag": "plain_text", "content": text}}
-    )
-    elements: list[dict[str, Any]] = [shown]
-    if buttons:
-        columns = [{"tag": "column", "width": "auto", "elements": [_button(b)]} for b in buttons]
-        elements.append({"tag": "column_set", "flex_mode": "flow", "horizontal_spacing": "8px", "columns": columns})
-    # update_multi: a shared card, the only kind JSON 2.0 has and the only kind im.v1.message.patch updates.
-    return {"schema": "2.0", "config": {"width_mode": "fill", "update_multi": True}, "body": {"elements": elements}}
+def _cut_short(text: str, room: int, tail: str) -> str:
+    """The start of `text` cut at a word within `room` characters, then `tail` ("…" on the line after a line
+    break, so a header line stays a header)."""
+    head = text[: _cut_at(text, room)]
+    return f"{head.rstrip()}\n{tail}" if head.endswith("\n") else f"{head.rstrip()}{tail}"
 
 
-def message_content(part: str, *, markdown: bool, buttons: Sequence[Button] = ()) -> tuple[str, str]:
-    """(msg_type, content JSON) for one part: `text`, or `interactive` with a JSON 2.0 card (markdown, buttons)."""
-    if not markdown and not buttons and not has_text_syntax(part):
-        return "text", json.dumps({"text": part}, ensure_ascii=False)
-    return "interactive", json.dumps(card(part, buttons, markdown=markdown), ensure_ascii=False)
+def edit_card(text: str, buttons: Sequence[Button] = (), *, note: str = "") -> tuple[dict[str, Any], bool]:
+    """The card an edit puts in place and whether it was cut: the whole text when one part holds it, else (an
+    edit cannot add a message) its start cut at a word, "…", and `note` (where the whole text is) on its own line."""
+    whole = cards.card(text, buttons)
+    if len(text) <= MAX_PART_CHARS and cards.fits(whole):
+        return whole, False
+    tail = f"…\n{note}" if note else "…"
+    room = max(MAX_PART_CHARS - len(tail) - 1, 1)
+    while True:
+        shortened = cards.card(_cut_short(text, room, tail), buttons)
+        if cards.fits(shortened) or room < 2:
+            return shortened, True
+        room //= 2
 
 
 MAX_UUID_CHARS = 50  # im/v1/messages `uuid`: "最大长度 50 字符"; Feishu de-duplicates a uuid for one hour

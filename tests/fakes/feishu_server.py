@@ -2,10 +2,12 @@
 
 Defaults behave like Feishu: tokens come from `tenant_access_token/internal` for the right app credentials and
 stay valid until `expire_tokens()`; a request with an unknown token gets 99991663; a message uuid seen before
-returns the first message again; text bodies over 150 KB and cards over 30 KB are refused with 230025.
+returns the first message again; request bodies over 150 KB (text) or 30 KB (cards, and any patch) are refused
+with 230025, measured on the bytes as they came.
 `script(route, Reply(...))` queues answers used before the defaults (routes: token, messages, forward, patch,
 departments, users). Cards are checked like Feishu checks them: a JSON 2.0 card with an `action` module is refused
-(230099 / 200861), only a shared (`update_multi`) card can be patched, a text message cannot (230001).
+(230099 / 200861), one whose markdown or plain_text lacks its string content (230099 / 200621), one of over 200
+elements (230099 / 300305); only a shared (`update_multi`) card can be patched, a text message cannot (230001).
 `start_long_connection()` serves lark's long connection (the endpoint and a websocket speaking its frames), so
 `push_event(payload)` delivers an event as Feishu would and returns the client's answer.
 Also here: what Feishu does to events on the way out (encrypt, sign), for webhook tests.
@@ -31,6 +33,18 @@ from Crypto.Cipher import AES
 from tests.fakes.feishu_ws import FakeLongConnection
 
 APP_ID, APP_SECRET = "cli_test_app", "test-secret"
+
+# Every kind of markup Feishu renders somewhere (text messages, cards' markdown and lark_md), as a colleague might
+# type it: what Deputy passes on must arrive as these characters.
+PERSON_MARKUP = (
+    '<at id=all></at> <at user_id="all">所有人</at> <at user_id="ou_boss">老板</at> <at id=ou_boss></at>\n'
+    "[纪要](https://evil.example/a) <a href='https://evil.example/b'>纪要</a> <link url='https://evil.example'>x</link>\n"
+    "<font color='red'>延期</font> <text_tag color='red'>急</text_tag>\n"
+    "# 标题\n## 小标题\n- 后端完成\n- 前端进行中\n1. 一\n2. 二\n"
+    "| 模块 | 状态 |\n|---|---|\n| 后端 | 完成 |\n"
+    "**重要** __也重要__ *斜体* `code` ~~旧方案~~\n```\nrm -rf /\n```\n"
+    "![图](img_v3_key) :OK: > 引用\n---\n&lt;at id=all&gt;"
+)
 
 
 @dataclass
@@ -71,6 +85,7 @@ class Seen:
     query: dict[str, str]
     headers: dict[str, str]
     body: Any
+    size: int = 0  # the request body's bytes, as they came
 
 
 class FakeFeishu:
@@ -226,10 +241,9 @@ class FakeFeishu:
         return Reply(200, {"code": 0, "msg": "ok", "tenant_access_token": token, "expire": 7200})
 
     def _message(self, seen: Seen) -> Reply:
-        body, raw = seen.body, json.dumps(seen.body, ensure_ascii=False).encode()
-        limit = 150 * 1024 if body.get("msg_type") == "text" else 30 * 1024
-        if len(raw) > limit:
-            return code(230025, "The length of the message content reaches its limit.")
+        body = seen.body
+        if refused := _too_long(seen, text=body.get("msg_type") == "text"):
+            return refused
         if body.get("msg_type") == "interactive" and (refused := _card_problem(body.get("content"))):
             return refused
         uuid = body.get("uuid")
@@ -270,7 +284,7 @@ class FakeFeishu:
         if found is None or found.get("msg_type") != "interactive":
             return code(230001, "Your request contains an invalid request parameter: the message is not a card.")
         new = (seen.body or {}).get("content")
-        if refused := _card_problem(new):
+        if refused := _too_long(seen, text=False) or _card_problem(new):
             return refused
         if not json.loads(new).get("config", {}).get("update_multi"):
             return code(230001, "Your request contains an invalid request parameter: update_multi must be true.")
@@ -316,6 +330,7 @@ class FakeFeishu:
                     {k: v[0] for k, v in parse_qs(parts.query).items()},
                     {k.lower(): v for k, v in self.headers.items()},
                     body,
+                    len(raw),
                 )
                 with fake._lock:
                     fake.requests.append(seen)
@@ -343,23 +358,62 @@ class FakeFeishu:
         return Handler
 
 
+def _too_long(seen: Seen, *, text: bool) -> Reply | None:
+    """im/v1 create and patch: "文本消息请求体最大不能超过150KB；卡片及富文本消息请求体最大不能超过30KB" (230025),
+    on the request body as it came (KB read as 1024 bytes, the more lenient reading)."""
+    if seen.size > (150 if text else 30) * 1024:
+        return code(230025, "The length of the message content reaches its limit.")
+    return None
+
+
+PARSE_ERROR = code(230099, "Failed to create card content, ext=ErrCode: 200621; ErrMsg: parse card json err")
+
+
+def _tags(node: Any) -> int:
+    if isinstance(node, dict):
+        return ("tag" in node) + sum(_tags(v) for v in node.values())
+    return sum(_tags(v) for v in node) if isinstance(node, list) else 0
+
+
+def _malformed_text(node: Any) -> bool:
+    """A markdown element, or a text object (`plain_text` / `lark_md`, a div's `text`), without a string content."""
+    if isinstance(node, list):
+        return any(_malformed_text(v) for v in node)
+    if not isinstance(node, dict):
+        return False
+    if node.get("tag") in ("markdown", "plain_text", "lark_md") and not isinstance(node.get("content"), str):
+        return True
+    text = node.get("text") if node.get("tag") == "div" else None
+    if text is not None and (not isinstance(text, dict) or text.get("tag") not in ("plain_text", "lark_md")):
+        return True
+    return any(_malformed_text(v) for v in node.values())
+
+
 def _card_problem(raw: Any) -> Reply | None:
-    """Feishu's refusal of a card's JSON, or None."""
+    """Feishu's refusal of a card's JSON, or None: unparseable, a JSON 2.0 body that is not a list of tagged
+    elements, a text without its required string `content`, the 1.0 `action` module, over 200 elements."""
     try:
         card = json.loads(raw)
     except (TypeError, ValueError):
-        return code(230099, "Failed to create card content, ext=ErrCode: 200621; ErrMsg: parse card json err")
+        return PARSE_ERROR
     elements = (card.get("body") or {}).get("elements") if isinstance(card, dict) else None
     if card.get("schema") == "2.0" and (
         not isinstance(elements, list)
         or not all(isinstance(e, dict) and isinstance(e.get("tag"), str) for e in elements)
+        or _malformed_text(elements)
     ):
-        return code(230099, "Failed to create card content, ext=ErrCode: 200621; ErrMsg: parse card json err")
+        return PARSE_ERROR
     if card.get("schema") == "2.0" and '"tag": "action"' in json.dumps(card):
         return code(
             230099,
             "Failed to create card content, ext=ErrCode: 200861; ErrMsg: cards of schema V2 no longer support "
             "this capability; ErrorValue: unsupported tag action",
+        )
+    # Card JSON 2.0 structure: "一张卡片最多支持 200 个元素（如 tag 为 plain_text 的文本元素）或组件" (300305).
+    if card.get("schema") == "2.0" and _tags(elements) > 200:
+        return code(
+            230099,
+            "Failed to create card content, ext=ErrCode: 300305; ErrMsg: The number of card components exceeds 200",
         )
     return None
 

@@ -137,6 +137,47 @@ def test_a_text_message_cannot_be_edited(fake, feishu):
     assert refused.value.code == "edit_unsupported" and refused.value.permanent and fake.patches == []
 
 
+def test_a_card_with_buttons_and_its_edit_show_person_markup_as_the_characters_written(fake, feishu):
+    receipt = feishu.send(msg(fs.PERSON_MARKUP, buttons=[HANDLE]))
+    plain = {"tag": "div", "text": {"tag": "plain_text", "content": fs.PERSON_MARKUP}}
+    assert fake.card(receipt.message_id)["body"]["elements"][0] == plain
+    assert fake.buttons(receipt.message_id) == [("我来处理", "b7take")]
+    feishu.edit(MessageEdit(KEY + "-e", "ou_wangwu", receipt.message_id, "已转达：\n" + fs.PERSON_MARKUP))
+    edited = {"tag": "div", "text": {"tag": "plain_text", "content": "已转达：\n" + fs.PERSON_MARKUP}}
+    assert fake.card(receipt.message_id)["body"]["elements"] == [edited]
+
+
+def test_an_edit_over_one_card_is_cut_at_a_word_and_ends_with_its_note(fake, feishu):
+    receipt = feishu.send(msg(buttons=[HANDLE]))
+    note = "(Cut short: the whole text is in the console: https://deputy.example/console/actions/act_9)"
+    edit = MessageEdit(KEY + "-e", "ou_wangwu", receipt.message_id, "status fine " * 900, cut_note=note)
+    edited = feishu.edit(edit)
+    [element] = fake.card(receipt.message_id)["body"]["elements"]
+    said = element["text"]["content"]
+    assert edited.detail == {"edited": True, "cut": True} and said.endswith(f"fine…\n{note}")
+    assert len(said) <= 4000 and fake.requests[-1].size <= 30_000
+
+
+def test_the_fake_refuses_a_patch_over_30_kb_as_feishu_does(fake, feishu):
+    from lark_oapi.api.im.v1 import PatchMessageRequest, PatchMessageRequestBody
+
+    receipt = feishu.send(msg(buttons=[HANDLE]))
+    big = json.dumps(
+        {
+            "schema": "2.0",
+            "config": {"update_multi": True},
+            "body": {"elements": [{"tag": "div", "text": {"tag": "plain_text", "content": "字" * 11_000}}]},
+        },
+        ensure_ascii=False,
+    )
+    body = PatchMessageRequestBody.builder().content(big).build()
+    request = PatchMessageRequest.builder().message_id(receipt.message_id).request_body(body).build()
+    api = feishu.api
+    with pytest.raises(InvalidRequest) as refused:
+        api.call(lambda option: api.client.im.v1.message.patch(request, option), what="im.v1.message.patch")
+    assert refused.value.code == 230025 and fake.patches == []
+
+
 def test_answering_a_press_calls_nothing_the_toast_goes_in_the_callback_answer(fake, feishu):
     feishu.answer_press(press_id="ev_press_1", text="收到")
     assert fake.requests == []

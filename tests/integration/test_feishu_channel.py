@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 import redis
@@ -10,7 +11,7 @@ import redis
 from action import service
 from app.settings import Settings
 from app.wiring import default_channels
-from channels.base import OutboundMessage
+from channels.base import Button, OutboundMessage
 from channels.errors import InvalidRequest, Paced, RateLimited, Transient, Unreachable
 from channels.feishu import FeishuChannel
 from channels.feishu.pacing import LocalPacer, RedisPacer
@@ -171,13 +172,12 @@ def test_a_part_failing_after_earlier_parts_arrived_reports_possible_delivery(fa
     assert caught.value.possibly_delivered and "part 2 of 2" in caught.value.message
 
 
-def test_markdown_lists_and_tables_go_as_a_card_with_a_markdown_element(fake, feishu):
-    text = "本周进度：\n- 后端完成\n- 前端进行中\n\n| 模块 | 状态 |\n|---|---|\n| 后端 | 完成 |"
+def test_person_markdown_a_text_message_does_not_parse_goes_as_text_shown_as_typed(fake, feishu):
+    text = "本周进度：\n- 后端完成\n- 前端进行中\n\n| 模块 | 状态 |\n|---|---|\n| 后端 | 完成 |\n# 标题 ~~旧~~ `code`"
     receipt = feishu.send(msg(text))
     [sent] = fake.messages
-    card = json.loads(sent["content"])
-    assert sent["msg_type"] == "interactive" and receipt.detail["msg_type"] == "interactive"
-    assert card["body"]["elements"] == [{"tag": "markdown", "content": text}]
+    assert sent["msg_type"] == "text" and receipt.detail["msg_type"] == "text"
+    assert json.loads(sent["content"]) == {"text": text}
 
 
 @pytest.mark.parametrize(
@@ -193,14 +193,56 @@ def test_person_text_a_text_message_would_parse_goes_as_a_card_shown_as_written(
     ]
 
 
-def test_in_a_markdown_card_mentions_colours_and_links_cannot_form(fake, feishu):
-    text = '进度：\n- 后端 <at id=all></at>\n- 前端 <font color="red">延期</font> [详情](https://evil.example)'
-    feishu.send(msg(text))
-    [element] = json.loads(fake.messages[0]["content"])["body"]["elements"]
-    shown = element["content"]
-    assert element["tag"] == "markdown" and "<" not in shown and "[" not in shown and "](" not in shown
-    assert "- 后端 &lt;at id=all&gt;&lt;/at&gt;" in shown and "&lt;font" in shown
-    assert "&#91;详情&#93;(https://evil.example)" in shown
+def test_person_text_with_every_markup_kind_arrives_through_the_sdk_as_the_characters_written(fake, feishu):
+    receipt = feishu.send(msg(fs.PERSON_MARKUP))
+    [sent] = fake.messages
+    assert sent["msg_type"] == "interactive" and receipt.detail["msg_type"] == "interactive"
+    assert json.loads(sent["content"])["body"]["elements"] == [
+        {"tag": "div", "text": {"tag": "plain_text", "content": fs.PERSON_MARKUP}}
+    ]
+
+
+def test_a_brief_keeps_its_bold_headers_and_shows_the_answers_in_it_as_written(fake, feishu):
+    answer = "李四：**好的** <at id=all></at> [纪要](https://evil.example)"
+    feishu.send(msg(f"**今日简报 · 3月18日**\n\n**收到的回复（1）**\n{answer}\n\n**还在等（0）**"))
+    [sent] = fake.messages
+    assert json.loads(sent["content"])["body"]["elements"] == [
+        {"tag": "markdown", "content": "**今日简报 · 3月18日**"},
+        {"tag": "markdown", "content": "**收到的回复（1）**"},
+        {"tag": "div", "text": {"tag": "plain_text", "content": answer}},
+        {"tag": "markdown", "content": "**还在等（0）**"},
+    ]
+
+
+def test_a_text_over_what_one_card_holds_goes_in_cards_feishu_takes(fake, feishu):
+    text = "".join(f"**第{n}节**\n第{n}节：进度正常\n" for n in range(150))  # 450 elements in one card
+    receipt = feishu.send(msg(text))
+    sent = fake.sent_to("ou_zhangsan")
+    assert receipt.detail["parts"] == len(sent) >= 3 and {m["msg_type"] for m in sent} == {"interactive"}
+    assert all(r.size <= 30_000 for r in message_posts(fake))
+    said = [
+        e.get("content") or e["text"]["content"] for m in sent for e in json.loads(m["content"])["body"]["elements"]
+    ]
+    assert said == [line for n in range(150) for line in (f"**第{n}节**", f"第{n}节：进度正常")]
+
+
+def test_a_card_over_30_kb_is_split_and_its_buttons_ride_on_the_last_part(fake, feishu):
+    buttons = tuple(Button("稍后再说" * 8, f"b{n}later" + "x" * 30) for n in range(12))
+    receipt = feishu.send(replace(msg("**日报**\n" + "\x01" * 3900), buttons=buttons))
+    first, last = fake.sent_to("ou_zhangsan")
+    assert all(r.size <= 30_000 for r in message_posts(fake))
+    assert fake.buttons(first["message_id"]) == [] and len(fake.buttons(last["message_id"])) == 12
+    assert receipt.detail["buttons_message_id"] == last["message_id"]
+
+
+def test_the_fake_refuses_a_card_of_over_200_elements_and_an_element_without_content_like_feishu(fake, feishu):
+    many = {"schema": "2.0", "body": {"elements": [{"tag": "markdown", "content": "x"}] * 201}}
+    broken = {"schema": "2.0", "body": {"elements": [{"tag": "div", "text": {"tag": "plain_text"}}]}}
+    for card, ext in ((many, "300305"), (broken, "200621")):
+        with pytest.raises(InvalidRequest) as refused:
+            feishu._create("open_id", "ou_zhangsan", "interactive", json.dumps(card), uuid=ext)
+        assert refused.value.code == 230099 and ext in refused.value.message
+    assert fake.messages == []
 
 
 def test_a_uuid_repeated_after_an_hour_sends_a_new_message_like_feishu(fake, feishu):

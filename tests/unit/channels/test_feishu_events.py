@@ -182,13 +182,6 @@ def test_without_token_or_key_configured_every_event_is_refused():
     assert caught.value.code == "not_configured"
 
 
-def test_markdown_like_text_is_detected_and_plain_text_is_not():
-    assert content.looks_like_markdown("进度：\n- 后端完成\n- 前端进行中")
-    assert content.looks_like_markdown("| 模块 | 状态 |\n|---|---|\n| 后端 | 完成 |")
-    assert not content.looks_like_markdown("老板想了解提测什么时候能给？")
-    assert not content.looks_like_markdown("- just one dash line")
-
-
 def test_long_text_splits_at_line_breaks_into_parts_within_the_bound():
     text = "\n".join(f"第{n}行：" + "字" * 90 for n in range(200))
     parts = content.split(text)
