@@ -17,6 +17,7 @@ from action import ledger, sandbox
 from action.models import ActionRequest, Deferred
 from channels.base import Button, MediaRef, MessageEdit, OutboundMessage, SendReceipt
 from channels.errors import ChannelError, InvalidRequest, Paced, Transient
+from kernel.catalogue import Catalogue
 from kernel.context import AppContext
 from kernel.metrics import PROCESS_REGISTRY
 
@@ -26,6 +27,18 @@ CHANNEL_SEND = Histogram(
     "One send through a channel: seconds, by channel and result (success, paced, or the error kind)",
     ["channel", "result"],
     registry=PROCESS_REGISTRY,
+)
+# The line that ends an edit cut to fit the platform (an edit cannot add a message): where the whole text is,
+# the action's console page when DEPUTY_PUBLIC_URL says where the console is.
+TEXTS = Catalogue(
+    "action.delivery",
+    {
+        "cut_link": {
+            "zh": "（未完，全文见控制台：{url}）",
+            "en": "(Cut short: the whole text is in the console: {url})",
+        },
+        "cut": {"zh": "（未完，全文见 Deputy 控制台）", "en": "(Cut short: the whole text is in the Deputy console)"},
+    },
 )
 
 
@@ -71,7 +84,7 @@ def send(ctx: AppContext, request: ActionRequest, reserved: Reservation) -> Sent
             continue
         started = time.perf_counter()
         try:
-            receipt = _deliver(channel, request, reserved, external_user_id, chat_id)
+            receipt = _deliver(channel, request, reserved, external_user_id, chat_id, cut_note(ctx, reserved))
         except Paced as exc:  # nothing reached the platform: send this same action at the slot, on this channel
             CHANNEL_SEND.labels(channel_name, "paced").observe(time.perf_counter() - started)
             detail = {"attempts": attempts, "route": [list(r) for r in reserved.route[index:]]}
@@ -106,8 +119,21 @@ def send(ctx: AppContext, request: ActionRequest, reserved: Reservation) -> Sent
     )
 
 
+def cut_note(ctx: AppContext, reserved: Reservation) -> str:
+    """What ends an edit the platform could not take whole, in the reader's language, linking the action's page."""
+    public = ctx.settings.public_url
+    if not public:
+        return TEXTS.text("cut", reserved.locale)
+    return TEXTS.text("cut_link", reserved.locale, url=f"{public.rstrip('/')}/console/actions/{reserved.action_id}")
+
+
 def _deliver(
-    channel: Any, request: ActionRequest, reserved: Reservation, external_user_id: str, chat_id: str | None
+    channel: Any,
+    request: ActionRequest,
+    reserved: Reservation,
+    external_user_id: str,
+    chat_id: str | None,
+    note: str,
 ) -> SendReceipt:
     """One try on one channel: an edit of a message the bot sent, or a new message (with its buttons and media).
 
@@ -126,6 +152,7 @@ def _deliver(
                     text=request.text,
                     buttons=buttons,
                     locale=reserved.locale,
+                    cut_note=note,
                 )
             )
         except InvalidRequest as exc:
