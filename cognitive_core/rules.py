@@ -55,7 +55,9 @@ def _names_someone_else(intent: Intent, situation: Situation) -> bool:
 
 
 # Commands about the sender's own things: never read as a reply to what waits on them.
-_OWN = ("snooze", "remind", "reminders")
+_OWN = ("snooze", "remind", "reminders", "away")
+# Saying one is back is a command even from someone waited on; a bare "恢复" may be their answer ("服务恢复了吗？").
+_BACK = re.compile(r"我(?:已经)?回来了|回来上班了|销假|i'?m back|i am back|back from", re.I)
 
 
 def _from_someone_waited_on(situation: Situation, text: str, intent: Intent | None) -> Decision | None:
@@ -73,7 +75,8 @@ def _from_someone_waited_on(situation: Situation, text: str, intent: Intent | No
         if concern.role == "escalation":
             return Decision("acknowledgement:escalation", c.Ignore({"concern_id": concern.concern_id}))
         return Decision("acknowledgement", c.Acknowledge(concern.concern_id))
-    if not quoted and intent is not None and (intent.name in _OWN or _names_someone_else(intent, situation)):
+    own = intent is not None and (intent.name in _OWN or (intent.name == "resume" and _BACK.search(text)))
+    if not quoted and intent is not None and (own or _names_someone_else(intent, situation)):
         return None
     rule = (
         "quoted_reply"

@@ -5,12 +5,15 @@ Each row turns a parsed intent and the situation into one decision; a command no
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime
 
 from cognitive_core.language import forwarding, promises, reminding
 from cognitive_core.language.names import find_person
 from cognitive_core.language.parsing import Intent
+from cognitive_core.language.phrasing import return_moment
+from cognitive_core.language.when import parse_when
 from cognitive_core.situation import Decision, Situation, WaitingConcern
 from concern import commands as c
 
@@ -71,6 +74,16 @@ def _pause(intent: Intent, situation: Situation) -> Decision:
     return Decision("self_service:pause", c.SetPolicy({"paused_until": until.isoformat()}))
 
 
+def _away(intent: Intent, situation: Situation) -> Decision:
+    """`/away [until Friday] [note]`: away from now, until the time said (open-ended without one)."""
+    rest = intent.args.get("rest", "")
+    found = parse_when(rest, now=situation.now, tz=situation.sender.timezone) if rest else None
+    ahead = found is not None and found.at > situation.now
+    until = return_moment(found, text=rest, tz=situation.sender.timezone) if ahead else None
+    status = "on_leave" if re.search(r"假|leave|vacation|holiday|sick", rest, re.I) else "away"
+    return Decision("self_service:away", c.SetAway(status, until.astimezone(UTC).isoformat() if until else None, rest))
+
+
 def _did(intent: Intent, situation: Situation) -> Decision:
     args = intent.args
     values = {
@@ -97,6 +110,7 @@ TYPED: dict[str, Row] = {
     ),
     "pause": _pause,
     "resume": lambda i, s: Decision("self_service:resume", c.SetPolicy({"paused_until": None})),
+    "away": _away,
     "did": _did,
     "brief": lambda i, s: Decision("brief", c.Brief(everything=bool(i.args.get("all")))),
     "review": lambda i, s: Decision("review", c.Review()),

@@ -106,6 +106,7 @@ def answer(uow: UnitOfWork, *, person_id: str, priority: str = "P2", kind: str =
 # The model acts before sending on these; quiet time, a pause and the cap stay L1's to refuse (and record).
 _OWN_HOLDS = ("away", "busy")
 _MOVES = ("answering_hours", "promised")
+RELEASE_SPACING = timedelta(minutes=10)  # between the questions that waited for someone, once they are back
 RECHECK = timedelta(hours=6)  # an open-ended leave is looked at again this often (a return may lack a date)
 
 
@@ -144,7 +145,7 @@ def gate(uow: UnitOfWork, concern: Concern, *, kind: str, step_at: datetime) -> 
         held_by=found.held_by,
         extra={"kind": kind, "reasons": found.codes()},
     )
-    if found.held_by == "away" and kind == "question":
+    if found.held_by == "away" and kind in ("question", "follow_up"):  # once per loop (the notice is keyed)
         _tell_held(uow, concern, target=target, until=found.next_at)
     return True
 
@@ -191,14 +192,18 @@ def present_recipient(uow: UnitOfWork, person_id: str | None, *, skip: set[str])
 
 
 def release(uow: UnitOfWork, *, person_id: str) -> int:
-    """The person is back: their loops held as away are due now (L1-L4 still judge each send); how many."""
+    """The person is back: their loops held as away go, most urgent and oldest first, one every RELEASE_SPACING
+    (L1-L4 still judge each send), so a return is not met by a burst of questions; how many."""
     person = persons.get(uow, person_id=person_id)
     if person is None or work_state.read(person.work_state).away_at(uow.now):
         return 0
-    stmt = select(Concern).where(
-        Concern.target_person_id == person_id, Concern.held_by == "away", Concern.state.in_(ACTIVE_STATES)
+    stmt = (
+        select(Concern)
+        .where(Concern.target_person_id == person_id, Concern.held_by == "away", Concern.state.in_(ACTIVE_STATES))
+        .order_by(Concern.priority, Concern.created_at, Concern.concern_id)
     )
     held = list(uow.session.scalars(stmt))
-    for concern in held:
-        service.change(uow, concern, change="released", step_at=uow.now, held_until=None, held_by=None)
+    for n, concern in enumerate(held):
+        at = uow.now + n * RELEASE_SPACING
+        service.change(uow, concern, change="released", step_at=at, held_until=None, held_by=None)
     return len(held)

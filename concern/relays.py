@@ -12,6 +12,7 @@ from concern.queue import Purpose
 from concern.texts import messages, replies
 from kernel.context import UnitOfWork
 from person import service as persons
+from person import work_state
 
 
 def relay(
@@ -54,6 +55,7 @@ def policy(
     fact_id: str,
     channel: str | None,
     chat_id: str | None,
+    acked: bool = True,
 ) -> bool:
     """Queue the person's own policy change (an internal update); they hear it was made, in their words."""
     person = persons.get_or_404(uow, person_id=person_id)
@@ -66,5 +68,48 @@ def policy(
         request_key=f"{fact_id}:policy",
     )
     return queue.enqueue(
-        uow, request=request, purpose=Purpose.policy, ack_person_id=person_id, ack_channel=channel, ack_chat_id=chat_id
+        uow,
+        request=request,
+        purpose=Purpose.policy,
+        ack_person_id=person_id if acked else None,
+        ack_channel=channel,
+        ack_chat_id=chat_id,
+    )
+
+
+def work(
+    uow: UnitOfWork,
+    *,
+    person_id: str,
+    state: dict,
+    decision_id: str,
+    fact_id: str,
+    channel: str | None,
+    chat_id: str | None,
+    acked: bool = True,
+) -> bool:
+    """Queue the person's own work state (away, on leave, back: an internal update); they hear it was noted.
+
+    A stand-in an admin named is kept while the person stays away; coming back clears it (SPEC: none while
+    available).
+    """
+    person = persons.get_or_404(uow, person_id=person_id)
+    current = work_state.read(person.work_state)
+    if state.get("status") != "available" and current.stand_in_id and not state.get("stand_in_id"):
+        state = {**state, "stand_in_id": current.stand_in_id}
+    request = ActionRequest(
+        action_type="internal_update",
+        decision_ref=decision_id,
+        target_person_id=person_id,
+        operation={"name": "person.work_state", "person_id": person_id, "work_state": state},
+        text=replies.work_change(state, person.locale, tz=ZoneInfo(person.timezone), now=uow.now),
+        request_key=f"{fact_id}:work_state",
+    )
+    return queue.enqueue(
+        uow,
+        request=request,
+        purpose=Purpose.policy,
+        ack_person_id=person_id if acked else None,
+        ack_channel=channel,
+        ack_chat_id=chat_id,
     )

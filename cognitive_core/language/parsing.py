@@ -39,7 +39,8 @@ _PATTERNS: list[tuple[str, re.Pattern]] = [
     ("bind", re.compile(r"^(?:/start|bind|绑定)\s+(?P<code>[A-Za-z0-9]{8,32})$", re.I)),
     ("quiet", re.compile(rf"^(?:/quiet|免打扰)\s*(?P<start>{_HHMM})\s*[-~～到至]\s*(?P<end>{_HHMM})$", re.I)),
     ("pause", re.compile(rf"^(?:/pause|暂停|pause)\s*{_SPAN}$", re.I)),
-    ("resume", re.compile(r"^(?:/resume|恢复|resume)$", re.I)),
+    ("resume", re.compile(r"^(?:/resume|/back|恢复|resume)$", re.I)),
+    ("away", re.compile(r"^/away(?:\s+(?P<rest>.*))?$", re.I | re.S)),
     ("snooze", re.compile(rf"^(?:/later|later|稍后|晚点)\s*{_SPAN}$", re.I)),
     ("brief", re.compile(r"^(?:/brief|简报|今天的简报|今日简报)(?:\s*(?P<all>all|全部))?$", re.I)),
     ("review", re.compile(r"^(?:/review|周报|本周回顾)$", re.I)),
@@ -61,6 +62,8 @@ SLASH_COMMANDS = {
     "quiet": "quiet",
     "pause": "pause",
     "resume": "resume",
+    "back": "resume",
+    "away": "away",
     "later": "later",
     "snooze": "later",
     "brief": "brief",
@@ -172,8 +175,8 @@ def parse(text: str) -> Intent | None:
             return Intent(name, {"duration": span(amount, unit)})
         if name == "quiet":
             return Intent(name, {"start": _norm_time(groups["start"]), "end": _norm_time(groups["end"])})
-        if name == "remind":
-            return Intent(name, {"rest": groups["rest"].strip()})
+        if name in ("remind", "away"):
+            return Intent(name, {"rest": groups.get("rest", "").strip()})
         if name == "did":
             return Intent(name, _did_args(groups.get("rest", "")))
         if name == "today":

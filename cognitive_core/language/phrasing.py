@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
-from cognitive_core.language.when import _zh_number, parse_when
+from cognitive_core.language.when import Found, _zh_number, parse_when
 
 # Traditional → simplified, one character each (the chat vocabulary; names like 張 and 陳 included).
 _TRADITIONAL = (
@@ -148,6 +148,39 @@ def until(text: str, *, now: datetime, tz: str) -> datetime | None:
     if found.vague:
         return datetime.combine(local.date(), time(0), tzinfo=ZoneInfo(tz))
     return local
+
+
+# "请假到周五" is through Friday; "下周一回来", "back Monday" and English "until Monday" mean back on that day.
+_RETURNS = re.compile(r"回来|回公司|回办公室|上班|\bback\b|\breturn|\buntil\b|\btill\b", re.I)
+_AROUND_A_TIME = re.compile(
+    r"[\s,，。.!！~～]*(?:(?:到|至|直到|until|till|through|back|回来|回公司|回办公室|上班|回|on|in|at)[\s,，。.!！~～]*)*",
+    re.I,
+)
+
+
+def away_until(text: str, *, now: datetime, tz: str) -> tuple[bool, datetime | None]:
+    """(is `text` only a return time, that time): "到周五" is through Friday, "下周一回来" back on Monday.
+
+    (False, None) when `text` says more than when (it may be an answer); (True, None) for no time at all.
+    """
+    if not text.strip(" ，,。.!！~～"):
+        return True, None
+    found = parse_when(text, now=now, tz=tz)
+    if found is None or found.at <= now:
+        return False, None
+    leftover = text[: found.span[0]] + text[found.span[1] :]
+    if not _AROUND_A_TIME.fullmatch(leftover):
+        return False, None
+    return True, return_moment(found, text=text, tz=tz)
+
+
+def return_moment(found: Found, *, text: str, tz: str) -> datetime:
+    """When someone away is back, from the time they said: a day alone means all of it, unless they return then."""
+    local = found.at.astimezone(ZoneInfo(tz))
+    if not found.vague:
+        return local
+    day = local.date() + (timedelta(0) if _RETURNS.search(text) else timedelta(days=1))
+    return datetime.combine(day, time(0), tzinfo=ZoneInfo(tz))
 
 
 def tidy(body: str) -> str:

@@ -177,6 +177,14 @@ def _pause(reading: Reading, now: datetime | None) -> Decision | None:
     return Decision("self_service:pause", c.SetPolicy({"paused_until": until.astimezone(UTC).isoformat()}))
 
 
+def _away(reading: Reading, now: datetime | None) -> Decision:
+    until = reading.args.get("until")
+    return Decision(
+        "self_service:away",
+        c.SetAway(reading.args["status"], until.astimezone(UTC).isoformat() if until else None, reading.args["note"]),
+    )
+
+
 # The sender's own requests: intent → decision (snooze is the caller's: it needs what waits on the sender).
 OWN: dict[str, Any] = {
     "status": lambda r, now: Decision("concerns", c.Reply("concerns")),
@@ -185,11 +193,12 @@ OWN: dict[str, Any] = {
     "quiet": lambda r, now: Decision("self_service:quiet", c.SetPolicy({"quiet_hours": r.args["windows"]})),
     "pause": _pause,
     "resume": lambda r, now: Decision("self_service:resume", c.SetPolicy({"paused_until": None})),
+    "away": _away,
 }
 
 
 def own(reading: Reading, *, now: datetime | None) -> Decision | None:
-    """Status, did, quiet, pause, resume and help: the sender's own requests (None: not one of them)."""
+    """Status, did, quiet, pause, resume, away and help: the sender's own requests (None: not one of them)."""
     row = OWN.get(reading.intent)
     decided = row(reading, now) if row is not None else None
     if decided is None:

@@ -215,6 +215,17 @@ class Bind(Command):
 
 
 @dataclass(frozen=True)
+class SetAway(Command):
+    """The sender says they are away or on leave (until when, open-ended when None), in their own words."""
+
+    TYPE: ClassVar[str] = "set_away"
+    LEGACY: ClassVar[dict[str, Any]] = {"action": "away"}
+    status: str = "away"  # away | on_leave
+    until: str | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
 class SetPolicy(Command):
     """The sender's own interaction policy changed (quiet hours, pause, resume)."""
 

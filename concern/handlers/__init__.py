@@ -38,6 +38,7 @@ HANDLERS: dict[type[c.Command], Handler] = {
     c.Extend: loops.extend,
     c.Bind: starts.bind,
     c.SetPolicy: starts.set_policy,
+    c.SetAway: starts.set_away,
 }
 
 

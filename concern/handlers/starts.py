@@ -12,7 +12,7 @@ from concern.outcomes import Done, Outcome, Unchanged
 from concern.queue import Purpose
 from kernel.context import UnitOfWork
 from kernel.errors import Conflict
-from person import bind_codes
+from person import bind_codes, work_state
 from person import service as persons
 
 
@@ -108,16 +108,41 @@ def bind(uow: UnitOfWork, command: c.Bind, origin: Origin) -> Outcome:
 
 
 def set_policy(uow: UnitOfWork, command: c.SetPolicy, origin: Origin) -> Outcome:
-    relays.policy(
-        uow,
-        person_id=origin.actor_id or "",
-        patch=command.patch,
-        decision_id=origin.decision_id,
-        fact_id=origin.fact_id or origin.decision_id,
-        channel=origin.channel,
-        chat_id=origin.chat_id,
-    )
+    """The sender's own policy change; "resume" (`我回来了`, `/back`) from someone away also ends their absence."""
+    person_id = origin.actor_id or ""
+    back = command.patch == {"paused_until": None} and _away(uow, person_id)
+    if back:
+        relays.work(uow, person_id=person_id, state={"status": "available"}, **_relayed(origin))
+    if not back or _paused(uow, person_id):  # back and not paused: nothing to resume, one confirmation only
+        relays.policy(uow, person_id=person_id, patch=command.patch, acked=not back, **_relayed(origin))
     return Done("policy_queued")
+
+
+def set_away(uow: UnitOfWork, command: c.SetAway, origin: Origin) -> Outcome:
+    """The sender is away or on leave from now (until `until`, open-ended without): an internal update, confirmed."""
+    state = {"status": command.status, "until": command.until, "note": command.note[:500]}
+    relays.work(uow, person_id=origin.actor_id or "", state=state, **_relayed(origin))
+    return Done("policy_queued")
+
+
+def _relayed(origin: Origin) -> dict:
+    return {
+        "decision_id": origin.decision_id,
+        "fact_id": origin.fact_id or origin.decision_id,
+        "channel": origin.channel,
+        "chat_id": origin.chat_id,
+    }
+
+
+def _away(uow: UnitOfWork, person_id: str) -> bool:
+    person = persons.get(uow, person_id=person_id)
+    return person is not None and work_state.read(person.work_state).away_at(uow.now)
+
+
+def _paused(uow: UnitOfWork, person_id: str) -> bool:
+    person = persons.get(uow, person_id=person_id)
+    until = persons.policy_of(person).paused_until if person is not None else None
+    return until is not None and until > uow.now
 
 
 def notify(uow: UnitOfWork, command: c.Notify, origin: Origin) -> Outcome:

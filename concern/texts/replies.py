@@ -6,19 +6,22 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from concern.texts import reach
 from concern.texts.messages import WEEKDAYS
 from kernel.catalogue import Catalogue
+from kernel.moments import when
 
 _HELP = {
     "zh": "我可以帮你问人、转告、跟进、提醒。直接跟我说就行，例如：\n"
     "帮我问问张三提测什么时候能给 · 告诉李四明早10点开会 · 催一下张三 · 提醒我明天上午10点交周报\n"
     "现在在等谁回复？ · 你今天做了什么？ · 简报 · 周报 · 晚上10点到早上8点别打扰我 · 这周别打扰我\n"
-    "命令也可以：/ask /tell /concerns /did /cancel /brief /review /remind /reminders /quiet /pause /resume",
+    "命令也可以：/ask /tell /concerns /did /cancel /brief /review /remind /reminders /quiet /pause /resume /away /back",
     "en": "I can ask people, pass messages on, follow up and remind you. Just tell me, e.g.:\n"
     "ask Zhang San when the build is ready · let Li Si know standup moved to 10 · chase Zhang San · "
     "/remind tomorrow 9:30 standup notes\n"
     "what are you waiting on? · what did you do today? · /brief · /review · no messages from 10pm to 8am\n"
-    "Commands work too: /ask /tell /concerns /did /cancel /brief /review /remind /reminders /quiet /pause /resume",
+    "Commands work too: /ask /tell /concerns /did /cancel /brief /review /remind /reminders /quiet /pause /resume "
+    "/away /back",
 }
 
 # What a member (not a principal) can do: they never see /ask or /tell.
@@ -26,11 +29,13 @@ _HELP_MEMBER = {
     "zh": "我可以帮你：\n"
     "在等我回复什么？（/concerns） · 你今天做了什么？（/did） · 提醒我1小时后交周报（/remind 1h …） · /reminders\n"
     "晚上10点到早上8点别打扰我（/quiet 22:00-08:00） · 暂停3天（/pause 3d） · 恢复（/resume）\n"
+    "我请假到周五（/away 周五） · 我回来了（/back）\n"
     "回复“稍后 2小时”可以推迟跟进。",
     "en": "I can:\n"
     "what is waiting for my reply? (/concerns) · what did you do today? (/did) · /remind 1h submit the report · "
     "/reminders\n"
     "no messages from 10pm to 8am (/quiet 22:00-08:00) · pause for 3 days (/pause 3d) · /resume\n"
+    "I'm on leave until Friday (/away until Friday) · I'm back (/back)\n"
     'Reply "later 2h" to push a follow-up back.',
 }
 HELP = Catalogue("concern.replies.help", {"principal": _HELP, "member": _HELP_MEMBER})
@@ -207,6 +212,12 @@ def policy_change(patch: dict[str, Any], locale: str, *, tz: ZoneInfo, now: date
             return f"暂停到 {local:%m-%d %H:%M}（周{weekday}）"
         return f"paused until {weekday} {local:%m-%d %H:%M}"
     return "已恢复消息" if zh else "messages resumed"
+
+
+def work_change(state: dict[str, Any], locale: str, *, tz: ZoneInfo, now: datetime) -> str:
+    """What a person's own away / back changes, as they read it (also the action's content preview)."""
+    until = when(datetime.fromisoformat(state["until"]), tz, locale, now=now) if state.get("until") else ""
+    return reach.noted(state, locale, until=until)
 
 
 def to_stranger(template: str) -> str:

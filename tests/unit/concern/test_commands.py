@@ -31,6 +31,7 @@ EXAMPLES: list[tuple[c.Command, DecisionKind]] = [
     (c.Extend("con_20260318_001", hours=2), DecisionKind.direct_action),
     (c.Bind("ABCD2345EFGH"), DecisionKind.direct_action),
     (c.SetPolicy({"quiet_hours": [{"start": "22:00", "end": "08:00"}]}), DecisionKind.direct_action),
+    (c.SetAway("on_leave", "2026-12-04T16:00:00+00:00", "我请假到周五"), DecisionKind.direct_action),
     (c.Reply("did", {"today": True, "window_s": 86400}), DecisionKind.reply),
     (c.Brief(everything=True), DecisionKind.reply),
     (c.Review(), DecisionKind.reply),

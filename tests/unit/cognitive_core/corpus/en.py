@@ -129,6 +129,11 @@ EN = [
     ("resume", "resume", None, None, None, None),
     ("I'm back", "resume", None, None, None, None),
     ("unpause notifications", "resume", None, None, None, None),
+    # away (one's own work state)
+    ("I'm on leave until Friday", "away", None, None, None, None),
+    ("I'm out of office until Monday", "away", None, None, None, None),
+    ("I'm on vacation", "away", None, None, None, None),
+    ("I'll be OOO till next Monday", "away", None, None, None, None),
     # snooze
     ("later 2h", "snooze", None, None, None, None),
     ("ask me again in 2 hours", "snooze", None, None, None, None),

@@ -177,6 +177,11 @@ ZH = [
     ("恢复", "resume", None, None, None, None),
     ("恢复消息", "resume", None, None, None, None),
     ("我回来了", "resume", None, None, None, None),
+    # 请假 / 出差（自己的工作状态）
+    ("我请假到周五", "away", None, None, None, None),
+    ("我在休假，下周一回来", "away", None, None, None, None),
+    ("我这周出差", "away", None, None, None, None),
+    ("我今天请病假", "away", None, None, None, None),
     ("可以给我发消息了", "resume", None, None, None, None),
     ("取消免打扰", "resume", None, None, None, None),
     # snooze (the principal's own follow-ups)

@@ -1,0 +1,94 @@
+"""Away and back said in chat: the person's own work state, recorded as their change; what waited goes out spaced."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from sqlalchemy import select
+
+from app.pipeline import tick
+from concern.models import Concern
+from concern.reachability import RELEASE_SPACING
+from fact.models import Fact
+from tests.integration.story_helpers import say
+
+
+def person_changes(ctx, person_id: str) -> list[Fact]:
+    with ctx.reader() as uow:
+        stmt = select(Fact).where(Fact.fact_type == "person_changed").order_by(Fact.pk)
+        return [f for f in uow.session.scalars(stmt) if person_id in f.person_refs]
+
+
+def work_state(client, person_id: str) -> dict:
+    return client.get(f"/v1/persons/{person_id}").json()["work_state"]
+
+
+def loops(ctx) -> list[Concern]:
+    with ctx.reader() as uow:
+        return list(uow.session.scalars(select(Concern).order_by(Concern.created_at, Concern.concern_id)))
+
+
+def test_someone_waited_on_who_says_they_are_on_leave_sets_it_and_the_question_waits(ctx, clock, client, team):
+    feishu, telegram = team
+    say(ctx, channel="feishu", user="ou_boss", text="问一下张三：提测什么时候能给？")
+    assert telegram.texts_to("tg_zs") == ["老板想了解：提测什么时候能给？"]
+    say(ctx, channel="telegram", user="tg_zs", text="我请假到周五")  # a command, not the answer
+    assert work_state(client, "p_zhangsan") == {
+        "status": "on_leave",
+        "until": "2026-03-20T16:00:00Z",  # Saturday 00:00 there
+        "stand_in_id": None,
+        "note": "我请假到周五",
+    }
+    [loop] = loops(ctx)
+    assert loop.state == "waiting_reply" and loop.answer is None
+    change = person_changes(ctx, "p_zhangsan")[-1]
+    assert change.source == "person" and change.content["after"]["work_state"]["status"] == "on_leave"
+    assert "记下了：你请假到 03-21（周六）00:00" in telegram.texts_to("tg_zs")[-1]
+    clock.advance(timedelta(hours=4))  # the follow-up falls due while they are away: held, the asker told
+    tick(ctx)
+    assert len(telegram.texts_to("tg_zs")) == 2
+    assert loops(ctx)[0].held_by == "away"
+    assert "张三请假到" in feishu.texts_to("ou_boss")[-1]
+
+
+def test_saying_back_releases_what_waited_one_question_at_a_time(ctx, clock, client, team):
+    _, telegram = team
+    say(ctx, channel="telegram", user="tg_zs", text="/away")  # open-ended
+    assert work_state(client, "p_zhangsan")["status"] == "away"
+    for n, question in enumerate(("周报写了吗？", "提测什么时候能给？", "下周能来开会吗？")):
+        body = {"originator_id": "p_boss", "target_person_id": "p_zhangsan", "question": question}
+        assert client.post("/v1/concerns", json={**body, "priority": "P0" if n == 2 else "P2"}).status_code == 201
+    asked = [t for t in telegram.texts_to("tg_zs") if t.startswith("老板想了解")]
+    assert asked == ["老板想了解：下周能来开会吗？"]  # a P0 goes through: nobody stands in
+    say(ctx, channel="telegram", user="tg_zs", text="我回来了")
+    assert work_state(client, "p_zhangsan") == {"status": "available", "until": None, "stand_in_id": None, "note": ""}
+    assert "欢迎回来" in telegram.texts_to("tg_zs")[-1]
+    tick(ctx)
+    asked = [t for t in telegram.texts_to("tg_zs") if t.startswith("老板想了解")]
+    assert asked[1:] == ["老板想了解：周报写了吗？"]  # the oldest first; the next one waits its turn
+    clock.advance(RELEASE_SPACING + timedelta(seconds=30))
+    tick(ctx)
+    asked = [t for t in telegram.texts_to("tg_zs") if t.startswith("老板想了解")]
+    assert asked[1:] == ["老板想了解：周报写了吗？", "老板想了解：提测什么时候能给？"]
+
+
+def test_a_stand_in_an_admin_named_is_kept_when_the_person_restates_their_leave(ctx, clock, client, team):
+    _, telegram = team
+    leave = {"status": "on_leave", "until": None, "stand_in_id": "p_lisi"}
+    assert client.patch("/v1/persons/p_zhangsan", json={"work_state": leave}).status_code == 200
+    say(ctx, channel="telegram", user="tg_zs", text="I'm on leave until Friday")
+    assert work_state(client, "p_zhangsan") == {
+        "status": "on_leave",
+        "until": "2026-03-19T16:00:00Z",  # English "until Friday": back on Friday, 00:00 there
+        "stand_in_id": "p_lisi",
+        "note": "I'm on leave until Friday",
+    }
+
+
+def test_a_reply_that_mentions_a_trip_is_still_the_answer(ctx, clock, client, team):
+    _, telegram = team
+    say(ctx, channel="feishu", user="ou_boss", text="问一下张三：合同什么时候给？")
+    say(ctx, channel="telegram", user="tg_zs", text="我在出差，合同下周给你")
+    [loop] = [c for c in loops(ctx) if c.kind == "question"]
+    assert loop.state == "resolved" and loop.answer == "我在出差，合同下周给你"
+    assert work_state(client, "p_zhangsan")["status"] == "available"
