@@ -38,6 +38,12 @@ _TEXTS: dict[str, dict[str, str]] = {
         "en": "{asker} asked {who}, no answer: {question} · {age}",
     },
     "held": {"zh": "{who}：{question} · 消息被暂缓（{why}）", "en": "{who}: {question} · delivery held ({why})"},
+    "held_away": {
+        "zh": "{who}不在（{back}）：{question} · 等{who}回来再问",
+        "en": "{who} is away ({back}): {question} · waits until they are back",
+    },
+    "back_at": {"zh": "{when} 回来", "en": "back {when}"},
+    "back_open": {"zh": "回来时间未定", "en": "no return date"},
     "failed": {"zh": "发给 {who} 的消息没送到：{preview}", "en": "Could not reach {who}: {preview}"},
     "due_today": {"zh": "{who} 答应 {when} 前：{question}", "en": "{who} promised by {when}: {question}"},
     "slipped": {"zh": "{who} 逾期 {age}：{question}", "en": "{who} is {age} late: {question}"},

@@ -81,6 +81,10 @@ def _mine(uow: UnitOfWork, c: Concern, names: dict[str, str], tz: ZoneInfo, loca
     if c.pending_deliveries and c.follow_up_count == 0 and c.message_refs == []:
         why = reasons.held(c.pending_deliveries[-1].get("blocked_by", ""), locale)
         return Item("attention", text("held", locale, who=who, question=question, why=why), -waited, c.concern_id)
+    if c.held_by == "away":  # with the person away: it waits for their return (open-ended: listed until then)
+        back = text("back_at", locale, when=when(c.held_until, tz, locale, now=now)) if c.held_until else ""
+        line = text("held_away", locale, who=who, question=question, back=back or text("back_open", locale))
+        return Item("attention", line, -waited, c.concern_id, ("cancel",))
     line = text(
         "waiting_item",
         locale,

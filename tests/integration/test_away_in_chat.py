@@ -92,3 +92,12 @@ def test_a_reply_that_mentions_a_trip_is_still_the_answer(ctx, clock, client, te
     [loop] = [c for c in loops(ctx) if c.kind == "question"]
     assert loop.state == "resolved" and loop.answer == "我在出差，合同下周给你"
     assert work_state(client, "p_zhangsan")["status"] == "available"
+
+
+def test_the_brief_lists_a_question_waiting_for_someone_away_with_no_return_date(ctx, clock, client, team):
+    feishu, _ = team
+    assert client.patch("/v1/persons/p_zhangsan", json={"work_state": {"status": "away"}}).status_code == 200
+    body = {"originator_id": "p_boss", "target_person_id": "p_zhangsan", "question": "周报写了吗？", "priority": "P2"}
+    assert client.post("/v1/concerns", json=body).status_code == 201
+    say(ctx, channel="feishu", user="ou_boss", text="/brief")
+    assert "张三不在（回来时间未定）：周报写了吗？ · 等张三回来再问" in feishu.texts_to("ou_boss")[-1]
