@@ -7,6 +7,7 @@ as the core reads and claims them when one is pressed (the action layer keeps th
 | decision request (risk routing) | the decision maker | Approve · Decline                  |
 | confirmation a question went out| the originator     | Nudge now · Cancel                 |
 | "not me"                        | the originator     | Cancel · Ask someone else          |
+| question held: the person away  | the originator     | Ask <stand-in> instead · Cancel    |
 | escalation                      | the manager        | I'll handle it · Remind them       |
 | commitment check-in             | the person         | Done · 2 more hours                |
 | the LLM's proposal              | the principal      | Confirm · Cancel                   |
@@ -82,6 +83,21 @@ def choices(
     """Buttons for a question the bot asks back ("did you mean …?"): (verb, label, args) each, labels cut to fit."""
     picks = [Choice(verb, text if len(text) <= 40 else text[:39] + "…", args) for verb, text, args in options]
     return buttons.mint(uow, request_key=request_key, addressee_id=addressee_id, choices=picks)
+
+
+def styled(
+    uow: UnitOfWork,
+    *,
+    request_key: str,
+    addressee_id: str,
+    concern_id: str,
+    options: list[tuple[str, str, dict[str, Any], str]],
+) -> list[ButtonSpec]:
+    """A loop's buttons whose labels name someone (`改问李四`): (verb, label, args, style) each, cut to fit."""
+    picks = [
+        Choice(verb, text if len(text) <= 40 else text[:39] + "…", args, style) for verb, text, args, style in options
+    ]
+    return buttons.mint(uow, request_key=request_key, addressee_id=addressee_id, choices=picks, concern_id=concern_id)
 
 
 def shown_again(rows: list[Any], locale: str) -> list[ButtonSpec]:

@@ -14,6 +14,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import select
 
 from action import ledger
+from concern import buttons as concern_buttons
 from concern import outbound, service
 from concern.models import ACTIVE_STATES, Concern
 from concern.texts import messages
@@ -163,9 +164,16 @@ def _tell_held(uow: UnitOfWork, concern: Concern, *, target: Person, until: date
         when = messages.when(until, ZoneInfo(originator.timezone), locale, now=uow.now)
         text = texts.render("held_leave" if state.status == "on_leave" else "held_away", locale, until=when, **values)
     stand_in = persons.get(uow, person_id=state.stand_in_id) if state.stand_in_id else None
-    if stand_in is not None:
+    options = [("cancel", texts.render("button_cancel", locale), {}, "danger")]
+    if stand_in is not None and stand_in.active:
         text += " " + texts.render("stand_in", locale, stand_in=stand_in.display_name, target=target.display_name)
-    outbound.notice(uow, concern, to=originator.person_id, text=text, key=f"{concern.concern_id}:held:away")
+        ask = texts.render("button_stand_in", locale, stand_in=stand_in.display_name)
+        options.insert(0, ("ask_stand_in", ask, {"person_id": stand_in.person_id}, "primary"))
+    key = f"{concern.concern_id}:held:away"
+    buttons = concern_buttons.styled(
+        uow, request_key=key, addressee_id=originator.person_id, concern_id=concern.concern_id, options=options
+    )
+    outbound.notice(uow, concern, to=originator.person_id, text=text, key=key, buttons=buttons)
 
 
 def present_recipient(uow: UnitOfWork, person_id: str | None, *, skip: set[str]) -> str | None:

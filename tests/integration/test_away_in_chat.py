@@ -10,6 +10,7 @@ from app.pipeline import tick
 from concern.models import Concern
 from concern.reachability import RELEASE_SPACING
 from fact.models import Fact
+from tests.integration.press_helpers import buttons_to, press
 from tests.integration.story_helpers import say
 
 
@@ -101,3 +102,27 @@ def test_the_brief_lists_a_question_waiting_for_someone_away_with_no_return_date
     assert client.post("/v1/concerns", json=body).status_code == 201
     say(ctx, channel="feishu", user="ou_boss", text="/brief")
     assert "张三不在（回来时间未定）：周报写了吗？ · 等张三回来再问" in feishu.texts_to("ou_boss")[-1]
+
+
+def test_the_asker_of_a_question_held_for_someone_away_can_ask_the_stand_in_with_one_press(ctx, clock, client, team):
+    feishu, telegram = team
+    leave = {"status": "on_leave", "until": "2026-03-20T09:00:00+08:00", "stand_in_id": "p_lisi"}
+    assert client.patch("/v1/persons/p_zhangsan", json={"work_state": leave}).status_code == 200
+    say(ctx, channel="feishu", user="ou_boss", text="问一下张三：提测什么时候能给？")
+    offered = buttons_to(feishu, "ou_boss")
+    assert list(offered) == ["改问李四", "取消"]
+    press(ctx, channel="feishu", user="ou_boss", token=offered["改问李四"])
+    held, asked = loops(ctx)
+    assert (held.state, asked.target_person_id, asked.state) == ("cancelled", "p_lisi", "waiting_reply")
+    assert telegram.texts_to("tg_ls")[-1].endswith("提测什么时候能给？")
+    assert telegram.texts_to("tg_zs") == []
+
+
+def test_without_a_stand_in_the_held_notice_offers_cancel_only(ctx, clock, client, team):
+    feishu, _ = team
+    assert client.patch("/v1/persons/p_zhangsan", json={"work_state": {"status": "away"}}).status_code == 200
+    say(ctx, channel="feishu", user="ou_boss", text="问一下张三：提测什么时候能给？")
+    offered = buttons_to(feishu, "ou_boss")
+    assert list(offered) == ["取消"]
+    press(ctx, channel="feishu", user="ou_boss", token=offered["取消"])
+    assert [loop.state for loop in loops(ctx)] == ["cancelled"]
