@@ -30,8 +30,8 @@ class Page(BaseModel):
 # and the id to continue below at that instant.
 KEY_CURSOR = re.compile(r"[0-9]{0,19}")
 TIME_CURSOR = re.compile(r"(?:([0-9]{1,16})_([a-z0-9_]{1,64}))?")
-KEY_CURSOR_SCHEMA = {"pattern": f"^{KEY_CURSOR.pattern}$"}
-TIME_CURSOR_SCHEMA = {"pattern": f"^{TIME_CURSOR.pattern}$"}
+KEY_CURSOR_SCHEMA = {"anyOf": [{"type": "string", "pattern": f"^{KEY_CURSOR.pattern}$"}]}
+TIME_CURSOR_SCHEMA = {"anyOf": [{"type": "string", "pattern": f"^{TIME_CURSOR.pattern}$"}]}
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MAX_PK = 2**63 - 1
 

@@ -12,18 +12,27 @@ from sqlmodel import Field, SQLModel
 
 from kernel.channel_names import ChannelName
 from kernel.db import UTCDateTime
-from kernel.limits import SaneInstant
+from kernel.instants import OptionalInstant
 
 _PK = BigInteger().with_variant(Integer(), "sqlite")
 # A message the rules did not understand, waiting for the optional LLM (cognitive_core.llm_worker); while it is
 # being asked, `processed_at` holds when the asking replica took it (a lease another replica may take over).
 LLM_PENDING = "llm_pending"
+WHO_SENT = [
+    {"properties": {"person_id": {"type": "string"}}, "required": ["person_id"]},
+    {
+        "properties": {"channel": {"type": "string"}, "external_user_id": {"type": "string"}},
+        "required": ["channel", "external_user_id"],
+    },
+    {"properties": {"channel": {"type": "null"}, "external_user_id": {"type": "null"}}},
+]
 
 
 class ExternalSignal(BaseModel):
     """`POST /v1/signals` body: a signal from another system."""
 
-    model_config = ConfigDict(extra="forbid")
+    # The document says what the route checks: a person, or a channel with its user, or neither (not half a pair).
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"anyOf": WHO_SENT})
 
     source: str = PField(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.:-]+$")
     signal_type: str = PField(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.:-]+$")
@@ -32,7 +41,7 @@ class ExternalSignal(BaseModel):
     channel: ChannelName | None = None
     external_user_id: str | None = PField(None, min_length=1, max_length=128)
     content: dict[str, Any] = PField(default_factory=dict)  # depth and text are screened by app.api.guards
-    occurred_at: SaneInstant | None = None
+    occurred_at: OptionalInstant = None
 
 
 class InboxEntry(SQLModel, table=True):

@@ -10,13 +10,13 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     StrictBool,
-    StrictInt,
     model_validator,
 )
 from pydantic import Field as PField
 from sqlalchemy import JSON, Boolean, Column, ForeignKey, Integer, String, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
+from kernel.channel_names import installed
 from kernel.db import UTCDateTime
 from person.fields import (  # noqa: F401  (the field types are part of this module's vocabulary)
     HHMM,
@@ -35,9 +35,26 @@ from person.fields import (  # noqa: F401  (the field types are part of this mod
     Wait,
     WeeklyAt,
     check_timezone,
+    differing_times,
     wait_seconds,
+    whole,
 )
 from person.work_state import WorkState
+
+
+def _not_null(schema: dict[str, Any]) -> None:
+    """The document of a field a patch may leave out but not set to null: its type without null, no default."""
+    schema.pop("default", None)
+    kept = [branch for branch in schema.pop("anyOf", []) if branch != {"type": "null"}]
+    if len(kept) == 1:
+        schema.update(kept[0])
+    elif kept:
+        schema["anyOf"] = kept
+
+
+def unset() -> Any:
+    """The default of a patch field that may be left out but not null (person.service refuses null, naming it)."""
+    return PField(None, json_schema_extra=_not_null)
 
 
 class Strict(BaseModel):
@@ -48,6 +65,9 @@ class Strict(BaseModel):
 
 class QuietWindow(Strict):
     """A daily quiet window in the person's timezone; may cross midnight (22:00-07:00)."""
+
+    # The document says what `_not_empty` checks: start and end differ (in some digit).
+    model_config = ConfigDict(json_schema_extra=differing_times("start", "end"))
 
     start: HHMM
     end: HHMM
@@ -67,7 +87,7 @@ class InteractionPolicy(Strict):
     """How and when the bot may contact a person on its own initiative."""
 
     allow_proactive_ping: StrictBool = True
-    max_proactive_contacts_per_day: StrictInt = PField(5, ge=0, le=100)
+    max_proactive_contacts_per_day: whole(0, 100) = 5
     preferred_channel: Channel | None = None
     quiet_hours: list[QuietWindow] = PField(default_factory=_default_quiet_hours, max_length=24)
     quiet_days: QuietDays = PField(default_factory=list)
@@ -79,18 +99,18 @@ class InteractionPolicy(Strict):
 
 
 class InteractionPolicyPatch(Strict):
-    """Partial policy update: only the fields given change."""
+    """Partial policy update: only the fields given change (those `unset()` may be left out, never null)."""
 
-    allow_proactive_ping: StrictBool | None = None
-    max_proactive_contacts_per_day: StrictInt | None = PField(None, ge=0, le=100)
+    allow_proactive_ping: StrictBool | None = unset()
+    max_proactive_contacts_per_day: whole(0, 100) | None = unset()
     preferred_channel: Channel | None = None
-    quiet_hours: list[QuietWindow] | None = PField(None, max_length=24)
-    quiet_days: QuietDays | None = None
+    quiet_hours: Annotated[list[QuietWindow], PField(max_length=24)] | None = unset()
+    quiet_days: QuietDays | None = unset()
     paused_until: PausedUntil = None
     daily_brief_at: HHMM | None = None
     weekly_review_at: WeeklyAt | None = None
-    digest: StrictBool | None = None
-    digest_max_wait: Wait | None = None
+    digest: StrictBool | None = unset()
+    digest_max_wait: Wait | None = unset()
 
 
 class ChannelBindingIn(Strict):
@@ -112,11 +132,38 @@ def _unique_bindings(bindings: list[ChannelBindingIn]) -> list[ChannelBindingIn]
     return bindings
 
 
-Bindings = Annotated[list[ChannelBindingIn], AfterValidator(_unique_bindings), PField(max_length=20)]
+# uniqueItems says part of `_unique_bindings`: two equal listings are refused (so are two that share only
+# channel and user, which JSON Schema cannot say).
+Bindings = Annotated[
+    list[ChannelBindingIn],
+    AfterValidator(_unique_bindings),
+    PField(max_length=20, json_schema_extra={"uniqueItems": True}),
+]
+
+
+def _preferred_is_bound(schema: dict[str, Any]) -> None:
+    """The document says what `_check_preferred` checks: a preferred channel is one the bindings list."""
+    none = {"properties": {"interaction_policy": {"properties": {"preferred_channel": {"type": "null"}}}}}
+    bound = [
+        {
+            "properties": {
+                "interaction_policy": {
+                    "properties": {"preferred_channel": {"const": name}},
+                    "required": ["preferred_channel"],
+                },
+                "channel_bindings": {"contains": {"properties": {"channel": {"const": name}}}},
+            },
+            "required": ["interaction_policy", "channel_bindings"],
+        }
+        for name in installed()
+    ]
+    schema["anyOf"] = [none, *bound]
 
 
 class PersonCreate(Strict):
     """A whole person, as `POST /v1/persons` accepts it."""
+
+    model_config = ConfigDict(json_schema_extra=_preferred_is_bound)
 
     person_id: PersonId
     display_name: Text
@@ -131,16 +178,16 @@ class PersonCreate(Strict):
 
 
 class PersonUpdate(Strict):
-    """`PATCH /v1/persons/{id}`: only the fields given change."""
+    """`PATCH /v1/persons/{id}`: only the fields given change (those `unset()` may be left out, never null)."""
 
-    display_name: Text | None = None
-    aliases: list[Text] | None = PField(None, max_length=50)
-    role: Role | None = None
+    display_name: Text | None = unset()
+    aliases: Annotated[list[Text], PField(max_length=50)] | None = unset()
+    role: Role | None = unset()
     manager_id: PersonId | None = None
-    timezone: Timezone | None = None
-    locale: Locale | None = None
-    work_state: WorkState | None = None
-    active: StrictBool | None = None
+    timezone: Timezone | None = unset()
+    locale: Locale | None = unset()
+    work_state: WorkState | None = unset()
+    active: StrictBool | None = unset()
 
 
 class ChannelBindingsIn(Strict):

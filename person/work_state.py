@@ -13,12 +13,15 @@ from person.fields import OptionalInstant, PersonId
 
 Status = Literal["available", "away", "on_leave"]
 AWAY_STATUSES = frozenset({"away", "on_leave"})
+ONLY_AWAY = {"properties": {"status": {"enum": sorted(AWAY_STATUSES)}}, "required": ["status"]}
+NOTHING_OF_AWAY = {"properties": {"until": {"type": "null"}, "stand_in_id": {"type": "null"}}}
 
 
 class WorkState(BaseModel):
     """`{"status", "until", "stand_in_id", "note"}`; `away` and `on_leave` both mean the person is away."""
 
-    model_config = ConfigDict(extra="forbid")
+    # The document says what `_away_fields_only_when_away` checks: until and stand_in_id only while away.
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"anyOf": [ONLY_AWAY, NOTHING_OF_AWAY]})
 
     status: Status = "available"
     until: OptionalInstant = None  # null while away: open-ended

@@ -13,6 +13,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from app.pipeline import Processor
 from app.settings import parse_duration
+from kernel import instants
 from kernel.context import AppContext
 from kernel.errors import Forbidden, Invalid, Unauthorized
 from kernel.limits import RANGE_TEXT, in_range
@@ -84,10 +85,12 @@ Viewer = Annotated[Caller, Depends(require_viewer)]
 Admin = Annotated[Caller, Depends(require_admin)]
 
 
-# What `since` / `until` accept, as the OpenAPI document says it: an instant with offset, or a look-back (the
-# document cannot say the range, 1970-2100, that SPEC §8 holds both to: a value outside it is a 422).
-LOOK_BACK = r"^[0-9]{1,9}[smhd]?$"
-INSTANT_SCHEMA = {"anyOf": [{"type": "string", "format": "date-time"}, {"type": "string", "pattern": LOOK_BACK}]}
+# What `since` / `until` accept, as the OpenAPI document says it: an instant (kernel.instants), or a look-back of
+# at most 9 digits of seconds, 7 of minutes, 5 of hours or 4 of days (at most 31.7 years), so that every look-back
+# the document admits lands inside SPEC §8's range (1970-2100) whenever it is asked.
+LOOK_BACK = re.compile(r"[0-9]{1,9}s?|[0-9]{1,7}m|[0-9]{1,5}h|[0-9]{1,4}d")
+_LONG_LOOK_BACK = re.compile(r"[0-9]+[smhd]?")
+INSTANT_SCHEMA = {"anyOf": [instants.INSTANT_SCHEMA, {"type": "string", "pattern": f"^(?:{LOOK_BACK.pattern})$"}]}
 
 
 # A `since` / `until` query parameter, documented as `parse_instant` reads it.
@@ -98,17 +101,20 @@ InstantQuery = Annotated[
 
 
 def parse_instant(value: str | None, *, field: str, now: datetime) -> datetime | None:
-    """An ISO 8601 instant with offset, or a look-back like `24h` (meaning now − 24 h); 422 outside the sane range
-    (SPEC §8: 1970-2100), for a look-back that is not digits and a unit, and for an empty value."""
+    """An RFC 3339 instant with offset, or a look-back like `24h` (meaning now − 24 h); 422 for any other text,
+    a look-back over the documented length, and an instant outside the sane range (SPEC §8: 1970-2100)."""
     if value is None:
         return None
-    if re.fullmatch(LOOK_BACK, value):
-        try:
-            parsed = now - parse_duration(value)
-        except (OverflowError, ValueError) as exc:
-            raise Invalid(f"{field} looks back too far", field=field) from exc
-    else:
+    if LOOK_BACK.fullmatch(value):
+        parsed = now - parse_duration(value)
+    elif _LONG_LOOK_BACK.fullmatch(value):
+        raise Invalid(f"{field} looks back too far (at most 9 digits of s, 7 of m, 5 of h or 4 of d)", field=field)
+    elif instants.INSTANT_FORM.fullmatch(value):
         parsed = _parse_iso(value, field=field)
+    elif instants.LOCAL_FORM.fullmatch(value):
+        raise Invalid(f"{field} needs a UTC offset (e.g. 2026-03-18T10:00:00+08:00)", field=field)
+    else:
+        raise Invalid(f"{field} {instants.FORM_TEXT}, or a duration like 24h", field=field)
     if not in_range(parsed):
         raise Invalid(f"{field} must lie {RANGE_TEXT}", field=field)
     return parsed
@@ -116,9 +122,6 @@ def parse_instant(value: str | None, *, field: str, now: datetime) -> datetime |
 
 def _parse_iso(value: str, *, field: str) -> datetime:
     try:
-        parsed = datetime.fromisoformat(value)
-    except ValueError as exc:
-        raise Invalid(f"{field} must be an ISO 8601 datetime with offset or a duration like 24h", field=field) from exc
-    if parsed.tzinfo is None:
-        raise Invalid(f"{field} needs a UTC offset (e.g. 2026-03-18T10:00:00+08:00)", field=field)
-    return parsed
+        return datetime.fromisoformat(value)
+    except ValueError as exc:  # the form, but no such day or time (2026-02-30)
+        raise Invalid(f"{field} {instants.FORM_TEXT}", field=field) from exc

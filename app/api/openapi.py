@@ -81,6 +81,58 @@ def statuses(path: str, method: str, operation: dict[str, Any]) -> list[int]:
     return sorted(found)
 
 
+# The input guard (app/api/guards.py) refuses U+0000 in every text of a request: the document says so on every
+# string left free, query and body (a lone surrogate is refused too; a portable pattern cannot name one).
+STORABLE = {"pattern": "^[^\\x00]*$"}
+SHAPED = ("pattern", "enum", "const", "format")
+# Free-form JSON (a signal's `content`): any value whose texts, keys too, hold no U+0000.
+STORABLE_JSON = {
+    "anyOf": [
+        {"type": ["null", "boolean", "number"]},
+        {"type": "string", **STORABLE},
+        {"type": "array", "items": {"$ref": "#/components/schemas/StorableJson"}},
+        {
+            "type": "object",
+            "propertyNames": STORABLE,
+            "additionalProperties": {"$ref": "#/components/schemas/StorableJson"},
+        },
+    ]
+}
+
+
+def _storable(node: Any, components: dict[str, Any], seen: set[str]) -> None:
+    """Add STORABLE to every free string under `node`, following references into components once each."""
+    if isinstance(node, list):
+        for item in node:
+            _storable(item, components, seen)
+        return
+    if not isinstance(node, dict):
+        return
+    if (ref := node.get("$ref", "")).startswith("#/components/schemas/") and ref.rsplit("/", 1)[1] not in seen:
+        seen.add(name := ref.rsplit("/", 1)[1])
+        _storable(components[name], components, seen)
+    if node.get("type") == "string" and not any(key in node for key in SHAPED):
+        node.update(STORABLE)
+    if node.get("type") == "object" and node.get("additionalProperties") is True and "properties" not in node:
+        node.update(propertyNames=STORABLE, additionalProperties={"$ref": "#/components/schemas/StorableJson"})
+    for key, value in node.items():
+        if key not in ("$ref", "examples", "example", "default"):
+            _storable(value, components, seen)
+
+
+def _requests_storable(schema: dict[str, Any], components: dict[str, Any]) -> None:
+    components["StorableJson"] = STORABLE_JSON
+    seen: set[str] = set()
+    for item in schema.get("paths", {}).values():
+        for operation in item.values():
+            if not isinstance(operation, dict):
+                continue
+            for parameter in operation.get("parameters", []):
+                if parameter.get("in") == "query":
+                    _storable(parameter.get("schema"), components, seen)
+            _storable(operation.get("requestBody"), components, seen)
+
+
 def _schema(app: FastAPI) -> dict[str, Any]:
     schema = get_openapi(title=app.title, version=app.version, routes=app.routes, description=app.description)
     components = schema.setdefault("components", {}).setdefault("schemas", {})
@@ -98,6 +150,7 @@ def _schema(app: FastAPI) -> dict[str, Any]:
                 responses[str(status)] = {"description": DESCRIPTIONS[status], "content": content}
     for name in FAKE_FASTAPI_SCHEMAS:
         components.pop(name, None)
+    _requests_storable(schema, components)
     return schema
 
 

@@ -16,7 +16,8 @@ from concern import admin, commands, service
 from concern.outbox import drain as outbox
 from concern.outcomes import Refused
 from kernel.errors import Invalid
-from kernel.limits import SaneInstant, local_isoformat
+from kernel.instants import OptionalInstant
+from kernel.limits import local_isoformat
 from kernel.pagination import TIME_CURSOR_SCHEMA, Page
 from person import service as persons
 from person.models import PERSON_ID_PATTERN
@@ -36,7 +37,7 @@ class ConcernIn(BaseModel):
     target_person_id: str = Field(pattern=PERSON_ID_PATTERN)
     question: str = Field(min_length=1, max_length=2000)
     priority: Literal["P0", "P1", "P2", "P3"] = "P1"
-    deadline: SaneInstant | None = None
+    deadline: OptionalInstant = None
 
     def check_deadline(self, *, now: datetime) -> None:
         """422 naming `deadline` unless it lies in the future and at most a year ahead of `now`."""

@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
+import jsonschema_rs
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from person.models import InteractionPolicy, InteractionPolicyPatch, QuietWindow
@@ -111,7 +114,8 @@ BAD_POLICIES = {
     "cap_minus_1": ({"max_proactive_contacts_per_day": -1}, "max_proactive_contacts_per_day"),
     "cap_string": ({"max_proactive_contacts_per_day": "5"}, "max_proactive_contacts_per_day"),
     "cap_true": ({"max_proactive_contacts_per_day": True}, "max_proactive_contacts_per_day"),
-    "cap_float": ({"max_proactive_contacts_per_day": 5.0}, "max_proactive_contacts_per_day"),
+    "cap_fraction": ({"max_proactive_contacts_per_day": 5.5}, "max_proactive_contacts_per_day"),
+    "day_fraction": ({"quiet_days": [6.5]}, "quiet_days.0"),
     "allow_string": ({"allow_proactive_ping": "true"}, "allow_proactive_ping"),
     "allow_int": ({"allow_proactive_ping": 1}, "allow_proactive_ping"),
     "channel_unknown": ({"preferred_channel": "email"}, "preferred_channel"),
@@ -123,6 +127,10 @@ BAD_POLICIES = {
     "paused_date_only": ({"paused_until": "2026-03-20"}, "paused_until"),
     "paused_number": ({"paused_until": 1774000000}, "paused_until"),
     "paused_text": ({"paused_until": "tomorrow"}, "paused_until"),
+    "paused_digits": ({"paused_until": "1774000000"}, "paused_until"),
+    "paused_without_seconds": ({"paused_until": "2026-03-20T10:00+08:00"}, "paused_until"),
+    "paused_space": ({"paused_until": "2026-03-20 10:00:00+08:00"}, "paused_until"),
+    "paused_lower_z": ({"paused_until": "2026-03-20T02:00:00z"}, "paused_until"),
     "window_bad_time": ({"quiet_hours": [{"start": "24:00", "end": "08:00"}]}, "quiet_hours.0.start"),
     "window_not_object": ({"quiet_hours": ["23:00-08:00"]}, "quiet_hours.0"),
     "unknown_field": ({"max_pings": 3}, "max_pings"),
@@ -134,6 +142,11 @@ def test_invalid_policy_values_are_rejected_at_their_field(data, field):
     with pytest.raises(ValidationError) as exc:
         InteractionPolicy.model_validate_json(json.dumps(data))
     assert field in error_fields(exc.value)
+
+
+def test_a_whole_number_written_with_a_point_is_the_integer_json_schema_says_it_is():
+    policy = InteractionPolicy.model_validate_json('{"max_proactive_contacts_per_day": 5.0, "quiet_days": [7.0, 1]}')
+    assert (policy.max_proactive_contacts_per_day, policy.quiet_days) == (5, [1, 7])
 
 
 def test_quiet_days_are_kept_sorted():
@@ -163,3 +176,18 @@ def test_policy_patch_knows_which_fields_were_given():
     assert InteractionPolicyPatch.model_validate({"preferred_channel": None}).model_dump(exclude_unset=True) == {
         "preferred_channel": None
     }
+
+
+WINDOW_SCHEMA = jsonschema_rs.validator_for(QuietWindow.model_json_schema())
+TIMES = [f"{h:02d}:{m:02d}" for h in range(24) for m in range(60)]
+
+
+@pytest.mark.parametrize("time", TIMES[::7])
+def test_the_window_schema_refuses_a_window_that_starts_where_it_ends(time):
+    assert not WINDOW_SCHEMA.is_valid({"start": time, "end": time})
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.sampled_from(TIMES), st.sampled_from(TIMES))
+def test_the_window_schema_admits_every_window_the_model_admits(start, end):
+    assert WINDOW_SCHEMA.is_valid({"start": start, "end": end}) == (start != end)
