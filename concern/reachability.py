@@ -15,8 +15,9 @@ from sqlalchemy import select
 
 from action import ledger
 from concern import buttons as concern_buttons
-from concern import outbound, service
-from concern.models import ACTIVE_STATES, Concern
+from concern import outbound, queue, service
+from concern.kinds import away as away_messages
+from concern.models import ACTIVE_STATES, Concern, OutboxEntry
 from concern.texts import messages
 from concern.texts import reach as texts
 from kernel.context import UnitOfWork
@@ -211,7 +212,29 @@ def release(uow: UnitOfWork, *, person_id: str) -> int:
         .order_by(Concern.priority, Concern.created_at, Concern.concern_id)
     )
     held = list(uow.session.scalars(stmt))
+    away_messages.release(uow, person_id=person_id)  # messages passed on meanwhile go now
     for n, concern in enumerate(held):
         at = uow.now + n * RELEASE_SPACING
         service.change(uow, concern, change="released", step_at=at, held_until=None, held_by=None)
     return len(held)
+
+
+_LOOP_CONTACTS = {"question": "question", "follow_up": "follow_up"}  # outbox purpose → the model's kind
+
+
+def hold_entry(uow: UnitOfWork, entry: OutboxEntry) -> bool:
+    """A loop's question or follow-up claimed after its person went away: the model holds the loop instead (the
+    entry is superseded, the loop records `held_by` away and asks again on the return); False when it goes now."""
+    kind = _LOOP_CONTACTS.get(entry.purpose)
+    if kind is None or not entry.concern_id:
+        return False
+    concern = service.get(uow, concern_id=entry.concern_id, lock=True)
+    if concern is None or concern.state not in ACTIVE_STATES or concern.version != entry.concern_version:
+        return False  # the drainer's guard supersedes it as before
+    target = persons.get(uow, person_id=concern.target_person_id)
+    if target is None or not work_state.read(target.work_state).away_at(uow.now):
+        return False
+    if not gate(uow, concern, kind=kind, step_at=uow.now):
+        return False  # away but let through (a P0 with nobody standing in)
+    queue.close_entry(uow, entry_id=entry.id, state="superseded", action_id=None)
+    return True

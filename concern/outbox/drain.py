@@ -15,8 +15,8 @@ import uuid
 
 from action import service as actions
 from action.models import ActionRecord, ActionRequest, Deferred, InFlight, Outcome
-from concern import queue, service
-from concern.kinds import digest
+from concern import queue, reachability, service
+from concern.kinds import away, digest
 from concern.models import ACTIVE_STATES, OutboxEntry
 from concern.outbox import results
 from fact import service as facts
@@ -49,11 +49,13 @@ def drain(ctx: AppContext, *, limit: int = 200) -> int:
     while ran < limit and not ctx.stopping.is_set():  # stopping: the send in flight ends, nothing new starts
         with ctx.uow(actor="concern") as uow:
             entry = queue.claim(uow, owner=owner, lease=LEASE)
-            held = entry is not None and digest.hold(uow, entry)
+            held = entry is not None and (
+                reachability.hold_entry(uow, entry) or away.hold(uow, entry) or digest.hold(uow, entry)
+            )
         if entry is None:
             break
         ran += 1
-        if held:  # waits for its person's digest
+        if held:  # waits for its person's return, or their digest
             continue
         try:
             run(ctx, entry)
