@@ -167,3 +167,16 @@ def test_a_question_asked_in_chat_is_decided_once_after_the_calendar_is_read_out
     ]
     assert len([d for d in decisions if d.content.get("kind") == "raise_concern"]) == 2  # the rollback left none
     assert target.texts() == [] and len(fake.freebusy_requests()) == 1
+
+
+def test_the_reachability_answer_shows_the_busy_time_ahead_in_the_persons_clock(client, fake, target):
+    fake.add_busy(OPEN_ID, _local(9, day=18), _local(10, day=18))  # over
+    fake.add_busy(OPEN_ID, _local(11, 30, day=18), _local(12, 45, day=18))
+    fake.add_busy(OPEN_ID, _local(16, day=18), _local(17, day=18))
+    answer = client.get("/v1/persons/p_zhangsan/reachability").json()
+    assert (answer["calendar"], answer["held_by"], answer["next_at"]) == ("ok", "busy", "2026-03-18T12:45:00+08:00")
+    assert answer["busy"] == [
+        {"start": "2026-03-18T11:30:00+08:00", "end": "2026-03-18T12:45:00+08:00"},
+        {"start": "2026-03-18T16:00:00+08:00", "end": "2026-03-18T17:00:00+08:00"},
+    ]
+    assert client.get("/v1/persons/p_zhangsan/reachability?priority=P1").json()["now"] is True
