@@ -17,7 +17,6 @@ from sqlalchemy import select
 from action import ledger
 from concern import buttons as concern_buttons
 from concern import outbound, queue, service
-from concern.kinds import away as away_messages
 from concern.models import ACTIVE_STATES, Concern, OutboxEntry
 from concern.texts import messages
 from concern.texts import reach as texts
@@ -244,7 +243,6 @@ def release(uow: UnitOfWork, *, person_id: str) -> int:
         .order_by(Concern.priority, Concern.created_at, Concern.concern_id)
     )
     held = list(uow.session.scalars(stmt))
-    away_messages.release(uow, person_id=person_id)  # messages passed on meanwhile go now
     for n, concern in enumerate(held):
         at = uow.now + n * RELEASE_SPACING
         service.change(uow, concern, change="released", step_at=at, held_until=None, held_by=None)

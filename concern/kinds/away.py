@@ -5,7 +5,7 @@ the same rule for the outbox's other proactive messages. The drainer, having cla
 instead of running it: the entry stays open with `available_at` at the person's return (an open-ended absence is
 looked at again every RECHECK), an `away_held` fact says so once, and whoever passed the message on hears that it
 waits (once). A P0, a reply and anything solicited go as before; the action layer's four layers still judge every
-send. When the person is back (`release`), what was held is due at once.
+send. When the person is back (`back`), what was held is due at once.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import select
 
 from action.models import ActionRequest
-from concern import outbound
+from concern import outbound, reachability
 from concern.models import OutboxEntry
 from concern.queue import Purpose
 from concern.texts import reach as texts
@@ -86,6 +86,16 @@ def _tell_sender(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest, *,
         key=f"{entry.request_key}:away",
         later=True,
     )
+
+
+def back(uow: UnitOfWork, *, person_id: str) -> int:
+    """The person is back: the loops held for them go, spaced (concern.reachability.release), and the messages
+    held for them are due now; how many loops."""
+    person = persons.get(uow, person_id=person_id)
+    if person is None or work_state.read(person.work_state).away_at(uow.now):
+        return 0  # still away (a new `until`, a changed note): nothing to release
+    release(uow, person_id=person_id)
+    return reachability.release(uow, person_id=person_id)
 
 
 def release(uow: UnitOfWork, *, person_id: str) -> int:
