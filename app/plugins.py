@@ -2,20 +2,23 @@
 
 From that list come the valid channel names and each platform's particulars (the kernel's registry, which the
 person layer, the catalogue and the console read), the service's Settings (each plugin's settings mixed in,
-`app.settings`), the senders, the webhooks, the inbound transports and the directory syncs.
+`app.settings`), the senders, the webhooks, the inbound transports, the directory syncs and the calendars.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import datetime
 from typing import Any
 
 from channels.base import ChannelRegistry
 from channels.dryrun import DryRunChannel
+from channels.errors import ChannelError, RateLimited, Transient
 from channels.feishu.plugin import FeishuPlugin
-from channels.plugin import ChannelPlugin, Started
+from channels.plugin import BusyCalendar, ChannelPlugin, Started
 from channels.telegram.plugin import TelegramPlugin
 from kernel import channel_names
+from person.calendar import Calendar, CalendarFailed
 
 PLUGINS: tuple[ChannelPlugin, ...] = (
     TelegramPlugin(),
@@ -62,3 +65,26 @@ def start_inbound(ctx: Any, *, inbound: Any) -> list[Started]:
         if (running := p.start_inbound(ctx, inbound=inbound, sender=ctx.channels.get(p.name))) is not None:
             started.append(running)
     return started
+
+
+class PlatformBusy:
+    """A plugin's calendar as the person layer's BusySource: its channel errors become CalendarFailed."""
+
+    def __init__(self, source: BusyCalendar) -> None:
+        self.source, self.channel = source, source.channel
+
+    def busy(self, *, external_id: str, start: datetime, end: datetime) -> list[tuple[datetime, datetime]]:
+        """The source's busy blocks; a failure as CalendarFailed (`everyone` for a timeout, 5xx or rate limit)."""
+        try:
+            return self.source.busy(external_id=external_id, start=start, end=end)
+        except ChannelError as exc:
+            # A timeout, a 5xx or a rate limit says nothing of this person: nobody's calendar would answer now.
+            everyone = isinstance(exc, Transient | RateLimited)
+            why = f"{exc.kind} ({exc.code}): {exc.message}" if exc.code is not None else f"{exc.kind}: {exc.message}"
+            raise CalendarFailed(why, everyone=everyone, retry_after=exc.retry_after) from exc
+
+
+def calendar(settings: Any) -> Calendar | None:
+    """People's busy time from every plugin whose calendar the settings switch on; None when there is none."""
+    sources = [source for p in PLUGINS if (source := p.calendar(settings)) is not None]
+    return Calendar([PlatformBusy(source) for source in sources]) if sources else None

@@ -52,4 +52,5 @@ def build_context(
         redis=redis,
         channels=channels or default_channels(settings, redis=redis),
         classifier=classifier,
+        calendar=plugins.calendar(settings),  # DEPUTY_FEISHU_CALENDAR: busy time, read before P2/P3 contacts
     )

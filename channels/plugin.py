@@ -1,4 +1,5 @@
-"""One plugin per platform: from settings, the sender, the webhook, the inbound starter and the contact directory.
+"""One plugin per platform: from settings, the sender, the webhook, the inbound starter, the contact directory and
+the calendar's busy time.
 
 A plugin also owns its platform's particulars: its settings (`DEPUTY_<NAME>_…`, mixed into the service's
 Settings), its name as people read it, its CSV binding columns and its bind hint (the kernel's registry,
@@ -76,6 +77,16 @@ class Directory(Protocol):
     def users(self) -> list[Contact]: ...
 
 
+class BusyCalendar(Protocol):
+    """A platform's free/busy, one user per request; failures in the error taxonomy (channels.errors)."""
+
+    channel: str
+
+    def busy(self, *, external_id: str, start: datetime, end: datetime) -> list[tuple[datetime, datetime]]:
+        """The user's busy blocks (start, end) that overlap [start, end)."""
+        ...
+
+
 class ChannelPlugin(ABC):
     """A platform: its name and particulars, and what it provides once its settings are there."""
 
@@ -115,4 +126,8 @@ class ChannelPlugin(ABC):
 
     def directory(self, settings: Any, *, sender: Channel | None) -> Directory | None:
         """The platform's contact directory (`users()` as `Contact` records), or None while not configured."""
+        return None
+
+    def calendar(self, settings: Any) -> BusyCalendar | None:
+        """People's busy time from the platform's calendar, or None (none, not switched on, not configured)."""
         return None

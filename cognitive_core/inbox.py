@@ -26,6 +26,7 @@ from kernel.context import AppContext, UnitOfWork
 from kernel.redaction import error_text
 from perception.models import LLM_PENDING, InboxEntry
 from person.cache import StaleDirectory
+from person.calendar import CalendarNeeded, read_needed
 
 log = logging.getLogger("deputy.core")
 
@@ -99,6 +100,9 @@ def process_pending(ctx: AppContext, *, limit: int = 200) -> int:
         except StaleDirectory:
             cache.refresh(ctx)
             continue
+        except CalendarNeeded as need:  # someone about to be asked: read their calendar outside, then redo the batch
+            read_needed(ctx, need)
+            continue
         except Exception as exc:  # a signal that cannot be processed must not block the ones after it
             if not claimed:
                 raise
@@ -132,6 +136,9 @@ def _process_each(ctx: AppContext, fact_ids: list[str], *, llm: bool) -> None:
                 if entry is not None:
                     _process(uow, entry, cache.people(uow), llm)
         except StaleDirectory:
+            continue
+        except CalendarNeeded as need:
+            read_needed(ctx, need)
             continue
         except Exception as exc:
             log.exception("signal %s could not be processed", fact_id)

@@ -2,7 +2,8 @@
 
 The pure model is `person.reachability.rules`; this collects its inputs: the person's policy, work state and
 stand-in, their reachable channels (the preferred one first), today's proactive contacts (L1's cap, from the action
-ledger) and the rhythm of their own answers (resolved loops of the last weeks).
+ledger), the rhythm of their own answers (resolved loops of the last weeks) and, with a calendar, their busy time
+from the process's copy (`person.calendar`: a person not read yet raises CalendarNeeded, read outside, try again).
 """
 
 from __future__ import annotations
@@ -15,13 +16,14 @@ from sqlalchemy import select
 
 from action import ledger
 from concern import buttons as concern_buttons
-from concern import outbound, service
-from concern.models import ACTIVE_STATES, Concern
+from concern import outbound, queue, service
+from concern.models import ACTIVE_STATES, Concern, OutboxEntry
 from concern.texts import messages
 from concern.texts import reach as texts
 from kernel.context import UnitOfWork
 from person import service as persons
 from person import work_state
+from person.calendar import BusyRead
 from person.models import Person
 from person.reachability.learning import LOOKBACK, Answered, Rhythm, learn
 from person.reachability.models import LastContact, Reach, Situation
@@ -37,6 +39,7 @@ class Answer:
     tz: ZoneInfo
     reach: Reach
     rhythm: Rhythm
+    calendar: BusyRead | None = None  # None: no calendar is read for this person
 
 
 def rhythm_of(uow: UnitOfWork, *, person_id: str, tz: ZoneInfo, now: datetime) -> Rhythm:
@@ -64,6 +67,17 @@ def channels_of(uow: UnitOfWork, *, person: Person) -> tuple[str, ...]:
     return tuple(sorted(found, key=lambda c: c != preferred))
 
 
+def busy_of(uow: UnitOfWork, *, person: Person) -> BusyRead | None:
+    """The person's busy time from the process's calendar copy; None without a calendar for them.
+
+    Any binding on the calendar's platform will do, reachable or not: the bot need not reach them there.
+    """
+    if uow.calendar is None or not person.active:
+        return None
+    bindings = [(b.channel, b.external_user_id) for b in persons.bindings_of(uow, person_id=person.person_id)]
+    return uow.calendar.seen(bindings, now=uow.now)
+
+
 def situation(
     uow: UnitOfWork,
     *,
@@ -73,6 +87,7 @@ def situation(
     rhythm: Rhythm,
     last_contact: LastContact | None = None,
     latest: datetime | None = None,
+    calendar: BusyRead | None = None,
 ) -> Situation:
     """The model's inputs about `person` now."""
     tz, state = ZoneInfo(person.timezone), work_state.read(person.work_state)
@@ -91,6 +106,8 @@ def situation(
         answering_hours=rhythm.hours,
         last_contact=last_contact,
         latest=latest,
+        busy=calendar.busy if calendar is not None else (),
+        calendar=calendar.state if calendar is not None else "off",
     )
 
 
@@ -99,8 +116,9 @@ def answer(uow: UnitOfWork, *, person_id: str, priority: str = "P2", kind: str =
     person = persons.get_or_404(uow, person_id=person_id)
     tz = ZoneInfo(person.timezone)
     rhythm = rhythm_of(uow, person_id=person_id, tz=tz, now=uow.now)
-    seen = situation(uow, person=person, priority=priority, kind=kind, rhythm=rhythm)
-    return Answer(person=person, tz=tz, reach=reach(seen), rhythm=rhythm)
+    read = busy_of(uow, person=person)  # shown at every priority, though only P2/P3 wait for a meeting
+    seen = situation(uow, person=person, priority=priority, kind=kind, rhythm=rhythm, calendar=read)
+    return Answer(person=person, tz=tz, reach=reach(seen), rhythm=rhythm, calendar=read)
 
 
 # L1's refusals as the hold a loop records (`held_by`).
@@ -120,11 +138,17 @@ def _latest(uow: UnitOfWork, concern: Concern, *, kind: str, step_at: datetime) 
     return min(bounds) if bounds else None
 
 
+def _waits_for_meetings(concern: Concern) -> bool:
+    """P2/P3 wait for a meeting to end, once per step: a step already held as busy goes when that hold ends."""
+    return concern.priority in ("P2", "P3") and concern.held_by != "busy"
+
+
 def gate(uow: UnitOfWork, concern: Concern, *, kind: str, step_at: datetime) -> bool:
     """Ask the model before a loop contacts its target; True when it held or moved the contact (its timer is set).
 
     Away and busy holds and the soft moves (a promise, the usual answering hour) are the model's own; quiet time,
-    a pause and the cap are left to L1, which refuses and records them.
+    a pause and the cap are left to L1, which refuses and records them. A calendar that could not be read lets the
+    contact go on, and the loop records why (`calendar_unavailable`).
     """
     target = persons.get(uow, person_id=concern.target_person_id)
     if target is None or not target.active:
@@ -132,9 +156,17 @@ def gate(uow: UnitOfWork, concern: Concern, *, kind: str, step_at: datetime) -> 
     tz = ZoneInfo(target.timezone)
     rhythm = rhythm_of(uow, person_id=target.person_id, tz=tz, now=uow.now)
     latest = _latest(uow, concern, kind=kind, step_at=step_at)
-    found = reach(situation(uow, person=target, priority=concern.priority, kind=kind, rhythm=rhythm, latest=latest))
+    read = busy_of(uow, person=target) if _waits_for_meetings(concern) else None
+    found = reach(
+        situation(uow, person=target, priority=concern.priority, kind=kind, rhythm=rhythm, latest=latest, calendar=read)
+    )
     moved = found.held_by is None and any(code in _MOVES for code in found.codes())
+    extra = {"kind": kind, "reasons": found.codes()}
+    if read is not None and read.state == "failed":
+        extra["calendar_error"] = read.why
     if found.now or not (found.held_by in _OWN_HOLDS or moved):
+        if "calendar_unavailable" in extra["reasons"]:
+            service.change(uow, concern, change="calendar_unavailable", supersedes=False, extra=extra)
         return False
     held = found.held_by is not None
     service.change(
@@ -144,7 +176,7 @@ def gate(uow: UnitOfWork, concern: Concern, *, kind: str, step_at: datetime) -> 
         step_at=found.next_at or uow.now + RECHECK,
         held_until=found.next_at if held else None,
         held_by=found.held_by,
-        extra={"kind": kind, "reasons": found.codes()},
+        extra=extra,
     )
     if found.held_by == "away" and kind in ("question", "follow_up"):  # once per loop (the notice is keyed)
         _tell_held(uow, concern, target=target, until=found.next_at)
@@ -215,3 +247,24 @@ def release(uow: UnitOfWork, *, person_id: str) -> int:
         at = uow.now + n * RELEASE_SPACING
         service.change(uow, concern, change="released", step_at=at, held_until=None, held_by=None)
     return len(held)
+
+
+_LOOP_CONTACTS = {"question": "question", "follow_up": "follow_up"}  # outbox purpose → the model's kind
+
+
+def hold_entry(uow: UnitOfWork, entry: OutboxEntry) -> bool:
+    """A loop's question or follow-up claimed after its person went away: the model holds the loop instead (the
+    entry is superseded, the loop records `held_by` away and asks again on the return); False when it goes now."""
+    kind = _LOOP_CONTACTS.get(entry.purpose)
+    if kind is None or not entry.concern_id:
+        return False
+    concern = service.get(uow, concern_id=entry.concern_id, lock=True)
+    if concern is None or concern.state not in ACTIVE_STATES or concern.version != entry.concern_version:
+        return False  # the drainer's guard supersedes it as before
+    target = persons.get(uow, person_id=concern.target_person_id)
+    if target is None or not work_state.read(target.work_state).away_at(uow.now):
+        return False
+    if not gate(uow, concern, kind=kind, step_at=uow.now):
+        return False  # away but let through (a P0 with nobody standing in)
+    queue.close_entry(uow, entry_id=entry.id, state="superseded", action_id=None)
+    return True

@@ -18,6 +18,7 @@ from fact import decisions
 from fact.decisions import DecisionKind
 from kernel.context import AppContext, UnitOfWork
 from person import service as persons
+from person.calendar import with_calendar
 
 
 def _l3(uow: UnitOfWork, concern: Concern) -> dict[str, Any]:
@@ -99,13 +100,17 @@ def fire_due(ctx: AppContext, *, limit: int = 100) -> int:
     replicas fire side by side and a webhook's write never waits behind a whole tick. Each fires once per pass.
     """
     fired: list[str] = []
-    while len(fired) < limit:
+
+    def fire_next() -> str | None:
         with ctx.uow(actor="scheduler") as uow:
             due = service.claim_due(uow, now=uow.now, limit=1, skip=fired)
-            if not due:
-                break
-            fire(uow, due[0])
-            fired.append(due[0].concern_id)
+            if due:
+                fire(uow, due[0])
+            return due[0].concern_id if due else None
+
+    # A step about to contact someone whose calendar is not read yet rolls back; it is read outside, then redone.
+    while len(fired) < limit and (concern_id := with_calendar(ctx, fire_next)) is not None:
+        fired.append(concern_id)
     return len(fired)
 
 

@@ -36,6 +36,9 @@ class UnitOfWork:
     tz: ZoneInfo
     actor: str
     settings: Any  # the service's Settings (app.settings), read by attribute
+    # The process's copy of people's busy time (person.calendar.Calendar), None without a calendar: read here
+    # from memory only, never over the network (a miss raises CalendarNeeded for the caller to read outside).
+    calendar: Any = None
 
     @property
     def postgres(self) -> bool:
@@ -70,6 +73,7 @@ class AppContext:
     # Called (with this context) after a signal fact is durable: the composition root's processor subscribes here.
     signal_listeners: list[Callable[[AppContext], None]] = field(default_factory=list)
     classifier: Any = None  # the optional LLM (cognitive_core.llm), off unless DEPUTY_LLM_BASE_URL is set
+    calendar: Any = None  # busy time (person.calendar.Calendar), off unless a platform's calendar is switched on
     # Per-process state the layers keep over this context's database, by name (person.cache's copy of the
     # people, perception's group commit): created on first use, gone with the context.
     shared: dict[str, Any] = field(default_factory=dict)
@@ -82,7 +86,12 @@ class AppContext:
         """A write transaction: commits when the block ends, rolls back on error."""
         with self.db.write() as session:
             yield UnitOfWork(
-                session=session, now=self.clock.now(), tz=self.settings.tz, actor=actor, settings=self.settings
+                session=session,
+                now=self.clock.now(),
+                tz=self.settings.tz,
+                actor=actor,
+                settings=self.settings,
+                calendar=self.calendar,
             )
 
     @contextmanager
@@ -90,7 +99,12 @@ class AppContext:
         """A read-only transaction with the same shape as a unit of work."""
         with self.db.read() as session:
             yield UnitOfWork(
-                session=session, now=self.clock.now(), tz=self.settings.tz, actor="reader", settings=self.settings
+                session=session,
+                now=self.clock.now(),
+                tz=self.settings.tz,
+                actor="reader",
+                settings=self.settings,
+                calendar=self.calendar,
             )
 
     def signal_recorded(self) -> None:

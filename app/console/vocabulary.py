@@ -69,6 +69,7 @@ _CODES: dict[str, tuple[str, str]] = {
     "change.timer_cleared": ("timer cleared", "定时器已清除"),
     "change.delivery_deferred": ("delivery held", "投递暂缓"),
     "change.deliveries_retried": ("held deliveries retried", "暂缓的投递已重试"),
+    "change.calendar_unavailable": ("calendar unreadable: judged free", "日历读不到：按空闲处理"),
     "change.resolved": ("answered", "已回复"),
     "change.cancelled": ("cancelled", "已取消"),
     "change.sandbox_closed": ("sandbox trial closed", "沙盒试用已关闭"),

@@ -1,4 +1,5 @@
-"""Feishu (Lark) as a plugin: sending through lark-oapi, the verified webhook, the long connection, the contacts."""
+"""Feishu (Lark) as a plugin: sending through lark-oapi, the verified webhook, the long connection, the contacts and
+the calendar's busy time."""
 
 from __future__ import annotations
 
@@ -131,3 +132,12 @@ class FeishuPlugin(ChannelPlugin):
     def directory(self, settings: Any, *, sender: Channel | None) -> FeishuDirectory | None:
         """The contact directory, once the app can send (it needs the same credentials)."""
         return FeishuDirectory(sender) if sender is not None else None
+
+    def calendar(self, settings: Any) -> Any:
+        """Free/busy with DEPUTY_FEISHU_CALENDAR on and the app's credentials set (never for a dry-run Feishu)."""
+        configured = settings.feishu_app_id and settings.feishu_app_secret
+        if not (settings.feishu_calendar and configured) or self.name in settings.dry_run_channels:
+            return None
+        from channels.feishu.calendar import FeishuCalendar
+
+        return FeishuCalendar.from_settings(settings)

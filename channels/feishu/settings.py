@@ -10,7 +10,7 @@ from kernel.settings import PluginSettings
 
 
 class FeishuSettings(PluginSettings):
-    """The app's credentials, webhook authentication, the domain and how events arrive (docs/configuration.md)."""
+    """The app's credentials, webhook authentication, the domain, how events arrive, the calendar (configuration.md)."""
 
     feishu_app_id: str | None = None
     feishu_app_secret: SecretStr | None = None
@@ -21,3 +21,5 @@ class FeishuSettings(PluginSettings):
     # The bot's own open_id: a group message counts as addressed to the bot when a mention carries it
     # (unset: a mention whose mentioned_type is "bot" counts).
     feishu_bot_open_id: str | None = None
+    # Read people's busy time (calendar.v4.freebusy.list) before a P2/P3 contact, which waits for a meeting to end.
+    feishu_calendar: bool = False

@@ -9,7 +9,8 @@ from zoneinfo import ZoneInfo
 
 from action.models import ActionRecord, ActionRequest, possibly_delivered
 from concern import buttons as concern_buttons
-from concern import outbound, queue, reachability
+from concern import outbound, queue
+from concern.kinds import away
 from concern.models import OutboxEntry
 from concern.queue import Purpose
 from concern.texts import messages, reasons, replies
@@ -127,7 +128,7 @@ def policy_changed(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest, 
     operation = request.operation or {}
     back = operation.get("name") == "person.work_state" and (operation.get("work_state") or {}).get("status")
     if record.result == "success" and back == "available":  # said in chat: what waited for them goes now, spaced
-        reachability.release(uow, person_id=operation["person_id"])
+        away.back(uow, person_id=operation["person_id"])
     if not entry.ack_person_id:
         return
     person = persons.get_or_404(uow, person_id=entry.ack_person_id)

@@ -15,13 +15,14 @@ import uuid
 
 from action import service as actions
 from action.models import ActionRecord, ActionRequest, Deferred, InFlight, Outcome
-from concern import queue, service
-from concern.kinds import digest
+from concern import queue, reachability, service
+from concern.kinds import away, digest
 from concern.models import ACTIVE_STATES, OutboxEntry
 from concern.outbox import results
 from fact import service as facts
 from kernel.context import AppContext, UnitOfWork
 from kernel.redaction import error_text
+from person.calendar import with_calendar
 
 log = logging.getLogger("deputy.concern.outbox")
 LEASE = queue.LEASE
@@ -47,13 +48,11 @@ def drain(ctx: AppContext, *, limit: int = 200) -> int:
     stops; returns how many ran."""
     owner, ran = owner_token(), 0
     while ran < limit and not ctx.stopping.is_set():  # stopping: the send in flight ends, nothing new starts
-        with ctx.uow(actor="concern") as uow:
-            entry = queue.claim(uow, owner=owner, lease=LEASE)
-            held = entry is not None and digest.hold(uow, entry)
+        entry, held = with_calendar(ctx, lambda: _claim(ctx, owner))  # holding may read a calendar: outside
         if entry is None:
             break
         ran += 1
-        if held:  # waits for its person's digest
+        if held:  # waits for its person's return, or their digest
             continue
         try:
             run(ctx, entry)
@@ -61,6 +60,16 @@ def drain(ctx: AppContext, *, limit: int = 200) -> int:
             log.exception("outbox entry %s failed", entry.request_key)
             _set_aside(ctx, entry, exc)
     return ran
+
+
+def _claim(ctx: AppContext, owner: str) -> tuple[OutboxEntry | None, bool]:
+    """Claim the next entry; True beside it when it is held instead (its person away, or their digest)."""
+    with ctx.uow(actor="concern") as uow:
+        entry = queue.claim(uow, owner=owner, lease=LEASE)
+        held = entry is not None and (
+            reachability.hold_entry(uow, entry) or away.hold(uow, entry) or digest.hold(uow, entry)
+        )
+    return entry, held
 
 
 def run_owned(ctx: AppContext, *, request_key: str) -> Outcome | None:

@@ -21,6 +21,14 @@ TEXTS = Catalogue.columns(
             "{target}不在，回来时间未定：“{text}”等{target}回来再问（每日简报里会列出）。",
         ),
         "stand_in": ("{stand_in} stands in for {target}.", "{stand_in}代理{target}的工作。"),
+        "tell_held": (
+            "{target} is away until {until}: I'll pass your message on when they are back.",
+            "{target}不在，{until} 回来：等{target}回来再转告。",
+        ),
+        "tell_held_open": (
+            "{target} is away with no return date yet: I'll pass your message on when they are back.",
+            "{target}不在，回来时间未定：等{target}回来再转告。",
+        ),
         "button_stand_in": ("Ask {stand_in} instead", "改问{stand_in}"),
         "button_cancel": ("Cancel", "取消"),
         # What the person reads when they tell Deputy they are away or back (`/away`, `我请假到周五`, `我回来了`).

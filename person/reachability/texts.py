@@ -55,7 +55,7 @@ def _ranges(ranges: tuple[tuple[int, int], ...], locale: str) -> str:
     return ", ".join(f"{a:02d}:00–{b % 24:02d}:00" for a, b in ranges)
 
 
-def _moment(value: datetime, *, tz: ZoneInfo, locale: str, now: datetime) -> str:
+def moment(value: datetime, *, tz: ZoneInfo, locale: str, now: datetime) -> str:
     """Today's moments as the clock alone (`10:00`), others with their day (`明天 08:00`)."""
     if value.astimezone(tz).date() == now.astimezone(tz).date():
         return value.astimezone(tz).strftime("%H:%M")
@@ -64,7 +64,7 @@ def _moment(value: datetime, *, tz: ZoneInfo, locale: str, now: datetime) -> str
 
 def _value(name: str, value: Any, *, tz: ZoneInfo, locale: str, now: datetime) -> str:
     if isinstance(value, datetime):
-        return _moment(value, tz=tz, locale=locale, now=now)
+        return moment(value, tz=tz, locale=locale, now=now)
     if name == "ranges":
         return _ranges(value, locale)
     if name == "channel":
@@ -91,7 +91,7 @@ def summary(reach: Reach, *, tz: ZoneInfo, locale: str, now: datetime) -> str:
     if reach.now:
         head = REASONS.text("now", locale)
     elif reach.next_at is not None:
-        head = REASONS.text("from", locale, at=_moment(reach.next_at, tz=tz, locale=locale, now=now))
+        head = REASONS.text("from", locale, at=moment(reach.next_at, tz=tz, locale=locale, now=now))
     else:
         head = REASONS.text("not_now", locale)
     shown = [r for r in reach.reasons if r.code != "available"]

@@ -35,6 +35,8 @@ def test_a_free_person_is_reachable_now_on_their_preferred_channel(client):
         "answering_hours": [],
         "median_answer_seconds": None,
         "answers_counted": 0,
+        "calendar": "off",  # DEPUTY_FEISHU_CALENDAR is off
+        "busy": [],
     }
     assert reachability(client, lang="en-US,en;q=0.9")["reasons"] == [
         {"code": "available", "text": "can be reached now"}

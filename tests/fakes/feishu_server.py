@@ -1,15 +1,22 @@
-"""A local fake of the Feishu open platform (tenant token, im/v1/messages, contact v3) on 127.0.0.1, scriptable.
+"""A local fake of the Feishu open platform (tenant token, im/v1/messages, contact v3, calendar v4 freebusy) on
+127.0.0.1, scriptable.
 
 Defaults behave like Feishu: tokens come from `tenant_access_token/internal` for the right app credentials and
 stay valid until `expire_tokens()`; a request with an unknown token gets 99991663; a message uuid seen before
 returns the first message again; request bodies over 150 KB (text) or 30 KB (cards, and any patch) are refused
 with 230025, measured on the bytes as they came.
 `script(route, Reply(...))` queues answers used before the defaults (routes: token, messages, forward, patch,
-departments, users). Cards are checked like Feishu checks them: a JSON 2.0 card with an `action` module is refused
-(230099 / 200861), one whose markdown or plain_text lacks its string content (230099 / 200621), one of over 200
-elements (230099 / 300305); only a shared (`update_multi`) card can be patched, a text message cannot (230001).
+departments, users, freebusy). Cards are checked like Feishu checks them: a JSON 2.0 card with an `action` module
+is refused (230099 / 200861), one whose markdown or plain_text lacks its string content (230099 / 200621), one of
+over 200 elements (230099 / 300305); only a shared (`update_multi`) card can be patched, a text message cannot
+(230001).
 `start_long_connection()` serves lark's long connection (the endpoint and a websocket speaking its frames), so
 `push_event(payload)` delivers an event as Feishu would and returns the client's answer.
+`POST /open-apis/calendar/v4/freebusy/list` answers one user's busy blocks (`add_busy`) overlapping
+[time_min, time_max] as `freebusy_list: [{start_time, end_time}]` in RFC 3339 (+08:00), and refuses with 190002
+(the calendar's "invalid parameters") what Feishu's documentation rules out: a time that is not RFC 3339, time_max
+not after time_min, more than 90 days between them, neither user_id nor room_id; and, as a bad parameter too, a
+user it does not know (known: added by `add_user` or `add_busy`).
 Also here: what Feishu does to events on the way out (encrypt, sign), for webhook tests.
 """
 
@@ -24,6 +31,7 @@ import threading
 import time
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -68,6 +76,13 @@ BOT_NOT_IN_CHAT = code(230002, "The bot can not be outside the group.")
 TOO_MANY_REQUESTS = code(99991400, "request trigger frequency limit", **{"x-ogw-ratelimit-reset": "3"})
 TOKEN_EXPIRED = code(99991663, "Invalid access token for authorization. Please make a request with token attached.")
 SERVER_ERROR = Reply(500, {"code": 1500, "msg": "internal error"})
+CALENDAR_RATE_LIMITED = code(190004, "method rate limited", status=429)  # Feishu's calendar error table
+NO_CALENDAR_SCOPE = code(
+    99991672,
+    "Access denied. One of the following scopes is required: [calendar:calendar, calendar:calendar.free_busy:read, "
+    "calendar:calendar:readonly].",
+)
+BEIJING = timezone(timedelta(hours=8))  # Feishu writes calendar times with the tenant's offset
 NOT_JSON = Reply(502, b"<html><body>502 Bad Gateway</body></html>")
 
 
@@ -100,6 +115,7 @@ class FakeFeishu:
         self.tokens_issued = 0
         self.departments: dict[str, list[str]] = {"0": []}  # department id → child department ids
         self.users: dict[str, list[dict[str, Any]]] = defaultdict(list)  # department id → users
+        self.busy: dict[str, list[tuple[datetime, datetime]]] = defaultdict(list)  # open_id → busy blocks
         self._valid: set[str] = set()
         self._by_uuid: dict[str, tuple[str, float]] = {}  # uuid → (message id, when it was first used)
         self._skew = 0.0  # seconds `advance()` moved the fake's clock on
@@ -157,6 +173,14 @@ class FakeFeishu:
 
     def add_user(self, open_id: str, name: str, *, department: str = "0", **fields: Any) -> None:
         self.users[department].append({"open_id": open_id, "name": name, "union_id": f"on_{open_id}", **fields})
+
+    def add_busy(self, open_id: str, start: datetime, end: datetime) -> None:
+        """A busy event on the user's primary calendar, [start, end)."""
+        self.busy[open_id].append((start, end))
+
+    def freebusy_requests(self) -> list[Seen]:
+        """The calendar v4 freebusy/list requests received, oldest first."""
+        return [r for r in self.requests if r.path == "/open-apis/calendar/v4/freebusy/list"]
 
     def sent_to(self, receive_id: str) -> list[dict[str, Any]]:
         """Accepted messages for one receiver, oldest first."""
@@ -216,6 +240,8 @@ class FakeFeishu:
             return "departments", None
         if seen.path == "/open-apis/contact/v3/users/find_by_department":
             return "users", None
+        if seen.path == "/open-apis/calendar/v4/freebusy/list" and seen.method == "POST":
+            return "freebusy", None
         return "unknown", Reply(404, {"code": 404, "msg": "not found"})
 
     def _answer(self, seen: Seen) -> Reply:
@@ -230,7 +256,8 @@ class FakeFeishu:
             if seen.headers.get("authorization", "").removeprefix("Bearer ") not in self._valid:
                 return TOKEN_EXPIRED
             routes = {"messages": self._message, "forward": self._forward, "patch": self._patch}
-            return {**routes, "departments": self._children, "users": self._members}[route](seen)
+            routes |= {"departments": self._children, "users": self._members, "freebusy": self._freebusy}
+            return routes[route](seen)
 
     def _token(self, body: dict[str, Any]) -> Reply:
         if body.get("app_id") != self.app_id or body.get("app_secret") != self.app_secret:
@@ -311,6 +338,31 @@ class FakeFeishu:
     def _members(self, seen: Seen) -> Reply:
         users = self.users.get(seen.query.get("department_id", ""), [])
         return Reply(200, {"code": 0, "msg": "success", "data": self._page(users, seen.query)})
+
+    def _known(self, open_id: str) -> bool:
+        return open_id in self.busy or any(u["open_id"] == open_id for users in self.users.values() for u in users)
+
+    def _freebusy(self, seen: Seen) -> Reply:
+        body = seen.body if isinstance(seen.body, dict) else {}
+        if seen.query.get("user_id_type", "open_id") not in ("open_id", "union_id", "user_id"):
+            return code(99992402, "field validation failed: user_id_type")
+        try:
+            low, high = (datetime.fromisoformat(body[name]) for name in ("time_min", "time_max"))
+        except (KeyError, TypeError, ValueError):
+            return code(190002, "invalid parameters in request: time_min and time_max must be RFC 3339")
+        if low.tzinfo is None or high.tzinfo is None or high <= low:
+            return code(190002, "invalid parameters in request: time_max must be after time_min")
+        if high - low > timedelta(days=90):
+            return code(190002, "invalid parameters in request: time_min to time_max is more than 90 days")
+        user, room = body.get("user_id"), body.get("room_id")
+        if not user and not room:
+            return code(190002, "invalid parameters in request: user_id or room_id is required")
+        if user and not self._known(user):  # user_id wins when both are given
+            return code(190002, f"invalid parameters in request: no user {user}")
+        blocks = sorted(b for b in self.busy.get(user, []) if b[0] < high and b[1] > low) if user else []
+        listed = [{"start_time": a.astimezone(BEIJING).isoformat(), "end_time": b.astimezone(BEIJING).isoformat()}
+                  for a, b in blocks]  # fmt: skip
+        return Reply(200, {"code": 0, "msg": "success", "data": {"freebusy_list": listed}})
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         fake = self

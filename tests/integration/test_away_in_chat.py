@@ -126,3 +126,25 @@ def test_without_a_stand_in_the_held_notice_offers_cancel_only(ctx, clock, clien
     assert list(offered) == ["取消"]
     press(ctx, channel="feishu", user="ou_boss", token=offered["取消"])
     assert [loop.state for loop in loops(ctx)] == ["cancelled"]
+
+
+def test_a_message_passed_on_to_someone_away_waits_for_their_return_and_a_p0_does_not(ctx, clock, client, team):
+    feishu, telegram = team
+    leave = {"status": "on_leave", "until": "2026-03-20T09:00:00+08:00"}
+    assert client.patch("/v1/persons/p_zhangsan", json={"work_state": leave}).status_code == 200
+    say(ctx, channel="feishu", user="ou_boss", text="告诉张三：下周一的评审改到周二")
+    assert telegram.texts_to("tg_zs") == []
+    assert "张三" in feishu.texts_to("ou_boss")[-1] and "等张三回来再转告" in feishu.texts_to("ou_boss")[-1]
+    told = len(feishu.texts_to("ou_boss"))
+    clock.advance(timedelta(hours=2))
+    tick(ctx)
+    assert telegram.texts_to("tg_zs") == [] and len(feishu.texts_to("ou_boss")) == told  # the asker heard it once
+    say(ctx, channel="feishu", user="ou_boss", text="/tell @p_zhangsan P0 机房停电，今晚别来加班")
+    assert [t for t in telegram.texts_to("tg_zs") if "机房停电" in t]  # a P0 goes through
+    assert client.patch("/v1/persons/p_zhangsan", json={"work_state": {"status": "available"}}).status_code == 200
+    tick(ctx)
+    assert [t for t in telegram.texts_to("tg_zs") if "评审改到周二" in t]
+    with ctx.reader() as uow:
+        held = [f for f in uow.session.scalars(select(Fact).where(Fact.fact_type == "system"))
+                if f.content.get("event") == "away_held"]  # fmt: skip
+    assert len(held) == 1

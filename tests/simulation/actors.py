@@ -330,6 +330,24 @@ class Actors:
         person = rng.choice(self.sim.cast)
         self.say(self._said(rng, person, rng.choice(inputs.SELF_SERVICE)), rng)
 
+    def _away(self, rng: random.Random) -> None:
+        """Someone goes away or comes back: said in chat, or set by an admin (with a return time or open-ended)."""
+        person = rng.choice([p for p in self.sim.cast if p.role != "principal"] or self.sim.cast)
+        roll = rng.random()
+        if roll < 0.4:
+            self.say(self._said(rng, person, rng.choice(inputs.AWAY)), rng)
+        elif roll < 0.8:
+            self.say(self._said(rng, person, rng.choice(inputs.BACK)), rng)
+        else:
+            hours = rng.choice((None, 2, 20, 60))
+            until = None if hours is None else (self.sim.clock.now() + timedelta(hours=hours)).isoformat()
+            body = {"work_state": {"status": rng.choice(("away", "on_leave")), "until": until}}
+            if rng.random() < 0.3:
+                body = {"work_state": {"status": "available"}}
+            self.sim.log(f"  {person.person_id} work state {body}")
+            self.api("PATCH", f"/v1/persons/{person.person_id}", json=body)
+            self.sim.run_tasks()
+
     def _status(self, rng: random.Random) -> None:
         self.say(self._said(rng, rng.choice(self._principals()), rng.choice(inputs.STATUS)), rng)
 

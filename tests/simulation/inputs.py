@@ -26,6 +26,15 @@ SELF_SERVICE = (
     "pause for 2 hours",
     "I'm back",
 )
+AWAY = (
+    "/away",
+    "/away until Friday",
+    "我请假到周五",
+    "我这周出差",
+    "I'm on leave until Monday",
+    "我在休假，下周一回来",
+)
+BACK = ("我回来了", "/back", "I'm back")
 STATUS = (
     "/did",
     "/concerns",

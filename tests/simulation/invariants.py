@@ -19,6 +19,7 @@ from fact.models import Fact
 from perception.models import InboxEntry
 from person.models import InteractionPolicy, Person
 from person.rules import is_quiet, local_day_bounds
+from tests.simulation.away import AwayTimeline
 from tests.simulation.factlog import FactLogGuard
 from tests.simulation.platform import Delivery
 from tests.simulation.politeness import PolitenessFromFacts
@@ -60,6 +61,7 @@ class Invariants:
         self.user_texts: set[str] = set()
         self.log_guard = FactLogGuard(sim)
         self.from_facts = PolitenessFromFacts(sim)
+        self.away = AwayTimeline()
         self._last_fact_pk = 0
         self._policies: dict[str, list[tuple[datetime, InteractionPolicy]]] = defaultdict(list)
         self._reported_outcome: dict[str, str] = {}
@@ -87,6 +89,7 @@ class Invariants:
             self._reminders_neither_lost_nor_doubled,
             self._digest_never_holds_urgent,
             self._politeness_from_facts_alone,
+            self._nothing_proactive_while_away,
         ):
             if rule.__name__.strip("_") not in self.sim.options.ignore:
                 rule(state, final)
@@ -124,6 +127,7 @@ class Invariants:
             rows = list(uow.session.scalars(select(Fact).where(Fact.pk > self._last_fact_pk).order_by(Fact.pk)))
         for fact in rows:
             self.log_guard.remember(fact)
+            self.away.remember(fact)
             self._last_fact_pk = fact.pk
             after = fact.content.get("after") if fact.fact_type == "person_changed" else None
             if isinstance(after, dict) and "interaction_policy" in after:
@@ -398,6 +402,11 @@ class Invariants:
     def _politeness_from_facts_alone(self, state: State, final: bool) -> None:
         """Quiet hours except P0 and the daily cap, proven from `GET /v1/facts` alone (tests/simulation/politeness)."""
         self.violations += self.from_facts.violations()
+
+    def _nothing_proactive_while_away(self, state: State, final: bool) -> None:
+        """Nobody away gets a proactive message below P0 (tests/simulation/away)."""
+        kinds = {c.concern_id: c.kind for c in state.concerns}
+        self.violations += self.away.violations(self._deliveries(state), kinds)
 
     def _no_secret_in_logs(self, state: State, final: bool) -> None:
         """No bot token, webhook secret or API token in any log line."""

@@ -50,6 +50,7 @@ KINDS = {
     "rewrite": 1,
     "remind": 4,
     "digest": 2,
+    "away": 2,
 }
 SETTLE_ROUNDS, SETTLE_STEP = 44, timedelta(hours=6)
 SETTLE_PACED_ROUNDS, SETTLE_PACED_STEP = 30, timedelta(seconds=2)

@@ -14,12 +14,14 @@ from action.models import ActionRow
 from app.api.deps import Admin, Ctx, Pipeline, Viewer
 from concern import admin, commands, service
 from concern.outbox import drain as outbox
-from concern.outcomes import Refused
+from concern.outcomes import Outcome, Refused
+from kernel.context import AppContext
 from kernel.errors import Invalid
 from kernel.instants import OptionalInstant
 from kernel.limits import local_isoformat
 from kernel.pagination import TIME_CURSOR_SCHEMA, Page
 from person import service as persons
+from person.calendar import with_calendar
 from person.models import PERSON_ID_PATTERN
 
 router = APIRouter(tags=["concerns"])
@@ -70,15 +72,9 @@ def concern_out(uow: Any, concern: Any) -> dict[str, Any]:
     return data
 
 
-@router.post("/v1/concerns", status_code=201)
-def raise_concern(
-    body: ConcernIn, ctx: Ctx, caller: Admin, processor: Pipeline, background: BackgroundTasks
-) -> dict[str, Any]:
-    """Raise a concern and send its question now; returns the concern with the first action's record."""
-    owner = outbox.owner_token()  # the question is queued already ours: no drainer takes it before this request runs it
-    if body.originator_id == body.target_person_id:
-        raise Invalid("a concern needs someone other than the originator to answer", field="target_person_id")
-    with ctx.uow(actor=caller.name) as uow:
+def _raise(ctx: AppContext, body: ConcernIn, *, actor: str, owner: str) -> Outcome:
+    """The concern and its question, queued already claimed by `owner`, in one transaction."""
+    with ctx.uow(actor=actor) as uow:
         body.check_deadline(now=uow.now)
         for field, pid in (("originator_id", body.originator_id), ("target_person_id", body.target_person_id)):
             person = persons.get_or_404(uow, person_id=pid)
@@ -90,7 +86,7 @@ def raise_concern(
             body.priority,
             deadline=body.deadline.isoformat() if body.deadline else None,
         )
-        outcome = admin.carry_out(
+        return admin.carry_out(
             uow,
             question,
             rule="admin_api:concerns",
@@ -98,6 +94,17 @@ def raise_concern(
             originator_id=body.originator_id,
             claimed_by=owner,
         )
+
+
+@router.post("/v1/concerns", status_code=201)
+def raise_concern(
+    body: ConcernIn, ctx: Ctx, caller: Admin, processor: Pipeline, background: BackgroundTasks
+) -> dict[str, Any]:
+    """Raise a concern and send its question now; returns the concern with the first action's record."""
+    owner = outbox.owner_token()  # the question is queued already ours: no drainer takes it before this request runs it
+    if body.originator_id == body.target_person_id:
+        raise Invalid("a concern needs someone other than the originator to answer", field="target_person_id")
+    outcome = with_calendar(ctx, lambda: _raise(ctx, body, actor=caller.name, owner=owner))
     if isinstance(outcome, Refused):  # the decision and the blocked question are recorded; no concern is opened
         raise Invalid(f"refused: {outcome.values['blocked_by']}", field="target_person_id")
     concern_id = outcome.concern_id

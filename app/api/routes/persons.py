@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Query
 
 from app.api.deps import Admin, Ctx, Viewer
-from concern import reachability
+from concern.kinds import away
 from kernel.pagination import TIME_CURSOR_SCHEMA, Page
 from person import service
 from person.models import (
@@ -58,7 +58,7 @@ def update_person(person_id: str, body: PersonUpdate, ctx: Ctx, caller: Admin) -
     with ctx.uow(actor=caller.name) as uow:
         person = service.update(uow, person_id=person_id, patch=body)
         if "work_state" in body.model_fields_set:
-            reachability.release(uow, person_id=person_id)  # back: what waited for them is due now
+            away.back(uow, person_id=person_id)  # back: what waited for them goes now
         return service.to_out(uow, person)
 
 

@@ -1,16 +1,19 @@
-"""The person page's reachability section: the model's line now, its reasons, and the learned answering hours.
+"""The person page's reachability section: the model's line now, its reasons, busy time, the usual answering hours.
 
 Its own module and partial (`partials/reachability.html`) so the page's layout can change around it.
 """
 
 from __future__ import annotations
 
+import functools
+from datetime import datetime
 from typing import Any
 
 from concern import reachability
 from kernel.catalogue import Catalogue
 from kernel.context import AppContext
-from person.reachability.texts import reasons_out, summary
+from person.calendar import with_calendar
+from person.reachability.texts import moment, reasons_out, summary
 
 WORDS = Catalogue.columns(
     "app.console.reach",
@@ -23,8 +26,15 @@ WORDS = Catalogue.columns(
         "too_little": ("too little history yet ({count} answers in 4 weeks)", "历史太少（4 周内 {count} 次回复）"),
         "minutes": ("{n} min", "{n} 分钟"),
         "hours": ("{n} h", "{n} 小时"),
+        "calendar": ("Calendar", "日历"),
+        "calendar_busy": ("busy {blocks}", "忙碌 {blocks}"),
+        "calendar_free": ("no busy time in the next 24 hours", "未来 24 小时没有忙碌时段"),
+        "calendar_failed": ("could not be read just now: treated as free", "暂时读不到，按空闲处理"),
     },
 )
+
+
+_HEADINGS = ("heading", "for_follow_up", "answering_hours", "calendar")
 
 
 def _wait(seconds: float, lang: str) -> str:
@@ -34,15 +44,35 @@ def _wait(seconds: float, lang: str) -> str:
     return WORDS.text("hours", lang, n=round(minutes / 60, 1))
 
 
+def _calendar(found: reachability.Answer, *, lang: str, now: datetime) -> str:
+    """The calendar line: busy blocks not over yet (in the person's clock), none, or unreadable; "" when off."""
+    read = found.calendar
+    if read is None:
+        return ""
+    if read.state == "failed":
+        return WORDS.text("calendar_failed", lang)
+    blocks = [b for b in read.busy if b.end > now]
+    if not blocks:
+        return WORDS.text("calendar_free", lang)
+    at = functools.partial(moment, tz=found.tz, locale=lang, now=now)
+    spans = ("、" if lang == "zh" else ", ").join(f"{at(b.start)}–{at(b.end)}" for b in blocks)
+    return WORDS.text("calendar_busy", lang, blocks=spans)
+
+
 def section(ctx: AppContext, *, person_id: str, lang: str) -> dict[str, Any]:
     """What the partial shows, in the console reader's language."""
+    return with_calendar(ctx, lambda: _section(ctx, person_id=person_id, lang=lang))
+
+
+def _section(ctx: AppContext, *, person_id: str, lang: str) -> dict[str, Any]:
     with ctx.reader() as uow:
         found = reachability.answer(uow, person_id=person_id)
         reach, tz, now = found.reach, found.tz, uow.now
         rhythm = found.rhythm
         hours = ", ".join(f"{a:02d}:00–{b % 24:02d}:00" for a, b in reach.answering_hours)
         return {
-            "words": {key: WORDS.template(key, lang) for key in ("heading", "for_follow_up", "answering_hours")},
+            "words": {key: WORDS.template(key, lang) for key in _HEADINGS},
+            "calendar": _calendar(found, lang=lang, now=now),
             "line": summary(reach, tz=tz, locale=lang, now=now),
             "reasons": reasons_out(reach, tz=tz, locale=lang, now=now),
             "held_by": reach.held_by,
