@@ -21,6 +21,7 @@ from person.models import InteractionPolicy, Person
 from person.rules import is_quiet, local_day_bounds
 from tests.simulation.away import AwayTimeline
 from tests.simulation.factlog import FactLogGuard
+from tests.simulation.meetings import placed_past_deadline
 from tests.simulation.platform import Delivery
 from tests.simulation.politeness import PolitenessFromFacts
 
@@ -90,6 +91,7 @@ class Invariants:
             self._digest_never_holds_urgent,
             self._politeness_from_facts_alone,
             self._nothing_proactive_while_away,
+            self._soft_moves_keep_the_deadline,
         ):
             if rule.__name__.strip("_") not in self.sim.options.ignore:
                 rule(state, final)
@@ -407,6 +409,10 @@ class Invariants:
         """Nobody away gets a proactive message below P0 (tests/simulation/away)."""
         kinds = {c.concern_id: c.kind for c in state.concerns}
         self.violations += self.away.violations(self._deliveries(state), kinds)
+
+    def _soft_moves_keep_the_deadline(self, state: State, final: bool) -> None:
+        """No contact moved for a meeting, the usual hour or a promise lands after its deadline (meetings.py)."""
+        self.violations += placed_past_deadline(self.concern_facts, {c.concern_id: c for c in state.concerns})
 
     def _no_secret_in_logs(self, state: State, final: bool) -> None:
         """No bot token, webhook secret or API token in any log line."""

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import SimpleNamespace
+from typing import Any
 
 from fastapi.testclient import TestClient
 
@@ -16,6 +17,7 @@ from app.wiring import build_context
 from channels.telegram.pacing import Pacer
 from kernel.clock import FrozenClock
 from kernel.context import AppContext, UnitOfWork
+from person.calendar import Calendar
 from tests.fakes.telegram_server import FakeTelegram
 from tests.simulation.platform import Platform, RealTelegram, SimChannel
 from tests.simulation.scheduler import Scheduler
@@ -104,10 +106,13 @@ def start(
     *,
     generation: int = 1,
     telegram: FakeTelegram | None = None,
+    busy: Any = None,
 ) -> Replica:
     """A fresh process over the shared database, clock and platform (Telegram over HTTP when `telegram` is given)."""
     ctx = build_context(settings, clock=clock, context_class=SimContext)
     ctx.scheduler = scheduler
+    if busy is not None:  # meetings (tests/simulation/meetings): each process keeps its own copy, as in service
+        ctx.calendar = Calendar([busy])
     if telegram is not None:
         token = settings.telegram_bot_token.get_secret_value()
         ctx.channels.register(RealTelegram(telegram, token, platform, scheduler, pacer=sim_pacer(clock)))

@@ -18,6 +18,7 @@ from kernel.clock import FrozenClock
 from tests.fakes.telegram_server import TOKEN, FakeTelegram
 from tests.simulation import actors
 from tests.simulation.invariants import Invariants
+from tests.simulation.meetings import SimCalendar
 from tests.simulation.platform import Faults, Platform
 from tests.simulation.replicas import Replica, start
 from tests.simulation.scheduler import Scheduler
@@ -109,6 +110,7 @@ class Simulation:
         # A quarter of the worlds send Telegram over HTTP through python-telegram-bot (its logs and pacing are real).
         self.telegram = FakeTelegram().start() if rng.random() < 0.25 else None
         self.crash_rate = rng.choice((0.0, 0.0, 0.01, 0.03))
+        self.busy = SimCalendar(rng, self.cast, self.start) if rng.random() < 0.5 else None  # meetings, half the time
         kinds, weights = zip(*KINDS.items(), strict=True)
         planned = [Step(i, k) for i, k in enumerate(rng.choices(kinds, weights, k=self.options.steps))]
         self.steps = [
@@ -188,7 +190,7 @@ class Simulation:
         for index in range(self.replica_count):
             name = f"r{index + 1}"
             self.replicas[name] = start(
-                name, self.settings, self.clock, self.platform, self.scheduler, telegram=self.telegram
+                name, self.settings, self.clock, self.platform, self.scheduler, telegram=self.telegram, busy=self.busy
             )
         self.actors.create_people()
 
@@ -217,6 +219,7 @@ class Simulation:
             self.scheduler,
             generation=old.generation + 1,
             telegram=self.telegram,
+            busy=self.busy,
         )
         self.log(f"restart {name} (generation {old.generation + 1})")
         self.actors.spawn_startup(self.replicas[name])
