@@ -120,22 +120,37 @@ def _latest(uow: UnitOfWork, concern: Concern, *, kind: str, step_at: datetime) 
     return min(bounds) if bounds else None
 
 
-def gate(uow: UnitOfWork, concern: Concern, *, kind: str, step_at: datetime) -> bool:
-    """Ask the model before a loop contacts its target; True when it held or moved the contact (its timer is set).
-
-    Away and busy holds and the soft moves (a promise, the usual answering hour) are the model's own; quiet time,
-    a pause and the cap are left to L1, which refuses and records them.
-    """
+def _judge(uow: UnitOfWork, concern: Concern, *, kind: str, step_at: datetime) -> tuple[Person, Reach, bool] | None:
+    """The model's word on contacting the loop's target now: (target, its finding, moved) when it holds or moves
+    the contact, None when the contact may go."""
     target = persons.get(uow, person_id=concern.target_person_id)
     if target is None or not target.active:
-        return False
+        return None
     tz = ZoneInfo(target.timezone)
     rhythm = rhythm_of(uow, person_id=target.person_id, tz=tz, now=uow.now)
     latest = _latest(uow, concern, kind=kind, step_at=step_at)
     found = reach(situation(uow, person=target, priority=concern.priority, kind=kind, rhythm=rhythm, latest=latest))
     moved = found.held_by is None and any(code in _MOVES for code in found.codes())
     if found.now or not (found.held_by in _OWN_HOLDS or moved):
+        return None
+    return target, found, moved
+
+
+def would_gate(uow: UnitOfWork, concern: Concern, *, kind: str, step_at: datetime) -> bool:
+    """True when `gate` would hold or move the contact; nothing is changed (a bundle asks this of each item)."""
+    return _judge(uow, concern, kind=kind, step_at=step_at) is not None
+
+
+def gate(uow: UnitOfWork, concern: Concern, *, kind: str, step_at: datetime) -> bool:
+    """Ask the model before a loop contacts its target; True when it held or moved the contact (its timer is set).
+
+    Away and busy holds and the soft moves (a promise, the usual answering hour) are the model's own; quiet time,
+    a pause and the cap are left to L1, which refuses and records them.
+    """
+    judged = _judge(uow, concern, kind=kind, step_at=step_at)
+    if judged is None:
         return False
+    target, found, moved = judged
     held = found.held_by is not None
     service.change(
         uow,
