@@ -86,7 +86,7 @@ def new_row(
         at=uow.now,
         tz=ZoneInfo(target.timezone) if target else uow.tz,
     )
-    detail = {**detail, **judged}
+    detail = {**detail, **judged, **({"concerns": request.concerns} if request.concerns else {})}
     row = ledger.insert_action(
         uow,
         {
@@ -108,6 +108,7 @@ def new_row(
             "counted": counts(result, detail),
             "solicited": request.solicited,
         },
+        bundled=request.concerns,
     )
     if result != Result.pending and write_fact:
         write_result_fact(uow, row)
@@ -128,7 +129,7 @@ def _existing(
         return Deferred(row.action_id, until)
     if guard is not None and (reason := guard(uow)):
         detail = {"error": "superseded", "reason": reason, "attempts": row.result_detail.get("attempts", [])}
-        detail |= rules.kept_politeness(row.result_detail)
+        detail |= rules.kept_detail(row.result_detail)
         done = ledger.finalize_action(
             uow, action_id=row.action_id, result=Result.failed.value, channel=row.channel, detail=detail
         )

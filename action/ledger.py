@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Row, bindparam, func, insert, select, text, update
+from sqlalchemy import Row, bindparam, func, insert, or_, select, text, update
 
-from action.models import ActionRow, ActionType, Result, counts
-from action.rules import ConcernState, ConcernView, Limits, kept_politeness
+from action.models import ActionConcern, ActionRow, ActionType, Result, counts
+from action.rules import ConcernState, ConcernView, Limits, kept_detail
 from kernel.context import UnitOfWork
 from person.models import ChannelBinding, Person
 
@@ -50,10 +50,16 @@ _LAST_NOTICE = select(func.max(ledger.created_at)).where(
 )
 # Loop-outcome notices are cooled down per concern: two loops' outcomes never hold each other back.
 _LAST_CONCERN_NOTICE = _LAST_NOTICE.where(ledger.concern_id == bindparam("concern_id"))
+# A bundle asks for several loops in one action: its other loops are linked in `action_concerns`, and each
+# of them counts that action as one contact of its own.
+_BUNDLED = select(ActionConcern.__table__.c.action_id).where(
+    ActionConcern.__table__.c.concern_id == bindparam("concern_id")
+)
+_OF_CONCERN = or_(ledger.concern_id == bindparam("concern_id"), ledger.action_id.in_(_BUNDLED))
 _CONTACTS = (
     select(ledger.created_at)
     .where(
-        ledger.concern_id == bindparam("concern_id"),
+        _OF_CONCERN,
         ledger.target_person_id == bindparam("person_id"),
         ledger.action_type == ActionType.send_message.value,
         ledger.counted.is_(True),
@@ -143,14 +149,18 @@ def touch_pending(uow: UnitOfWork, *, action_id: str, detail: dict[str, Any]) ->
 
 
 def _politeness_of(uow: UnitOfWork, action_id: str) -> dict[str, Any]:
-    """The politeness keys the action was inserted with: a rewritten detail keeps them."""
+    """The politeness keys (and a bundle's loops) the action was inserted with: a rewritten detail keeps them."""
     current = uow.session.execute(select(ledger.result_detail).where(ledger.action_id == action_id)).scalar()
-    return kept_politeness(current or {})
+    return kept_detail(current or {})
 
 
-def insert_action(uow: UnitOfWork, values: dict[str, Any]) -> Row:
-    """Insert an action row and return it."""
-    return uow.session.execute(_INSERT, values).one()
+def insert_action(uow: UnitOfWork, values: dict[str, Any], *, bundled: list[str] = ()) -> Row:
+    """Insert an action row (and the links of the other loops it asks for, a bundle's) and return it."""
+    row = uow.session.execute(_INSERT, values).one()
+    links = [{"action_id": row.action_id, "concern_id": c} for c in bundled if c != row.concern_id]
+    if links:
+        uow.session.execute(insert(ActionConcern.__table__), links)
+    return row
 
 
 def finalize_action(
@@ -170,7 +180,7 @@ def finalize_action(
 
 
 _CONTACT_TIMES = select(func.min(ledger.created_at), func.max(ledger.created_at)).where(
-    ledger.concern_id == bindparam("concern_id"),
+    _OF_CONCERN,
     ledger.target_person_id == bindparam("person_id"),
     ledger.action_type == ActionType.send_message.value,
     ledger.counted.is_(True),

@@ -17,6 +17,8 @@ from kernel.db import UTCDateTime
 
 DECISION_REF = re.compile(r"^(dec|con)_\d{8}_\d{3,}$")
 PREVIEW_LIMIT = 200
+MAX_BUTTONS = 6  # under one message (a bundle: under each of its items)
+BUNDLE_MAX = 5  # the most follow-ups one message carries (a screen; Feishu's card and Telegram's keyboard hold it)
 
 
 class ActionType(StrEnum):
@@ -86,6 +88,17 @@ class ActionRow(SQLModel, table=True):
     solicited: bool = Field(default=False, sa_column=Column(Boolean, nullable=False, server_default=false()))
 
 
+class ActionConcern(SQLModel, table=True):
+    """A loop an action asked for besides its own `concern_id` (a bundle's other items): L3 counts it for each."""
+
+    __tablename__ = "action_concerns"
+    __table_args__ = (Index("ix_action_concerns_concern", "concern_id", "action_id"),)
+
+    pk: int | None = Field(default=None, sa_column=Column(_PK, primary_key=True, autoincrement=True))
+    action_id: str = Field(sa_column=Column(String(32), nullable=False, index=True))
+    concern_id: str = Field(sa_column=Column(String(32), nullable=False))
+
+
 class ButtonRow(SQLModel, table=True):
     """The record behind one button: what pressing it means, who may press it, and the message it sits on."""
 
@@ -141,7 +154,7 @@ class ActionRequest(BaseModel):
     operation: dict[str, Any] | None = None  # query / internal_update payload
     record_fact: bool = True  # False only for the SPEC §4.4 exceptions
     request_key: str | None = PField(None, max_length=120)
-    buttons: list[ButtonSpec] = PField(default_factory=list, max_length=6)
+    buttons: list[ButtonSpec] = PField(default_factory=list, max_length=MAX_BUTTONS * BUNDLE_MAX)
     # Media someone sent, passed on with `text` as its caption (channels.base.MediaRef's fields).
     media: dict[str, Any] | None = None
     # Where to send instead of the target's bindings (a group; a message to edit; an unknown sender's chat).
@@ -150,6 +163,8 @@ class ActionRequest(BaseModel):
     explicit: bool = False
     # What one message carries for others (a digest: the request keys of its items), listed in its result_detail.
     carries: list[str] = PField(default_factory=list, max_length=500)
+    # The loops one message asks for (a bundle of follow-ups; the first is `concern_id`): each counts one contact.
+    concerns: list[str] = PField(default_factory=list, max_length=BUNDLE_MAX)
 
     @model_validator(mode="after")
     def _consistent(self) -> ActionRequest:
@@ -171,6 +186,10 @@ class ActionRequest(BaseModel):
             self.solicited = True
         if self.solicited and self.action_type not in (ActionType.backflow, ActionType.notify):
             raise ValueError("only backflows and notices can be solicited")
+        if self.concerns and (self.action_type != ActionType.send_message or self.concerns[0] != self.concern_id):
+            raise ValueError("a bundle is a send_message whose first loop is its concern_id")
+        if len(self.buttons) > MAX_BUTTONS * max(1, len(self.concerns)):
+            raise ValueError(f"a message carries at most {MAX_BUTTONS} buttons (a bundle: that many per item)")
         if self.destination is not None and self.destination.message_id and not self.reactive:
             raise ValueError("an edit answers a press: it is a reactive notify")
         return self

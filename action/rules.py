@@ -87,6 +87,8 @@ class Snapshot:
     last_same_notification_at: datetime | None = None
     solicited: bool = False  # the person asked for it: pause and quiet time apply, the switch and the cap do not
     explicit: bool = False  # a follow-up a person asked for now ("Nudge now"): L2's interval does not apply
+    bundled: tuple[ConcernView, ...] = ()  # a bundle's other loops: L3 holds for each of them too
+    early: timedelta = timedelta(0)  # a follow-up due within this is due now (a bundle's window, asked ahead)
 
 
 def layer1_person_policy(snapshot: Snapshot) -> Verdict:
@@ -150,7 +152,7 @@ def layer2_follow_up_interval(snapshot: Snapshot) -> Verdict:
         )
     if concern.last_contact_at is not None:
         due = concern.last_contact_at + waits[concern.state.follow_up_count]
-        if snapshot.now < due:
+        if snapshot.now + snapshot.early < due:
             return _block(
                 "L2:follow_up_interval",
                 f"follow-up {concern.state.follow_up_count + 1} is not due before "
@@ -161,16 +163,24 @@ def layer2_follow_up_interval(snapshot: Snapshot) -> Verdict:
 
 
 def layer3_contact_limit(snapshot: Snapshot) -> Verdict:
-    """L3 channel contact limit: the same concern reaches the same person ≤ N times in any rolling window."""
-    concern, limits = snapshot.concern, snapshot.limits
-    assert concern is not None
-    window_start = snapshot.now - limits.concern_contact_window
+    """L3 channel contact limit: the same concern reaches the same person ≤ N times in any rolling window (a bundle:
+    each of its loops)."""
+    assert snapshot.concern is not None
+    for concern in (snapshot.concern, *snapshot.bundled):
+        verdict = _contact_limit(concern, snapshot.limits, snapshot.now)
+        if not verdict.allowed:
+            return verdict
+    return ALLOW
+
+
+def _contact_limit(concern: ConcernView, limits: Limits, now: datetime) -> Verdict:
+    window_start = now - limits.concern_contact_window
     recent = [t for t in concern.contacts_in_window if t > window_start]
     if len(recent) >= limits.concern_contact_limit:
         oldest_counted = sorted(recent)[-limits.concern_contact_limit]
         return _block(
             "L3:concern_contact_limit",
-            f"this concern already contacted the person {len(recent)} times in the last "
+            f"concern {concern.concern_id} already contacted the person {len(recent)} times in the last "
             f"{limits.concern_contact_window}",
             oldest_counted + limits.concern_contact_window,
         )
@@ -241,3 +251,8 @@ def politeness(
 def kept_politeness(detail: dict[str, object]) -> dict[str, object]:
     """The politeness keys of a detail about to be replaced (a pending action's detail is rewritten when it ends)."""
     return {key: detail[key] for key in POLITENESS if key in detail}
+
+
+def kept_detail(detail: dict[str, object]) -> dict[str, object]:
+    """What a rewritten detail keeps: the politeness keys and the loops a bundle asked for (`concerns`)."""
+    return kept_politeness(detail) | ({"concerns": detail["concerns"]} if "concerns" in detail else {})

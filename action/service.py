@@ -140,7 +140,7 @@ def recover_interrupted(ctx: AppContext, *, older_than: timedelta) -> list[str]:
                 "error": "interrupted",
                 "reason": "the process ended between decision and send confirmation; not re-sent",
                 "attempts": row.result_detail.get("attempts", []),
-                **rules.kept_politeness(row.result_detail),
+                **rules.kept_detail(row.result_detail),
             }
             changed = uow.session.execute(
                 update(ActionRow)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -23,14 +24,19 @@ def snapshot(
     policy: InteractionPolicy,
     tz: ZoneInfo,
     state: rules.ConcernState | None,
+    early: timedelta = timedelta(0),
 ) -> rules.Snapshot:
-    """Everything the four layers read, in the reserving transaction."""
+    """Everything the four layers read, in the reserving transaction (`early`: see `verdict_now`)."""
     person_id, limits = request.target_person_id, limits_from(ctx.settings)
     start, end = local_day_bounds(uow.now, tz)
-    concern = None
+    concern, bundled = None, ()
     if request.concern_id and request.action_type == "send_message":
         concern = ledger.concern_view(
             uow, concern_id=request.concern_id, person_id=person_id, state=state, limits=limits, now=uow.now
+        )
+        bundled = tuple(
+            ledger.concern_view(uow, concern_id=c, person_id=person_id, state=None, limits=limits, now=uow.now)
+            for c in request.concerns[1:]
         )
     last_notice = None
     if request.action_type == "notify" and not request.reactive:
@@ -57,6 +63,8 @@ def snapshot(
         last_same_notification_at=last_notice,
         solicited=request.solicited,
         explicit=request.explicit,
+        bundled=bundled,
+        early=early,
     )
 
 
@@ -74,9 +82,14 @@ def limits_from(settings: Any) -> rules.Limits:
 
 
 def verdict_now(
-    uow: UnitOfWork, *, request: ActionRequest, concern_state: ConcernStateOf | None = None
+    uow: UnitOfWork,
+    *,
+    request: ActionRequest,
+    concern_state: ConcernStateOf | None = None,
+    early: timedelta = timedelta(0),
 ) -> rules.Verdict:
-    """What the layers would say about `request` right now, reserving and recording nothing (a button's toast).
+    """What the layers would say about `request` right now, reserving and recording nothing (a button's toast; a
+    bundle asking whether an item may go on its own: `early`, a follow-up due within it counts as due now).
 
     The truth stays with `reserve`: a send may still meet a refusal that came up in between.
     """
@@ -87,5 +100,5 @@ def verdict_now(
     policy, tz = InteractionPolicy.model_validate(person.interaction_policy), ZoneInfo(person.timezone)
     # The unit of work carries the settings `snapshot` reads from the context.
     state = concern_state(uow) if concern_state else None
-    seen = snapshot(uow, uow, request, policy, tz, state)  # type: ignore[arg-type]
+    seen = snapshot(uow, uow, request, policy, tz, state, early)  # type: ignore[arg-type]
     return rules.evaluate(seen)

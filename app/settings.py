@@ -91,6 +91,8 @@ class CoreSettings(BaseSettings):
     follow_up_schedule: Schedule = Field(default_factory=lambda: _json_object(json.dumps(DEFAULT_SCHEDULE)))
     concern_contact_limit: int = Field(2, ge=1)
     concern_contact_window: Duration = timedelta(hours=24)
+    # Follow-ups to one person falling due within this go out as one message (0: each on its own).
+    bundle_window: Duration = timedelta(minutes=30)
     max_active_concerns: int = Field(30, ge=0)
     max_active_concerns_per_person: int = Field(5, ge=0)
     notification_cooldowns: DurationTable = Field(default_factory=lambda: dict(DEFAULT_COOLDOWNS))

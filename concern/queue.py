@@ -29,6 +29,7 @@ class Purpose(StrEnum):
 
     question = "question"  # a loop's question
     follow_up = "follow_up"  # a scheduled follow-up
+    bundle = "bundle"  # follow-ups to one person falling due together, in one message (`concern.bundles`)
     nudge = "nudge"  # a follow-up someone asked for now ("Nudge now", an operator's nudge)
     escalation = "escalation"  # to the target's manager (a repeat, a climb)
     backflow = "backflow"  # the answer, back to the originator

@@ -143,16 +143,14 @@ def _waits_for_meetings(concern: Concern) -> bool:
     return concern.priority in ("P2", "P3") and concern.held_by != "busy"
 
 
-def gate(uow: UnitOfWork, concern: Concern, *, kind: str, step_at: datetime) -> bool:
-    """Ask the model before a loop contacts its target; True when it held or moved the contact (its timer is set).
-
-    Away and busy holds and the soft moves (a promise, the usual answering hour) are the model's own; quiet time,
-    a pause and the cap are left to L1, which refuses and records them. A calendar that could not be read lets the
-    contact go on, and the loop records why (`calendar_unavailable`).
-    """
+def _judge(
+    uow: UnitOfWork, concern: Concern, *, kind: str, step_at: datetime
+) -> tuple[Person, Reach, bool, dict] | None:
+    """The model's word on contacting the loop's target now: (target, its finding, moved, the fact's extra), or
+    None when the target is gone."""
     target = persons.get(uow, person_id=concern.target_person_id)
     if target is None or not target.active:
-        return False
+        return None
     tz = ZoneInfo(target.timezone)
     rhythm = rhythm_of(uow, person_id=target.person_id, tz=tz, now=uow.now)
     latest = _latest(uow, concern, kind=kind, step_at=step_at)
@@ -164,7 +162,31 @@ def gate(uow: UnitOfWork, concern: Concern, *, kind: str, step_at: datetime) -> 
     extra = {"kind": kind, "reasons": found.codes()}
     if read is not None and read.state == "failed":
         extra["calendar_error"] = read.why
-    if found.now or not (found.held_by in _OWN_HOLDS or moved):
+    return target, found, moved, extra
+
+
+def _holds(found: Reach, moved: bool) -> bool:
+    return not found.now and (found.held_by in _OWN_HOLDS or moved)
+
+
+def would_gate(uow: UnitOfWork, concern: Concern, *, kind: str, step_at: datetime) -> bool:
+    """True when `gate` would hold or move the contact; nothing is changed (a bundle asks this of each item)."""
+    judged = _judge(uow, concern, kind=kind, step_at=step_at)
+    return judged is not None and _holds(judged[1], judged[2])
+
+
+def gate(uow: UnitOfWork, concern: Concern, *, kind: str, step_at: datetime) -> bool:
+    """Ask the model before a loop contacts its target; True when it held or moved the contact (its timer is set).
+
+    Away and busy holds and the soft moves (a promise, the usual answering hour) are the model's own; quiet time,
+    a pause and the cap are left to L1, which refuses and records them. A calendar that could not be read lets the
+    contact go on, and the loop records why (`calendar_unavailable`).
+    """
+    judged = _judge(uow, concern, kind=kind, step_at=step_at)
+    if judged is None:
+        return False
+    target, found, moved, extra = judged
+    if not _holds(found, moved):
         if "calendar_unavailable" in extra["reasons"]:
             service.change(uow, concern, change="calendar_unavailable", supersedes=False, extra=extra)
         return False

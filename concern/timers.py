@@ -9,11 +9,11 @@ from typing import Any
 
 from action.ledger import contact_times, contacts
 from action.models import ActionRequest
-from concern import asking, notices, queue, reachability, service
+from concern import asking, bundles, notices, queue, reachability, service
 from concern.escalation import steps as escalation
 from concern.kinds import promises, reminders
 from concern.models import ACTIVE_STATES, Concern
-from concern.rules import next_step
+from concern.rules import Step, next_step
 from fact import decisions
 from fact.decisions import DecisionKind
 from kernel.context import AppContext, UnitOfWork
@@ -93,6 +93,21 @@ def _redeliver(uow: UnitOfWork, concern: Concern) -> None:
         queue.enqueue(uow, request=request, purpose=held["purpose"], concern=concern)
 
 
+def due_step(uow: UnitOfWork, concern: Concern) -> Step:
+    """A waiting loop's next step by its schedule (a follow-up or the escalation) and when it is due."""
+    _, last = contact_times(uow, concern_id=concern.concern_id, person_id=concern.target_person_id)
+    return next_step(
+        priority=concern.priority,
+        schedule=uow.settings.follow_up_schedule,
+        contacted=last is not None and not promises.check_in_due(concern, last),
+        follow_up_count=concern.follow_up_count,
+        last_contact_at=last,
+        deadline=concern.deadline,
+        now=uow.now,
+        **_l3(uow, concern),
+    )
+
+
 def fire_due(ctx: AppContext, *, limit: int = 100) -> int:
     """Fire due timers, each in its own short transaction (claimed with SKIP LOCKED, so replicas share the work).
 
@@ -133,17 +148,7 @@ def fire(uow: UnitOfWork, concern: Concern) -> None:
     if concern.state != "waiting_reply":
         service.change(uow, concern, change="timer_cleared", step_at=None)
         return
-    first, last = contact_times(uow, concern_id=concern.concern_id, person_id=concern.target_person_id)
-    step = next_step(
-        priority=concern.priority,
-        schedule=uow.settings.follow_up_schedule,
-        contacted=last is not None and not promises.check_in_due(concern, last),
-        follow_up_count=concern.follow_up_count,
-        last_contact_at=last,
-        deadline=concern.deadline,
-        now=uow.now,
-        **_l3(uow, concern),
-    )
+    step = due_step(uow, concern)
     if step.at > uow.now:
         service.change(uow, concern, change="rescheduled", step_at=step.at, extra={"reason": "not due yet"})
         return
@@ -153,6 +158,8 @@ def fire(uow: UnitOfWork, concern: Concern) -> None:
         and reachability.gate(uow, concern, kind=step.kind, step_at=step.at)
     ):
         return  # held (away, busy) or moved (a promise, the usual answering hour): the model set the timer
+    if step.kind == "follow_up" and bundles.bundle(uow, concern, due=due_step):
+        return  # it went into one message with the person's other follow-ups falling due now
     kind = DecisionKind.escalate if step.kind == "escalate" else DecisionKind.direct_action
     decision_id = decisions.record(
         uow,

@@ -58,11 +58,11 @@ def _held_notice(uow: UnitOfWork, concern: Concern, record: ActionRecord, *, fir
     )
 
 
-def _went_out(uow: UnitOfWork, concern: Concern, entry: OutboxEntry, record: ActionRecord, *, first_try: bool) -> None:
+def _went_out(uow: UnitOfWork, concern: Concern, purpose: str, record: ActionRecord, *, first_try: bool) -> None:
     """It reached the person: the next step is scheduled; the first question's originator hears it went out."""
-    count = concern.follow_up_count + (1 if entry.purpose == "follow_up" else 0)
+    count = concern.follow_up_count + (1 if purpose == "follow_up" else 0)
     timers.schedule_after_contact(
-        uow, concern, change=f"{entry.purpose}_sent", follow_up_count=count, causation_id=record.action_id
+        uow, concern, change=f"{purpose}_sent", follow_up_count=count, causation_id=record.action_id
     )
     if not first_try:
         return
@@ -113,7 +113,17 @@ def _undeliverable(uow: UnitOfWork, concern: Concern, record: ActionRecord, *, f
 
 def asked(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest, record: ActionRecord) -> None:
     """The result of a question or a follow-up, applied to its loop."""
-    concern = service.get(uow, concern_id=entry.concern_id, lock=True)
+    _applied(uow, entry.concern_id or "", entry.purpose, request, record)
+
+
+def bundled(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest, record: ActionRecord) -> None:
+    """The result of a bundle, applied to each of its loops as if its own follow-up had gone (or been held)."""
+    for concern_id in request.concerns:
+        _applied(uow, concern_id, "follow_up", request, record)
+
+
+def _applied(uow: UnitOfWork, concern_id: str, purpose: str, request: ActionRequest, record: ActionRecord) -> None:
+    concern = service.get(uow, concern_id=concern_id, lock=True)
     if concern is None:
         return
     first_try = request.request_key == f"{concern.concern_id}:question:1"
@@ -122,7 +132,7 @@ def asked(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest, record: A
     if concern.state not in ACTIVE_STATES:  # answered or closed while the send was on its way: nothing left to schedule
         return
     if reached(record):
-        _went_out(uow, concern, entry, record, first_try=first_try)
+        _went_out(uow, concern, purpose, record, first_try=first_try)
         return
     not_before = record.result_detail.get("not_before")
     if record.result == "blocked" and not_before:
@@ -136,18 +146,18 @@ def asked(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest, record: A
             held_by=holds.held_by(record.result_detail["blocked_by"]),
             extra={"blocked_by": record.result_detail["blocked_by"]},
         )
-        if entry.purpose == "question":
+        if purpose == "question":
             _held_notice(uow, concern, record, first_try=first_try)
         return
     last = contact_times(uow, concern_id=concern.concern_id, person_id=concern.target_person_id)[1]
-    if entry.purpose == "question" and last is None:
+    if purpose == "question" and last is None:
         _undeliverable(uow, concern, record, first_try=first_try)
         return
     # A follow-up that could not go out counts as tried: no retry loop, move along the schedule.
     timers.schedule_after_contact(
         uow,
         concern,
-        change=f"{entry.purpose}_failed",
+        change=f"{purpose}_failed",
         follow_up_count=concern.follow_up_count + 1,
         causation_id=record.action_id,
     )

@@ -15,10 +15,11 @@ import uuid
 
 from action import service as actions
 from action.models import ActionRecord, ActionRequest, Deferred, InFlight, Outcome
-from concern import queue, reachability, service
+from concern import bundles, queue, reachability, service
 from concern.kinds import away, digest
 from concern.models import ACTIVE_STATES, OutboxEntry
 from concern.outbox import results
+from concern.queue import Purpose
 from fact import service as facts
 from kernel.context import AppContext, UnitOfWork
 from kernel.redaction import error_text
@@ -38,6 +39,8 @@ def _guard(entry: OutboxEntry):
         c = service.get(uow, concern_id=entry.concern_id, lock=True)
         if c is None or c.version != entry.concern_version or c.state not in ACTIVE_STATES:
             return f"superseded: concern {entry.concern_id} changed since the action was decided"
+        if entry.purpose == Purpose.bundle:  # its other loops too: none of them is asked once it moved on
+            return bundles.unchanged(uow, concern_ids=entry.request.get("concerns", [])[1:])
         return None
 
     return check
@@ -137,7 +140,9 @@ def run(ctx: AppContext, entry: OutboxEntry) -> Outcome:
 def _close(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest, record: ActionRecord | None) -> None:
     """Close the entry (done, or superseded without a record) and apply its result: exactly once, by the closer."""
     state = "done" if record else "superseded"
-    if queue.close_entry(uow, entry_id=entry.id, state=state, action_id=record.action_id if record else None) and (
-        record
-    ):
+    if not queue.close_entry(uow, entry_id=entry.id, state=state, action_id=record.action_id if record else None):
+        return
+    if record:
         results.apply(uow, entry, request, record)
+    elif entry.purpose == Purpose.bundle:  # its loops' timers were cleared for it: each fires again on its own
+        bundles.superseded(uow, concern_ids=request.concerns)

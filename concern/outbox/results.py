@@ -147,6 +147,7 @@ class Declared:
 PURPOSES: dict[Purpose, Declared] = {
     Purpose.question: Declared(asked.asked, versioned=True),
     Purpose.follow_up: Declared(asked.asked, versioned=True),
+    Purpose.bundle: Declared(asked.bundled, versioned=True),
     Purpose.nudge: Declared(_nudged, versioned=True),
     Purpose.escalation: Declared(_escalated, versioned=True),
     Purpose.reminder: Declared(reminders.sent, versioned=True),

@@ -89,6 +89,7 @@ class Invariants:
             self._one_brief_a_day,
             self._reminders_neither_lost_nor_doubled,
             self._digest_never_holds_urgent,
+            self._bundle_never_exceeds_l1,
             self._politeness_from_facts_alone,
             self._nothing_proactive_while_away,
             self._soft_moves_keep_the_deadline,
@@ -241,7 +242,8 @@ class Invariants:
         times: dict[str, list[datetime]] = defaultdict(list)
         for delivery, row in self._deliveries(state):
             if row.action_type == "send_message" and row.concern_id:
-                times[row.concern_id].append(delivery.at)
+                for concern_id in row.result_detail.get("concerns") or [row.concern_id]:  # a bundle: each of its loops
+                    times[concern_id].append(delivery.at)
         limit, window = self.sim.settings.concern_contact_limit, self.sim.settings.concern_contact_window
         for concern_id, seen in times.items():
             seen.sort()
@@ -392,6 +394,27 @@ class Invariants:
                 self.violations.append(f"{c.concern_id} expired without ever being sent (lost)")
             if final and c.state in ACTIVE_STATES:
                 self.violations.append(f"{c.concern_id} is still open after settling (lost)")
+
+    def _bundle_never_exceeds_l1(self, state: State, final: bool) -> None:
+        """A bundle asks one person, at its highest item's priority, and carries no item L1 would hold on its own
+        (none below P0 in quiet time)."""
+        loops = {c.concern_id: c for c in state.concerns}
+        rank = {"P0": 0, "P1": 1, "P2": 2, "P3": 3}
+        for _, row in self._deliveries(state):
+            items = [loops[c] for c in row.result_detail.get("concerns", []) if c in loops]
+            if not items:
+                continue
+            if any(c.target_person_id != row.target_person_id for c in items):
+                self.violations.append(f"bundle {row.action_id} carries a loop waiting on someone else")
+            if row.priority != min((c.priority for c in items), key=rank.__getitem__):
+                self.violations.append(f"bundle {row.action_id} is {row.priority}, not its highest item's priority")
+            person = state.persons[row.target_person_id]
+            policies = self._policies_at(person.person_id, row.created_at)
+            tz = ZoneInfo(person.timezone)
+            if policies and all(is_quiet(p, tz, row.created_at) for p in policies):
+                below = [c.concern_id for c in items if c.priority != "P0"]
+                if below:
+                    self.violations.append(f"bundle {row.action_id} carried {below} through quiet time")
 
     def _digest_never_holds_urgent(self, state: State, final: bool) -> None:
         """A digest never holds a P0/P1; after settling nothing is still held for one."""
