@@ -7,7 +7,7 @@ time to answer is observed by the process that resolves a loop.
 from __future__ import annotations
 
 from prometheus_client import Histogram
-from sqlalchemy import and_, exists, func, select
+from sqlalchemy import Text, and_, cast, exists, func, literal, select
 
 from concern.models import ACTIVE_STATES, Concern, OutboxEntry
 from kernel.context import UnitOfWork
@@ -36,11 +36,21 @@ def stuck_clause():
     `deputy_stuck_concerns` and the simulation's invariant both read it; it must always match nothing.
     """
     queued = exists().where(and_(OutboxEntry.concern_id == Concern.concern_id, OutboxEntry.state == "open"))
+    # A bundle's entry names its first loop; the others are in its request's `concerns` (ids are quoted there).
+    request_text = cast(OutboxEntry.request, Text)
+    carried = exists().where(
+        and_(
+            OutboxEntry.purpose == "bundle",
+            OutboxEntry.state == "open",
+            request_text.like(literal('%"') + Concern.concern_id + literal('"%')),
+        )
+    )
     return and_(
         Concern.state.in_(ACTIVE_STATES),
         Concern.next_follow_up_at.is_(None),
         func.coalesce(func.json_array_length(Concern.pending_deliveries), 0) == 0,
         ~queued,
+        ~carried,
     )
 
 

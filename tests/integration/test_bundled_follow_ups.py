@@ -132,3 +132,17 @@ def test_two_processors_firing_at_once_never_ask_a_loop_twice(ctx, clock, team):
     asked = [c for s in sends for c in (s.result_detail.get("concerns") or [s.concern_id])]
     assert sorted(asked) == sorted(c for c, *_ in _loops(ctx))  # each loop in exactly one message
     assert all(s.result == "success" for s in sends) and all(n == 1 for _, _, n, _ in _loops(ctx))
+
+
+def test_no_loop_a_queued_bundle_carries_counts_as_stuck(ctx, clock, team):
+    from concern import metrics, timers
+    from person.calendar import with_calendar
+
+    _ask(ctx, clock, "提测什么时候能给？", "周报写了吗？")
+    clock.advance(4 * H - 10 * M)
+    with_calendar(ctx, lambda: timers.fire_due(ctx))  # the bundle is queued; no drainer has sent it yet
+    with ctx.reader() as uow:
+        assert metrics.stuck(uow) == []  # its second loop has no timer and no entry of its own, yet waits on it
+    tick(ctx)
+    with ctx.reader() as uow:
+        assert metrics.stuck(uow) == []
