@@ -60,6 +60,8 @@ _WEEKLY = re.compile(r"(MON|TUE|WED|THU|FRI|SAT|SUN) ([01][0-9]|2[0-3]):[0-5][0-
 _WAIT = re.compile(r"([1-9][0-9]{0,3})([mhd])")
 _WAIT_UNITS = {"m": 60, "h": 3600, "d": 86400}
 MAX_DIGEST_WAIT_S = 7 * 86400
+# interaction_policy.follow_up_stretch: how much longer than the schedule this person's follow-ups wait.
+MIN_STRETCH, MAX_STRETCH = 1.0, 4.0
 
 
 def _check_weekly(value: str) -> str:

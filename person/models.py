@@ -10,6 +10,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     StrictBool,
+    StrictFloat,
     StrictInt,
     model_validator,
 )
@@ -21,6 +22,8 @@ from kernel.db import UTCDateTime
 from person.fields import (  # noqa: F401  (the field types are part of this module's vocabulary)
     HHMM,
     MAX_DIGEST_WAIT_S,
+    MAX_STRETCH,
+    MIN_STRETCH,
     PERSON_ID_PATTERN,
     PERSON_ID_RE,
     Channel,
@@ -76,6 +79,8 @@ class InteractionPolicy(Strict):
     weekly_review_at: WeeklyAt | None = None  # "MON 09:00" local; None: no scheduled review
     digest: StrictBool = False  # hold what can wait for one digest
     digest_max_wait: Wait = "4h"  # the longest a digested item waits
+    # Multiplies the waits before this person's follow-ups (1.0: the schedule as configured); see concern.rules.
+    follow_up_stretch: StrictFloat = PField(MIN_STRETCH, ge=MIN_STRETCH, le=MAX_STRETCH, allow_inf_nan=False)
 
 
 class InteractionPolicyPatch(Strict):
@@ -91,6 +96,7 @@ class InteractionPolicyPatch(Strict):
     weekly_review_at: WeeklyAt | None = None
     digest: StrictBool | None = None
     digest_max_wait: Wait | None = None
+    follow_up_stretch: StrictFloat | None = PField(None, ge=MIN_STRETCH, le=MAX_STRETCH, allow_inf_nan=False)
 
 
 class ChannelBindingIn(Strict):

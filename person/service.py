@@ -249,6 +249,7 @@ def patch_policy(
         "quiet_days",
         "digest",
         "digest_max_wait",
+        "follow_up_stretch",
     ):
         if name in changes and changes[name] is None:
             raise Invalid(f"interaction_policy.{name} cannot be null", field=f"interaction_policy.{name}")

@@ -98,6 +98,7 @@ def test_a_good_policy_is_saved_and_audited_with_the_admin_token_name(admin, ctx
         "weekly_review_at": None,
         "digest": False,
         "digest_max_wait": "4h",
+        "follow_up_stretch": 1.0,
     }
     fact = facts_of(ctx, "person_changed", zhangsan)[0]
     assert fact.content["actor"] == "ops" and fact.content["change"] == "policy_changed"
