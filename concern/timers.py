@@ -5,47 +5,23 @@ held deliveries sent again at their moment, and the next step set after each con
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
-from action.ledger import contact_times, contacts
 from action.models import ActionRequest
-from concern import asking, notices, queue, reachability, service
+from concern import asking, notices, queue, reachability, schedule, service
 from concern.escalation import steps as escalation
 from concern.kinds import promises, reminders
 from concern.models import ACTIVE_STATES, Concern
-from concern.rules import next_step
 from fact import decisions
 from fact.decisions import DecisionKind
 from kernel.context import AppContext, UnitOfWork
 from person import service as persons
 
 
-def _l3(uow: UnitOfWork, concern: Concern) -> dict[str, Any]:
-    """What a deadline's tightened schedule reads: the concern's contacts and L3's limit (none without a deadline)."""
-    if concern.deadline is None:
-        return {}
-    return {
-        "contacts": contacts(uow, concern_id=concern.concern_id, person_id=concern.target_person_id),
-        "contact_limit": uow.settings.concern_contact_limit,
-        "contact_window": uow.settings.concern_contact_window,
-    }
-
-
 def schedule_after_contact(
     uow: UnitOfWork, concern: Concern, *, change: str, follow_up_count: int, causation_id: str | None
 ) -> None:
     """Set the timer for the next step after a contact (or a contact that counts as tried)."""
-    _, last = contact_times(uow, concern_id=concern.concern_id, person_id=concern.target_person_id)
-    step = next_step(
-        priority=concern.priority,
-        schedule=uow.settings.follow_up_schedule,
-        contacted=True,
-        follow_up_count=follow_up_count,
-        last_contact_at=last or uow.now,
-        deadline=concern.deadline,
-        now=uow.now,
-        **_l3(uow, concern),
-    )
+    step = schedule.planned(uow, concern, follow_up_count=follow_up_count, after_contact=True)
     service.change(
         uow,
         concern,
@@ -128,17 +104,7 @@ def fire(uow: UnitOfWork, concern: Concern) -> None:
     if concern.state != "waiting_reply":
         service.change(uow, concern, change="timer_cleared", step_at=None)
         return
-    first, last = contact_times(uow, concern_id=concern.concern_id, person_id=concern.target_person_id)
-    step = next_step(
-        priority=concern.priority,
-        schedule=uow.settings.follow_up_schedule,
-        contacted=last is not None and not promises.check_in_due(concern, last),
-        follow_up_count=concern.follow_up_count,
-        last_contact_at=last,
-        deadline=concern.deadline,
-        now=uow.now,
-        **_l3(uow, concern),
-    )
+    step = schedule.planned(uow, concern)
     if step.at > uow.now:
         service.change(uow, concern, change="rescheduled", step_at=step.at, extra={"reason": "not due yet"})
         return

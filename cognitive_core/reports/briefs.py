@@ -15,7 +15,7 @@ from cognitive_core.reports.brief_rules import Item, clip, layout
 from cognitive_core.reports.brief_texts import age, text
 from cognitive_core.signals import routing as signals
 from concern import buttons as concern_buttons
-from concern import outbound, sandbox
+from concern import outbound, sandbox, schedule
 from concern.models import ACTIVE_STATES, Concern
 from concern.queue import Purpose
 from concern.texts import reasons
@@ -46,8 +46,7 @@ def _next_step(uow: UnitOfWork, c: Concern, tz: ZoneInfo, locale: str) -> str:
     if c.next_follow_up_at is None:
         return text("no_next", locale)
     moment = when(c.next_follow_up_at, tz, locale, now=uow.now)
-    waits = uow.settings.follow_up_schedule.get(c.priority, [])
-    escalates = c.follow_up_count >= len(waits) - 1
+    escalates = schedule.planned(uow, c).kind == "escalate"  # the person's stretch may leave no follow-up
     return text("next_escalation" if escalates else "next_follow_up", locale, when=moment)
 
 
