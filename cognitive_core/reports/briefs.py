@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import select
 
+from cognitive_core.reports import fewer
 from cognitive_core.reports.brief_rules import Item, clip, layout
 from cognitive_core.reports.brief_texts import age, text
 from cognitive_core.signals import routing as signals
@@ -139,6 +140,7 @@ def items(uow: UnitOfWork, *, person: Person) -> list[Item]:
             age=age(now - c.created_at, locale),
         )
         found.append(Item("owed", line, -(now - c.created_at).total_seconds()))
+    found += fewer.items(uow, me=me, since=since, names=names, locale=locale)
     return found + _signal_items(uow, me=me, since=since, names=names, tz=tz, locale=locale)
 
 
