@@ -12,6 +12,9 @@ as the core reads and claims them when one is pressed (the action layer keeps th
 | commitment check-in             | the person         | Done · 2 more hours                |
 | the LLM's proposal              | the principal      | Confirm · Cancel                   |
 | reminder                        | its person         | Done · Later 1h                    |
+
+A proactive message to anyone other than whoever asked (a question and its follow-ups, a check-in, an escalation, a
+message passed on) also carries Why this? · Too many (`for_recipient`), each on its own request key.
 """
 
 from __future__ import annotations
@@ -40,6 +43,8 @@ _LABELS: dict[str, dict[str, str]] = {
     "llm_confirm": {"zh": "确认", "en": "Confirm"},
     "llm_cancel": {"zh": "取消", "en": "Cancel"},
     "remind_later": {"zh": "稍后 1小时", "en": "Later 1h"},
+    "why": {"zh": "为什么收到这条？", "en": "Why this?"},
+    "fewer": {"zh": "消息太多", "en": "Too many"},
 }
 LABELS = Catalogue("concern.buttons", _LABELS)
 # Each message's buttons: (verb, args, style).
@@ -53,6 +58,8 @@ SETS: dict[str, tuple[tuple[str, dict[str, Any], str], ...]] = {
     "llm_proposal": (("llm_confirm", {}, "primary"), ("llm_cancel", {}, "danger")),
     "reminder": (("done", {}, "primary"), ("remind_later", {"hours": 1}, "default")),
 }
+# The recipient's own two, after a message's buttons: why it came, and fewer of them.
+RECIPIENT: tuple[tuple[str, dict[str, Any], str], ...] = (("why", {}, "default"), ("fewer", {}, "default"))
 
 
 def label(verb: str, locale: str) -> str:
@@ -66,6 +73,19 @@ def for_message(
     """Mint the buttons of one message of `kind` (a key of SETS), pressable by `addressee_id` only."""
     choices = [Choice(verb, label(verb, locale), args, style) for verb, args, style in SETS[kind]]
     return buttons.mint(uow, request_key=request_key, addressee_id=addressee_id, choices=choices, concern_id=concern_id)
+
+
+def for_recipient(
+    uow: UnitOfWork, *, request_key: str, addressee_id: str, locale: str, concern_id: str | None, about: dict[str, Any]
+) -> list[ButtonSpec]:
+    """Why this? · Too many under the message `request_key`: each on its own request key, so a press spends neither
+    the message's buttons nor the other; `about` (the message's kind, its decision) is kept in their args."""
+    specs: list[ButtonSpec] = []
+    for verb, _, style in RECIPIENT:
+        choice = Choice(verb, label(verb, locale), {"message": request_key, **about}, style)
+        key = f"{request_key}#{verb}"
+        specs += buttons.mint(uow, request_key=key, addressee_id=addressee_id, choices=[choice], concern_id=concern_id)
+    return specs
 
 
 def for_proposal(
@@ -102,10 +122,11 @@ def styled(
 
 def shown_again(rows: list[Any], locale: str) -> list[ButtonSpec]:
     """A message's existing buttons (rows of action.models.ButtonRow), labelled and in their set's order."""
-    verbs = {row.verb for row in rows}
-    order = next((tuple(v for v, _, _ in s) for s in SETS.values() if {v for v, _, _ in s} == verbs), ())
+    recipient = tuple(v for v, _, _ in RECIPIENT)
+    verbs = {row.verb for row in rows} - set(recipient)
+    order = next((tuple(v for v, _, _ in s) for s in SETS.values() if {v for v, _, _ in s} == verbs), ()) + recipient
     ranked = sorted(rows, key=lambda row: order.index(row.verb) if row.verb in order else len(order))
-    styles = {verb: style for s in SETS.values() for verb, _, style in s}
+    styles = {verb: style for s in (*SETS.values(), RECIPIENT) for verb, _, style in s}
     return [ButtonSpec(label=label(r.verb, locale), token=r.token, style=styles.get(r.verb, "default")) for r in ranked]
 
 

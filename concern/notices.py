@@ -90,14 +90,31 @@ def question_request(
         follow_up=purpose == "follow_up",
         origin_channel=concern.origin_channel,
         request_key=key,
-        buttons=concern_buttons.for_message(
-            uow,
-            kind=kind,
-            request_key=key,
-            addressee_id=concern.target_person_id,
-            locale=target.locale,
-            concern_id=concern.concern_id,
-        ),
+        buttons=[
+            *concern_buttons.for_message(
+                uow,
+                kind=kind,
+                request_key=key,
+                addressee_id=concern.target_person_id,
+                locale=target.locale,
+                concern_id=concern.concern_id,
+            ),
+            *recipient_buttons(uow, concern, key=key, to=target, kind=purpose),
+        ],
+    )
+
+
+def recipient_buttons(uow: UnitOfWork, concern: Concern, *, key: str, to: Any, kind: str) -> list[ButtonSpec]:
+    """Why this? · Too many on a message of the loop to `to`, unless `to` is who asked (their own loop)."""
+    if to.person_id == concern.originator_id:
+        return []
+    return concern_buttons.for_recipient(
+        uow,
+        request_key=key,
+        addressee_id=to.person_id,
+        locale=to.locale,
+        concern_id=concern.concern_id,
+        about={"kind": kind},
     )
 
 

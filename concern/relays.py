@@ -7,6 +7,7 @@ from __future__ import annotations
 from zoneinfo import ZoneInfo
 
 from action.models import ActionRequest
+from concern import buttons as concern_buttons
 from concern import queue
 from concern.queue import Purpose
 from concern.texts import messages, replies
@@ -30,6 +31,15 @@ def relay(
     """Queue `text` to `target_id` in their language, framed as from the sender; the sender hears how it went."""
     sender = persons.get_or_404(uow, person_id=sender_id)
     target = persons.get_or_404(uow, person_id=target_id)
+    key = f"{fact_id}:tell"
+    about = {"kind": "relay", "decision": decision_id}  # no loop: "why this?" reads the decision's chain
+    buttons = (
+        concern_buttons.for_recipient(
+            uow, request_key=key, addressee_id=target_id, locale=target.locale, concern_id=None, about=about
+        )
+        if target_id != sender_id
+        else []
+    )
     request = ActionRequest(
         action_type="notify",
         decision_ref=decision_id,
@@ -37,7 +47,8 @@ def relay(
         text=messages.relay(sender.display_name, text, target.locale, tuple(sender.aliases or ())),
         priority=priority,
         origin_channel=channel,
-        request_key=f"{fact_id}:tell",
+        request_key=key,
+        buttons=buttons,
         # Each relayed message is its own notification: L4's cooldown is for repeats of one kind.
         notification_type=f"relay:{fact_id}",
     )

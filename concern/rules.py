@@ -42,18 +42,23 @@ def next_step(
     contacts: Sequence[datetime] | None = None,
     contact_limit: int = 2,
     contact_window: timedelta = timedelta(hours=24),
+    stretch: float = 1.0,
+    first_contact_at: datetime | None = None,
 ) -> Step:
     """Where a waiting concern stands on its schedule.
 
     The waits of a priority are the gaps before each follow-up; the last one is the gap before
-    escalating. A deadline that comes earlier brings the escalation forward; given the concern's `contacts`,
-    the follow-ups L3 still allows move closer to it too (concern.deadlines).
+    escalating. The person's `stretch` (interaction_policy.follow_up_stretch) lengthens the follow-up waits but
+    never moves the escalation (`stretched`). A deadline that comes earlier brings the escalation forward; given
+    the concern's `contacts`, the follow-ups L3 still allows move closer to it too (concern.deadlines).
     """
     waits = schedule[priority]
     if not contacted or last_contact_at is None:
         step = Step("question", now)
     elif follow_up_count < len(waits) - 1:
-        step = Step("follow_up", last_contact_at + waits[follow_up_count])
+        step = stretched(
+            waits, follow_up_count, stretch=stretch, first=first_contact_at or last_contact_at, last=last_contact_at
+        )
     else:
         step = Step("escalate", last_contact_at + waits[-1])
     if deadline is not None and contacted and contacts is not None and last_contact_at is not None:
@@ -69,7 +74,25 @@ def next_step(
             window=contact_window,
             now=now,
         )
-        return Step(kind, at)
+        step = Step(kind, at)
     if deadline is not None and contacted and deadline < step.at:
         return Step("escalate", deadline)
     return step
+
+
+def stretched(
+    waits: Sequence[timedelta], follow_up_count: int, *, stretch: float, first: datetime, last: datetime
+) -> Step:
+    """The next follow-up with the waits multiplied by `stretch`, or the escalation where the plain one would be.
+
+    A longer wait is never shorter than the schedule's (L2's spacing holds). The escalation stays where the plain
+    schedule puts it, counted from the first contact (and never sooner than the last wait after the last contact):
+    the person asked for fewer reminders, not for their manager to hear later. A stretched follow-up that would not
+    leave the last wait before that moment is not sent; the loop escalates then instead.
+    """
+    plain = Step("follow_up", last + waits[follow_up_count])
+    if stretch <= 1.0:
+        return plain
+    at = last + waits[follow_up_count] * stretch
+    escalation = max(first + sum(waits, timedelta(0)), last + waits[-1])
+    return Step("follow_up", at) if at + waits[-1] <= escalation else Step("escalate", escalation)

@@ -5,15 +5,12 @@ held deliveries sent again at their moment, and the next step set after each con
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
-from action.ledger import contact_times, contacts
 from action.models import ActionRequest
-from concern import asking, bundles, notices, queue, reachability, service
+from concern import asking, bundles, notices, queue, reachability, schedule, service
 from concern.escalation import steps as escalation
 from concern.kinds import promises, reminders
 from concern.models import ACTIVE_STATES, Concern
-from concern.rules import Step, next_step
 from fact import decisions
 from fact.decisions import DecisionKind
 from kernel.context import AppContext, UnitOfWork
@@ -21,32 +18,11 @@ from person import service as persons
 from person.calendar import with_calendar
 
 
-def _l3(uow: UnitOfWork, concern: Concern) -> dict[str, Any]:
-    """What a deadline's tightened schedule reads: the concern's contacts and L3's limit (none without a deadline)."""
-    if concern.deadline is None:
-        return {}
-    return {
-        "contacts": contacts(uow, concern_id=concern.concern_id, person_id=concern.target_person_id),
-        "contact_limit": uow.settings.concern_contact_limit,
-        "contact_window": uow.settings.concern_contact_window,
-    }
-
-
 def schedule_after_contact(
     uow: UnitOfWork, concern: Concern, *, change: str, follow_up_count: int, causation_id: str | None
 ) -> None:
     """Set the timer for the next step after a contact (or a contact that counts as tried)."""
-    _, last = contact_times(uow, concern_id=concern.concern_id, person_id=concern.target_person_id)
-    step = next_step(
-        priority=concern.priority,
-        schedule=uow.settings.follow_up_schedule,
-        contacted=True,
-        follow_up_count=follow_up_count,
-        last_contact_at=last or uow.now,
-        deadline=concern.deadline,
-        now=uow.now,
-        **_l3(uow, concern),
-    )
+    step = schedule.planned(uow, concern, follow_up_count=follow_up_count, after_contact=True)
     service.change(
         uow,
         concern,
@@ -93,21 +69,6 @@ def _redeliver(uow: UnitOfWork, concern: Concern) -> None:
         queue.enqueue(uow, request=request, purpose=held["purpose"], concern=concern)
 
 
-def due_step(uow: UnitOfWork, concern: Concern) -> Step:
-    """A waiting loop's next step by its schedule (a follow-up or the escalation) and when it is due."""
-    _, last = contact_times(uow, concern_id=concern.concern_id, person_id=concern.target_person_id)
-    return next_step(
-        priority=concern.priority,
-        schedule=uow.settings.follow_up_schedule,
-        contacted=last is not None and not promises.check_in_due(concern, last),
-        follow_up_count=concern.follow_up_count,
-        last_contact_at=last,
-        deadline=concern.deadline,
-        now=uow.now,
-        **_l3(uow, concern),
-    )
-
-
 def fire_due(ctx: AppContext, *, limit: int = 100) -> int:
     """Fire due timers, each in its own short transaction (claimed with SKIP LOCKED, so replicas share the work).
 
@@ -148,7 +109,7 @@ def fire(uow: UnitOfWork, concern: Concern) -> None:
     if concern.state != "waiting_reply":
         service.change(uow, concern, change="timer_cleared", step_at=None)
         return
-    step = due_step(uow, concern)
+    step = schedule.planned(uow, concern)
     if step.at > uow.now:
         service.change(uow, concern, change="rescheduled", step_at=step.at, extra={"reason": "not due yet"})
         return
@@ -158,7 +119,7 @@ def fire(uow: UnitOfWork, concern: Concern) -> None:
         and reachability.gate(uow, concern, kind=step.kind, step_at=step.at)
     ):
         return  # held (away, busy) or moved (a promise, the usual answering hour): the model set the timer
-    if step.kind == "follow_up" and bundles.bundle(uow, concern, due=due_step):
+    if step.kind == "follow_up" and bundles.bundle(uow, concern, due=schedule.planned):
         return  # it went into one message with the person's other follow-ups falling due now
     kind = DecisionKind.escalate if step.kind == "escalate" else DecisionKind.direct_action
     decision_id = decisions.record(

@@ -7,7 +7,7 @@ from functools import lru_cache
 from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo, available_timezones
 
-from pydantic import AfterValidator, BeforeValidator, StrictInt
+from pydantic import AfterValidator, BeforeValidator, StrictFloat, StrictInt
 from pydantic import Field as PField
 
 from kernel.channel_names import ChannelName
@@ -54,6 +54,8 @@ _WEEKLY = re.compile(r"(MON|TUE|WED|THU|FRI|SAT|SUN) ([01][0-9]|2[0-3]):[0-5][0-
 _WAIT = re.compile(r"([1-9][0-9]{0,3})([mhd])")
 _WAIT_UNITS = {"m": 60, "h": 3600, "d": 86400}
 MAX_DIGEST_WAIT_S = 7 * 86400
+# interaction_policy.follow_up_stretch: how much longer than the schedule this person's follow-ups wait.
+MIN_STRETCH, MAX_STRETCH = 1.0, 4.0
 
 
 def _check_weekly(value: str) -> str:
@@ -150,6 +152,15 @@ def _whole(value: Any) -> Any:
 def whole(low: int, high: int) -> Any:
     """An integer from `low` to `high` as JSON Schema means one (5 or 5.0), never true, "5" or 5.5."""
     return Annotated[StrictInt, PField(ge=low, le=high), BeforeValidator(_whole)]
+
+
+def _number(value: Any) -> Any:
+    """`2` as 2.0: JSON Schema's number includes integers; a bool or a text stays refused (StrictFloat then)."""
+    return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+# `interaction_policy.follow_up_stretch`: how much longer this person's follow-up waits are (1.0–4.0).
+Stretch = Annotated[StrictFloat, PField(ge=MIN_STRETCH, le=MAX_STRETCH, allow_inf_nan=False), BeforeValidator(_number)]
 
 
 QuietDays = Annotated[

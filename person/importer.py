@@ -21,7 +21,8 @@ from person.models import PersonCreate
 
 CSV_LIST_SEPARATOR = "|"
 PERSON_COLUMNS = ("person_id", "display_name", "aliases", "role", "manager_id", "timezone", "locale")
-POLICY_COLUMNS = ("preferred_channel", "max_proactive_contacts_per_day")
+POLICY_COLUMNS = ("preferred_channel", "max_proactive_contacts_per_day", "follow_up_stretch")
+_NUMBER = re.compile(r"[0-9]+(\.[0-9]+)?")
 
 
 def csv_columns() -> tuple[str, ...]:
@@ -85,6 +86,9 @@ def _csv_row(raw: dict[str, str]) -> dict[str, Any]:
     if row.get("max_proactive_contacts_per_day"):
         cap = row["max_proactive_contacts_per_day"]
         policy["max_proactive_contacts_per_day"] = int(cap) if cap.isdigit() else cap
+    if row.get("follow_up_stretch"):  # a number as written; anything else is handed on for the model to name
+        stretch = row["follow_up_stretch"]
+        policy["follow_up_stretch"] = float(stretch) if _NUMBER.fullmatch(stretch) else stretch
     if policy:
         person["interaction_policy"] = policy
     return person

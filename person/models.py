@@ -21,6 +21,8 @@ from kernel.db import UTCDateTime
 from person.fields import (  # noqa: F401  (the field types are part of this module's vocabulary)
     HHMM,
     MAX_DIGEST_WAIT_S,
+    MAX_STRETCH,
+    MIN_STRETCH,
     PERSON_ID_PATTERN,
     PERSON_ID_RE,
     Channel,
@@ -30,6 +32,7 @@ from person.fields import (  # noqa: F401  (the field types are part of this mod
     PersonId,
     QuietDays,
     Role,
+    Stretch,
     Text,
     Timezone,
     Wait,
@@ -96,6 +99,8 @@ class InteractionPolicy(Strict):
     weekly_review_at: WeeklyAt | None = None  # "MON 09:00" local; None: no scheduled review
     digest: StrictBool = False  # hold what can wait for one digest
     digest_max_wait: Wait = "4h"  # the longest a digested item waits
+    # Multiplies the waits before this person's follow-ups (1.0: the schedule as configured); see concern.rules.
+    follow_up_stretch: Stretch = MIN_STRETCH
 
 
 class InteractionPolicyPatch(Strict):
@@ -111,6 +116,7 @@ class InteractionPolicyPatch(Strict):
     weekly_review_at: WeeklyAt | None = None
     digest: StrictBool | None = unset()
     digest_max_wait: Wait | None = unset()
+    follow_up_stretch: Stretch | None = unset()
 
 
 class ChannelBindingIn(Strict):

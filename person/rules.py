@@ -1,11 +1,16 @@
-"""Pure time rules of a person's interaction policy: quiet hours, quiet days, local days."""
+"""Pure rules of a person's interaction policy: quiet hours, quiet days, local days, and easing off."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
+from person.fields import MAX_STRETCH
 from person.models import InteractionPolicy, QuietWindow
+
+CAP_FLOOR = 1  # "too many messages" never lowers the daily cap below this: that would be "never", a different request
+STRETCH_STEP = 1.5  # once the cap is at its floor, each "too many" spaces the follow-ups this much further
 
 _SEARCH_DAYS = 9
 
@@ -80,3 +85,24 @@ def next_morning(policy: InteractionPolicy, tz: ZoneInfo, now: datetime, *, cloc
     """ "Tomorrow": the next local `clock`, or the end of quiet time then if that is later."""
     morning = next_local(clock, tz, now)
     return quiet_until(policy, tz, morning) or morning
+
+
+@dataclass(frozen=True)
+class Easing:
+    """One step less: which policy field changes, from what to what."""
+
+    field: str  # max_proactive_contacts_per_day | follow_up_stretch
+    before: float
+    after: float
+
+
+def eased(policy: InteractionPolicy) -> Easing | None:
+    """The person's own "too many messages": their daily cap one lower (never below CAP_FLOOR); once it is there,
+    their follow-up waits STRETCH_STEP times longer (at most MAX_STRETCH); None when both are at their limit."""
+    cap = policy.max_proactive_contacts_per_day
+    if cap > CAP_FLOOR:
+        return Easing("max_proactive_contacts_per_day", cap, cap - 1)
+    stretch = policy.follow_up_stretch
+    if stretch < MAX_STRETCH:
+        return Easing("follow_up_stretch", stretch, min(MAX_STRETCH, round(stretch * STRETCH_STEP, 2)))
+    return None

@@ -56,17 +56,19 @@ def _record_change(
     source: str,
     after: dict | None = None,
     extra: dict[str, Any] | None = None,
+    actor: str | None = None,
+    refs: tuple[str, ...] = (),
 ) -> None:
     after = after if after is not None else _snapshot(uow, person)
     fact_service.append(
         uow,
         fact_type="person_changed",
         source=source,
-        person_refs=[person.person_id],
+        person_refs=[person.person_id, *(r for r in refs if r != person.person_id)],
         content={
             "change": change,
             "person_id": person.person_id,
-            "actor": uow.actor,
+            "actor": actor or uow.actor,
             **(extra or {}),
             "before": before,
             "after": after,
@@ -205,15 +207,17 @@ def upsert(uow: UnitOfWork, *, data: PersonCreate, source: str = "admin_api") ->
     return person, "updated" if changed else "unchanged"
 
 
-def _finish(uow: UnitOfWork, *, person: Person, before: dict[str, Any], change: str, source: str) -> bool:
-    """Stamp and record the change if anything changed; True when it did."""
+def _finish(
+    uow: UnitOfWork, *, person: Person, before: dict[str, Any], change: str, source: str, **recorded: Any
+) -> bool:
+    """Stamp and record the change if anything changed (`recorded`: the fact's actor, extra, refs); True if it did."""
     uow.session.flush()
     after = _snapshot(uow, person)  # created_at / updated_at are not part of it
     if after == before:
         return False
     person.updated_at = uow.now
     uow.session.flush()
-    _record_change(uow, person=person, change=change, before=before, source=source, after=after)
+    _record_change(uow, person=person, change=change, before=before, source=source, after=after, **recorded)
     return True
 
 
@@ -226,20 +230,22 @@ def deactivate(uow: UnitOfWork, *, person_id: str, source: str = "admin_api") ->
     return person
 
 
-def replace_policy(uow: UnitOfWork, *, person_id: str, policy: InteractionPolicy, source: str = "admin_api") -> Person:
-    """Replace the whole interaction policy (omitted fields take their defaults)."""
+def replace_policy(
+    uow: UnitOfWork, *, person_id: str, policy: InteractionPolicy, source: str = "admin_api", **recorded: Any
+) -> Person:
+    """Replace the whole policy (omitted fields: defaults); `recorded`: the fact's own actor, extra content, refs."""
     person = get_or_404(uow, person_id=person_id)
     _check_preferred(policy, bindings_of(uow, person_id=person_id), field="preferred_channel")
     before = _snapshot(uow, person)
     person.interaction_policy = policy.model_dump(mode="json")
-    _finish(uow, person=person, before=before, change="policy_changed", source=source)
+    _finish(uow, person=person, before=before, change="policy_changed", source=source, **recorded)
     return person
 
 
 def patch_policy(
-    uow: UnitOfWork, *, person_id: str, patch: InteractionPolicyPatch, source: str = "admin_api"
+    uow: UnitOfWork, *, person_id: str, patch: InteractionPolicyPatch, source: str = "admin_api", **recorded: Any
 ) -> Person:
-    """Change only the policy fields given."""
+    """Change only the policy fields given (`recorded` as for `replace_policy`)."""
     person = get_or_404(uow, person_id=person_id)
     changes = patch.model_dump(mode="json", exclude_unset=True)
     for name in (
@@ -249,11 +255,12 @@ def patch_policy(
         "quiet_days",
         "digest",
         "digest_max_wait",
+        "follow_up_stretch",
     ):
         if name in changes and changes[name] is None:
             raise Invalid(f"interaction_policy.{name} cannot be null", field=f"interaction_policy.{name}")
     merged = InteractionPolicy.model_validate({**person.interaction_policy, **changes})
-    return replace_policy(uow, person_id=person_id, policy=merged, source=source)
+    return replace_policy(uow, person_id=person_id, policy=merged, source=source, **recorded)
 
 
 def replace_bindings(

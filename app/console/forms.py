@@ -26,11 +26,13 @@ POLICY_FIELDS = (
     "quiet_hours",
     "quiet_days",
     "paused_until",
+    "follow_up_stretch",
 )
 PROFILE_FIELDS = ("display_name", "aliases", "role", "manager_id", "timezone", "locale")
 CREATE_FIELDS = ("person_id", *PROFILE_FIELDS, "channel", "external_user_id", "chat_id")
 _WINDOW = re.compile(r"^\s*(\S+?)\s*[-–~]\s*(\S+)\s*$")
 _INT = re.compile(r"^[+-]?\d{1,9}$")
+_NUMBER = re.compile(r"^\s*\d{1,3}(\.\d{1,6})?\s*$")
 
 
 class FormErrors(Exception):
@@ -108,6 +110,9 @@ def policy_patch(form: dict[str, str], *, tz: ZoneInfo, lang: str = "en") -> Int
         "quiet_days": [_int_or_text(d) for d in form.get("quiet_days", "").split(",") if d.strip()],
         "paused_until": _local_instant(form["paused_until"], tz) if form.get("paused_until", "").strip() else None,
     }
+    stretch = form.get("follow_up_stretch", "")
+    if stretch.strip():  # a form without the field (an older page) leaves the stretch as it is
+        data["follow_up_stretch"] = float(stretch) if _NUMBER.match(stretch) else stretch
     return _validate(InteractionPolicyPatch, data, fields=POLICY_FIELDS, lang=lang)
 
 
@@ -151,4 +156,5 @@ def policy_values(policy: Any, *, tz: ZoneInfo) -> dict[str, str]:
         "quiet_hours": ", ".join(f"{w.start}-{w.end}" for w in policy.quiet_hours),
         "quiet_days": ",".join(str(d) for d in policy.quiet_days),
         "paused_until": paused,
+        "follow_up_stretch": f"{policy.follow_up_stretch:g}",
     }

@@ -146,6 +146,11 @@ _WORDS: dict[str, tuple[str, str]] = {
     "allow_proactive_ping": ("Allow proactive messages", "允许主动消息"),
     "max_proactive_contacts_per_day": ("Proactive messages per day (0–100)", "每天主动消息上限（0–100）"),
     "preferred_channel": ("Preferred channel", "首选渠道"),
+    "follow_up_stretch": ("Follow-up waits ×(1–4)", "跟进间隔倍数（1–4）"),
+    "follow_up_stretch_help": (
+        "1: the schedule as set; 2: twice as long between follow-ups (the escalation stays where it was)",
+        "1：按设定的节奏；2：跟进间隔加倍（升级时间不变）",
+    ),
     "quiet_hours_help": ("Local times, e.g. 22:00-08:00, 12:00-13:30", "当地时间，例如 22:00-08:00, 12:00-13:30"),
     "quiet_days": ("Quiet days", "免打扰日"),
     "quiet_days_help": ("ISO weekdays, 1 = Monday … 7 = Sunday, e.g. 6,7", "ISO 星期，1 = 周一 … 7 = 周日，例如 6,7"),

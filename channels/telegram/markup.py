@@ -10,14 +10,22 @@ from channels.base import Button
 from channels.errors import InvalidRequest
 
 MAX_CALLBACK_BYTES = 64  # Telegram refuses longer callback_data (BUTTON_DATA_INVALID)
-ROW = 3  # more than this many buttons go in rows of three (labels stay readable on a phone)
+ROW = 3  # more than this many buttons go in rows of at most three (labels stay readable on a phone)
 
 
 def rows(buttons: Sequence[Button]) -> list[list[Button]]:
-    """The buttons in one row, or in rows of at most three when there are more."""
+    """The buttons in one row, or in as few rows of at most three as hold them, as even as can be (4: 2 + 2,
+    5: 3 + 2, 7: 3 + 2 + 2), so no button is left alone on a row."""
     if len(buttons) <= ROW:
         return [list(buttons)] if buttons else []
-    return [list(buttons[i : i + ROW]) for i in range(0, len(buttons), ROW)]
+    count = -(-len(buttons) // ROW)
+    size, longer = divmod(len(buttons), count)
+    found, start = [], 0
+    for row in range(count):
+        end = start + size + (1 if row < longer else 0)
+        found.append(list(buttons[start:end]))
+        start = end
+    return found
 
 
 def keyboard(buttons: Sequence[Button]) -> InlineKeyboardMarkup | None:

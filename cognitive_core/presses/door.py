@@ -14,7 +14,7 @@ from cognitive_core.llm import proposals
 from cognitive_core.presses import rules as press_rules
 from concern import buttons as concern_buttons
 from concern import commands as c
-from concern import handlers, outbound, said
+from concern import handlers, outbound, recipients, said
 from concern import service as concern_service
 from concern.outcomes import Outcome, Refused
 from concern.texts.press import press_text
@@ -69,7 +69,8 @@ def process(uow: UnitOfWork, fact: Fact, people: tuple = ()) -> None:
     presser_id = content.get("person_id")
     button = concern_buttons.get(uow, token=content.get("token", ""))
     view = view_of(uow, button, presser_id)
-    if press_rules.verdict(view) == "ok" and not concern_buttons.claim_press(uow, button=button, fact_id=fact.fact_id):
+    claims = press_rules.verdict(view) == "ok" and view.verb not in press_rules.READ_ONLY  # "why" is never spent
+    if claims and not concern_buttons.claim_press(uow, button=button, fact_id=fact.fact_id):
         view = press_rules.PressView(**{**view.__dict__, "pressed": True})  # another press of it won the race
     decision = press_rules.decide_press(view)
     decision_id = decisions.record(
@@ -85,6 +86,9 @@ def process(uow: UnitOfWork, fact: Fact, people: tuple = ()) -> None:
     if isinstance(decision.command, c.Ignore) or button is None:
         return
     presser = persons.get_or_404(uow, person_id=presser_id)
+    if isinstance(decision.command, c.Explain):
+        _explain(uow, decision.command, button, presser, fact, decision_id)
+        return
     text, outcome = _carry_out(uow, decision.command, button, presser, fact, decision_id, people)
     keep: list[Any] = []
     if isinstance(outcome, Refused):  # nothing happened: the message keeps its buttons, pressable again
@@ -116,6 +120,15 @@ def process(uow: UnitOfWork, fact: Fact, people: tuple = ()) -> None:
         message=message,
         buttons=keep,
     )
+
+
+def _explain(uow: UnitOfWork, command: c.Explain, button: Any, presser: Any, press: Fact, decision_id: str) -> None:
+    """ "Why this?" only reads: answered in a message of its own, the pressed message and its buttons as they were."""
+    text = recipients.explain(uow, command=command, reader=presser, minted_at=button.created_at)
+    outbound.show(
+        uow, to=presser.person_id, text=text, decision_id=decision_id, channel=press.content.get("channel"),
+        key=f"{press.fact_id}:press", message=None,
+    )  # fmt: skip
 
 
 def _carry_out(

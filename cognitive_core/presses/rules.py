@@ -23,6 +23,8 @@ ON_OPEN_LOOPS = frozenset(
 PICKS = frozenset({"pick_person", "ask_or_tell", "nudge_pick", "cancel_pick"})
 # Verbs only while the loop still waits on the person asked (not once it was escalated).
 WHILE_WAITING = frozenset({"later", "tomorrow"})
+# Verbs that only read: never spent, pressable again and again (a press is still recorded once per platform event).
+READ_ONLY = frozenset({"why"})
 
 
 @dataclass(frozen=True)
@@ -86,6 +88,10 @@ VERBS: dict[str, Callable[[PressView], c.Command]] = {
     "cancel_pick": lambda v: c.Cancel(v.args["concern_id"]),
     "llm_confirm": lambda v: c.ConfirmProposal(v.args.get("decision_id", "")),
     "llm_cancel": lambda v: c.DropProposal(v.args.get("decision_id", "")),
+    "why": lambda v: c.Explain(v.args.get("message", ""), v.concern_id, v.args.get("kind", ""), v.args.get("decision")),
+    "fewer": lambda v: c.FewerMessages(
+        v.args.get("message", ""), v.concern_id, v.args.get("kind", ""), v.args.get("decision")
+    ),
 }
 
 

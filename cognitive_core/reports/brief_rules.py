@@ -7,6 +7,8 @@
 | due       | promises due today, and slipped ones                            | +2h · cancel     |
 | waiting   | who, the question, how long, follow-ups, the next step and when | nudge · cancel   |
 | owed      | questions waiting on the reader                                 |                  |
+| signals   | external signals no route handles, and those routed to the brief|                  |
+| people    | who asked for fewer messages, and what changed for them         |                  |
 """
 
 from __future__ import annotations
@@ -15,8 +17,8 @@ from dataclasses import dataclass
 
 from cognitive_core.reports.brief_texts import text
 
-SECTIONS = ("attention", "answers", "due", "waiting", "owed", "signals")  # the order a reader sees them
-RANK = {"attention": 0, "due": 1, "answers": 2, "waiting": 3, "owed": 4, "signals": 5}  # what stays when cut
+SECTIONS = ("attention", "answers", "due", "waiting", "owed", "signals", "people")  # the order a reader sees them
+RANK = {"attention": 0, "due": 1, "answers": 2, "waiting": 3, "owed": 4, "signals": 5, "people": 6}  # kept when cut
 MAX_ITEMS = 10  # one screen; the rest is "… and N more"
 MAX_BUTTONS = 6  # a request carries at most six buttons
 

@@ -15,6 +15,15 @@ _TEXTS: dict[str, dict[str, str]] = {
     "waiting": {"zh": "**还在等（{n}）**", "en": "**Still waiting ({n})**"},
     "owed": {"zh": "**在等你回复（{n}）**", "en": "**Waiting on you ({n})**"},
     "signals": {"zh": "**外部事件（{n}）**", "en": "**Signals ({n})**"},
+    "people": {"zh": "**想少收点消息（{n}）**", "en": "**Asked for fewer messages ({n})**"},
+    "fewer_cap": {
+        "zh": "{who}觉得消息有点多，已把每天最多提醒调到 {after} 条",
+        "en": "{who} found the messages a bit much: at most {after} a day for them now",
+    },
+    "fewer_stretch": {
+        "zh": "{who}觉得消息有点多，跟进间隔已放宽到原来的 {after} 倍",
+        "en": "{who} found the messages a bit much: their follow-ups now wait {after}× as long",
+    },
     "unhandled": {
         "zh": "「{kind}」（来自 {source}）没有对应的处理规则 · {when}",
         "en": "「{kind}」 from {source}: no route handles it · {when}",

@@ -11,11 +11,12 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import select
 
+from cognitive_core.reports import fewer
 from cognitive_core.reports.brief_rules import Item, clip, layout
 from cognitive_core.reports.brief_texts import age, text
 from cognitive_core.signals import routing as signals
 from concern import buttons as concern_buttons
-from concern import outbound, sandbox
+from concern import outbound, sandbox, schedule
 from concern.models import ACTIVE_STATES, Concern
 from concern.queue import Purpose
 from concern.texts import reasons
@@ -46,8 +47,7 @@ def _next_step(uow: UnitOfWork, c: Concern, tz: ZoneInfo, locale: str) -> str:
     if c.next_follow_up_at is None:
         return text("no_next", locale)
     moment = when(c.next_follow_up_at, tz, locale, now=uow.now)
-    waits = uow.settings.follow_up_schedule.get(c.priority, [])
-    escalates = c.follow_up_count >= len(waits) - 1
+    escalates = schedule.planned(uow, c).kind == "escalate"  # the person's stretch may leave no follow-up
     return text("next_escalation" if escalates else "next_follow_up", locale, when=moment)
 
 
@@ -144,6 +144,7 @@ def items(uow: UnitOfWork, *, person: Person) -> list[Item]:
             age=age(now - c.created_at, locale),
         )
         found.append(Item("owed", line, -(now - c.created_at).total_seconds()))
+    found += fewer.items(uow, me=me, since=since, names=names, locale=locale)
     return found + _signal_items(uow, me=me, since=since, names=names, tz=tz, locale=locale)
 
 

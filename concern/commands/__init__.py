@@ -11,7 +11,7 @@ decision facts' `requested` entries had before commands existed (kept beside `co
 `from_requested` turns such an entry of an old fact back into its command.
 """
 
-from concern.commands.answers import Answer, Brief, ConfirmProposal, DropProposal, Ignore, Reply, Review
+from concern.commands.answers import Answer, Brief, ConfirmProposal, DropProposal, Explain, Ignore, Reply, Review
 from concern.commands.base import COMMANDS, Command, dump, load
 from concern.commands.legacy import LEGACY_SHAPES, from_requested
 from concern.commands.loops import (
@@ -26,6 +26,7 @@ from concern.commands.loops import (
     Done,
     Escalate,
     Extend,
+    FewerMessages,
     Notify,
     NotMe,
     Nudge,
@@ -56,8 +57,10 @@ __all__ = [
     "DeferToMorning",
     "Done",
     "DropProposal",
+    "Explain",
     "Escalate",
     "Extend",
+    "FewerMessages",
     "Ignore",
     "NotMe",
     "Notify",

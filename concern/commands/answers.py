@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from concern.commands.base import Command
+from concern.commands.base import Command, dump
 from fact.decisions import DecisionKind
 
 
@@ -91,3 +91,18 @@ class Ignore(Answer):
     def flat(self) -> dict[str, Any]:
         """The values as they are."""
         return dict(self.values)
+
+
+@dataclass(frozen=True)
+class Explain(Answer):
+    """ "Why this?" under a proactive message: who asked, when, what it is, what comes next (read, never changed)."""
+
+    TYPE: ClassVar[str] = "explain"
+    message: str  # the request key of the message the button sits on
+    concern_id: str | None = None
+    purpose: str = "question"  # what the message is: question | follow_up | check_in | escalation | relay
+    decision_id: str | None = None  # the decision that sent it (a relay: no loop to read)
+
+    def flat(self) -> dict[str, Any]:
+        """Its serialised form: it never had an older flat shape."""
+        return dump(self)

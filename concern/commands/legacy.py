@@ -74,8 +74,8 @@ LEGACY_SHAPES: tuple[tuple[DecisionKind, Any, type[Command]], ...] = (
 
 def from_requested(kind: str, entry: dict[str, Any]) -> Command | None:
     """The command (or answer) an older decision's `requested` entry stood for; None for a shape it never had."""
-    if "type" in entry:
-        return load(entry)
+    if "type" in entry:  # a command's own form (one with no older shape), perhaps with the decision's kind beside it
+        return load({k: v for k, v in entry.items() if k != "kind"})
     entry = {k: v for k, v in entry.items() if k != "kind"}  # the decision's kind, added to every entry
     if kind == DecisionKind.reply:
         template = entry.pop("template", "")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from concern.commands.base import Command
+from concern.commands.base import Command, dump
 from fact.decisions import DecisionKind
 
 
@@ -232,3 +232,18 @@ class SetPolicy(Command):
     TYPE: ClassVar[str] = "set_policy"
     LEGACY: ClassVar[dict[str, Any]] = {"action": "policy"}
     patch: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class FewerMessages(Command):
+    """ "Too many messages" from the person a message went to: one step less of their own policy (person.rules)."""
+
+    TYPE: ClassVar[str] = "fewer_messages"
+    message: str  # the request key of the message the button sits on
+    concern_id: str | None = None
+    purpose: str = "question"
+    decision_id: str | None = None
+
+    def flat(self) -> dict[str, Any]:
+        """Its serialised form: it never had an older flat shape."""
+        return dump(self)

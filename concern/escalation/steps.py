@@ -55,6 +55,7 @@ def _request(uow: UnitOfWork, concern: Concern, *, to: str, decision_id: str, te
     buttons = concern_buttons.for_message(
         uow, kind="escalation", request_key=key, addressee_id=to, locale=recipient.locale, concern_id=concern.concern_id
     )
+    buttons += notices.recipient_buttons(uow, concern, key=key, to=recipient, kind="escalation")
     return ActionRequest(
         action_type="escalate",
         decision_ref=decision_id,

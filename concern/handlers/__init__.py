@@ -9,6 +9,7 @@ only when its effect is new, a command here with its handler.
 from __future__ import annotations
 
 from concern import commands as c
+from concern import recipients
 from concern.handlers import loops, starts
 from concern.handlers.origin import Handler, Origin
 from concern.outcomes import Outcome
@@ -39,6 +40,9 @@ HANDLERS: dict[type[c.Command], Handler] = {
     c.Bind: starts.bind,
     c.SetPolicy: starts.set_policy,
     c.SetAway: starts.set_away,
+    c.FewerMessages: lambda uow, command, origin: recipients.fewer(  # the presser's own policy, one step less
+        uow, command=command, person_id=origin.actor_id or "", decision_id=origin.decision_id
+    ),
 }
 
 

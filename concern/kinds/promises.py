@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 
 from action.models import ActionRequest
 from concern import buttons as concern_buttons
-from concern import outbound, queue, service
+from concern import notices, outbound, queue, service
 from concern.models import Concern
 from concern.texts import messages
 from kernel.catalogue import Catalogue
@@ -77,6 +77,7 @@ def request(uow: UnitOfWork, concern: Concern, *, purpose: str, decision_ref: st
         locale=target.locale,
         concern_id=concern.concern_id,
     )
+    specs += notices.recipient_buttons(uow, concern, key=key, to=target, kind="check_in")
     return ActionRequest(
         action_type="send_message",
         decision_ref=decision_ref,

@@ -17,6 +17,7 @@ DEFAULT_POLICY = {
     "weekly_review_at": None,
     "digest": False,
     "digest_max_wait": "4h",
+    "follow_up_stretch": 1.0,
 }
 
 

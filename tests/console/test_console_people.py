@@ -30,6 +30,9 @@ BAD = [
     ("quiet_days", "6,6", [6, 6]),
     ("paused_until", "2100-01-02T00:00", "2100-01-02T00:00:00+08:00"),
     ("preferred_channel", "pigeon", "pigeon"),
+    ("follow_up_stretch", "0.5", 0.5),
+    ("follow_up_stretch", "5", 5.0),
+    ("follow_up_stretch", "twice", "twice"),
 ]
 
 
@@ -57,6 +60,14 @@ def test_the_policy_form_shows_the_stored_policy_in_its_own_spelling(admin, ctx,
     assert 'name="quiet_hours" value="22:00-08:00"' in html
     assert 'name="quiet_days" value="6,7"' in html
     assert 'name="paused_until" value="2026-03-20T10:00"' in html
+    assert 'name="follow_up_stretch" value="1"' in html
+
+
+def test_the_follow_up_stretch_is_set_from_the_form_and_left_alone_when_the_form_has_none(admin, ctx, zhangsan):
+    assert admin.post("/console/persons/p_zhangsan/policy", {**GOOD, "follow_up_stretch": "2.5"}).status_code == 303
+    assert policy_of(ctx)["follow_up_stretch"] == 2.5
+    assert admin.post("/console/persons/p_zhangsan/policy", GOOD).status_code == 303
+    assert policy_of(ctx)["follow_up_stretch"] == 2.5
 
 
 @pytest.mark.parametrize("field,form_value,api_value", BAD, ids=[f"{b[0]}={b[1]}" for b in BAD])
@@ -98,6 +109,7 @@ def test_a_good_policy_is_saved_and_audited_with_the_admin_token_name(admin, ctx
         "weekly_review_at": None,
         "digest": False,
         "digest_max_wait": "4h",
+        "follow_up_stretch": 1.0,
     }
     fact = facts_of(ctx, "person_changed", zhangsan)[0]
     assert fact.content["actor"] == "ops" and fact.content["change"] == "policy_changed"

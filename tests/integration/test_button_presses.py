@@ -31,10 +31,10 @@ def _decisions(ctx) -> list[str]:
 def test_each_actionable_message_carries_its_buttons_in_the_readers_language(ctx, team):
     feishu, telegram = team
     say(ctx, channel="feishu", user="ou_boss", text=ASK)
-    assert list(buttons_to(telegram, "tg_zs")) == ["稍后 2小时", "明天再说", "不是我"]
+    assert list(buttons_to(telegram, "tg_zs")) == ["稍后 2小时", "明天再说", "不是我", "为什么收到这条？", "消息太多"]
     assert list(buttons_to(feishu, "ou_boss")) == ["催一下", "取消"]  # the confirmation that it went out
     say(ctx, channel="feishu", user="ou_boss", text="/ask @p_lisi weekly report done?")
-    assert list(buttons_to(telegram, "tg_ls")) == ["Later 2h", "Tomorrow", "Not me"]
+    assert list(buttons_to(telegram, "tg_ls")) == ["Later 2h", "Tomorrow", "Not me", "Why this?", "Too many"]
     tokens = [b.token for d in telegram.sent for b in d.message.buttons]
     assert len(set(tokens)) == len(tokens) and all(len(t.encode()) <= 64 for t in tokens)
 
@@ -49,8 +49,9 @@ def test_later_puts_the_follow_up_off_two_hours_and_says_until_when(ctx, clock, 
     assert concern.state == "waiting_reply" and concern.step_at == clock.now() + 2 * H
     assert outcomes_to(ctx, "p_zhangsan")[-1].endswith("— 已推迟到 今天 15:00")
     [asked] = [d for d in telegram.sent if d.message.buttons]
-    text, still = telegram.shown(asked.message_id)  # the question itself now shows the outcome, without buttons
-    assert text == f"{asked.message.text}\n\n— 已推迟到 今天 15:00" and still == ()
+    text, still = telegram.shown(asked.message_id)  # the question itself now shows the outcome, and only the
+    assert text == f"{asked.message.text}\n\n— 已推迟到 今天 15:00"  # recipient's own buttons are left
+    assert [b.label for b in still] == ["为什么收到这条？", "消息太多"]
     assert len(telegram.texts_to("tg_zs")) == 1  # an edit, not a new message
 
 
@@ -165,7 +166,7 @@ def test_cancel_on_the_confirmation_closes_the_loop(ctx, clock, team):
 def test_approve_on_a_decision_request_flows_back_to_the_member(ctx, team):
     feishu, telegram = team
     say(ctx, channel="telegram", user="tg_zs", text="客户要求把合同付款周期改成90天，可以吗？")
-    assert list(buttons_to(feishu, "ou_wangwu")) == ["同意", "不同意"]
+    assert list(buttons_to(feishu, "ou_wangwu")) == ["同意", "不同意", "为什么收到这条？", "消息太多"]
     press(ctx, channel="feishu", user="ou_wangwu", token=buttons_to(feishu, "ou_wangwu")["同意"])
     concern = _concern(ctx)
     assert concern.state == "resolved" and concern.answer == "同意" and concern.answered_by == "p_wangwu"

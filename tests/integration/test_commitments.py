@@ -78,7 +78,8 @@ def test_at_the_due_moment_the_person_gets_a_check_in_with_done_and_more_time(ct
                 OutboxEntry.concern_id == commitment["concern_id"], OutboxEntry.purpose == "question"
             )
         ).one()
-        assert [b["label"] for b in entry.request["buttons"]] == ["已完成", "再给我 2 小时"]
+        labels = [b["label"] for b in entry.request["buttons"]]
+        assert labels == ["已完成", "再给我 2 小时", "为什么收到这条？", "消息太多"]
         rows = uow.session.scalars(select(ButtonRow).where(ButtonRow.request_key == entry.request_key)).all()
         assert {(r.verb, r.addressee_id, r.concern_id) for r in rows} == {
             ("done", "p_zhangsan", commitment["concern_id"]),

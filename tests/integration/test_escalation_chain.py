@@ -65,9 +65,10 @@ def test_the_escalation_carries_handle_and_remind_buttons_for_the_manager_only(c
     assert (concern.state, concern.escalated_to, concern.escalation_level) == ("escalated", "p_wangwu", 1)
     with ctx.reader() as uow:
         buttons = list(uow.session.scalars(select(ButtonRow).where(ButtonRow.concern_id == concern.concern_id)))
-    assert sorted(b.verb for b in buttons if b.addressee_id == "p_wangwu") == ["handle", "remind"]
+    assert sorted(b.verb for b in buttons if b.addressee_id == "p_wangwu") == ["fewer", "handle", "remind", "why"]
     assert not [b for b in buttons if b.verb in ("handle", "remind") and b.addressee_id != "p_wangwu"]
-    assert [b.label for b in feishu.sent[-1].message.buttons] == ["我来处理", "提醒他"]  # on the message itself
+    on_it = [b.label for b in feishu.sent[-1].message.buttons]  # on the message itself
+    assert on_it == ["我来处理", "提醒他", "为什么收到这条？", "消息太多"]
 
 
 def test_an_escalation_nobody_takes_is_repeated_once_then_climbs_to_the_managers_manager(ctx, clock, chain):

@@ -42,6 +42,7 @@ def test_yaml_import_creates_whole_persons_even_when_the_manager_comes_later(ctx
         "weekly_review_at": None,
         "digest": False,
         "digest_max_wait": "4h",
+        "follow_up_stretch": 1.0,
     }
     assert load(ctx, "p_boss")["role"] == "principal" and load(ctx, "p_boss")["timezone"] == "Asia/Shanghai"
     assert person_changed_count(ctx) == 2
@@ -155,3 +156,14 @@ def test_unquoted_yaml_times_are_read_as_text(ctx, tmp_path):
         {"start": "23:00", "end": "08:00"},
         {"start": "12:30", "end": "13:45"},
     ]
+
+
+def test_csv_import_reads_the_follow_up_stretch_column_and_names_a_bad_one(ctx, tmp_path):
+    header = CSV_HEADER.rstrip("\n") + ",follow_up_stretch\n"
+    values = (("slow", 2.5), ("fast", 0.5), ("x", "x"))
+    rows = [f"p_{name},{name},,member,,,zh,,,,,,,{value}\n" for name, value in values]
+    results = importer.import_file(ctx, write(tmp_path, "persons.csv", header + "".join(rows)))
+    assert [r.outcome for r in results] == ["created", "error", "error"]
+    assert all("interaction_policy.follow_up_stretch" in r.message for r in results[1:])
+    assert load(ctx, "p_slow")["interaction_policy"]["follow_up_stretch"] == 2.5
+    assert load(ctx, "p_fast") is None and load(ctx, "p_x") is None

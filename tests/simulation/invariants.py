@@ -265,7 +265,7 @@ class Invariants:
                 self.violations.append(f"{row.action_id} ({row.result}) has {n} action_result facts")
 
     def _buttons_act_once_for_their_addressee(self, state: State, final: bool) -> None:
-        """A message's buttons act at most once, only for the person they were sent to, only on an open loop."""
+        """A message's buttons act at most once (Why this? only reads), only for the person they were sent to."""
         with self._reader() as uow:
             presses = {
                 f.fact_id: f.content
@@ -287,6 +287,7 @@ class Invariants:
         for decision in rules:
             if decision["kind"] == "ignore":
                 continue
+            read_only = decision["rule"] == "press:why"  # "why this?" only reads: pressable again, never spent
             if decision["inputs"][0] in released:
                 continue
             press = presses.get(decision["inputs"][0], {})
@@ -294,7 +295,8 @@ class Invariants:
             if button is None or press.get("person_id") != button.addressee_id:
                 self.violations.append(f"{decision['decision_id']} acted on a press by {press.get('person_id')}")
                 continue
-            acted[button.request_key] += 1
+            if not read_only:
+                acted[button.request_key] += 1
         for key, n in acted.items():
             if n > 1:
                 self.violations.append(f"the buttons of {key} acted {n} times")

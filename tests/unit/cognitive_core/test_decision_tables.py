@@ -38,7 +38,11 @@ PRESSES = [
     ("cancel_pick", {"concern_id": "con_7"}, c.Cancel("con_7")),
     ("llm_confirm", {"decision_id": "dec_20260318_002"}, c.ConfirmProposal("dec_20260318_002")),
     ("llm_cancel", {"decision_id": "dec_20260318_002"}, c.DropProposal("dec_20260318_002")),
-]
+    ("why", {"message": "con_1:follow_up:v3", "kind": "follow_up"},
+     c.Explain("con_1:follow_up:v3", "con_1", "follow_up")),
+    ("fewer", {"message": "f_9:tell", "kind": "relay", "decision": "dec_20260318_002"},
+     c.FewerMessages("f_9:tell", "con_1", "relay", "dec_20260318_002")),
+]  # fmt: skip
 
 
 def test_the_table_has_a_row_for_every_verb():
@@ -87,3 +91,13 @@ TYPED = [
 def test_a_typed_command_asks_for_the_command_of_its_intent(intent, sender, command):
     situation = Situation(SignalView("f", "feishu", ""), sender, (BOSS, ZS), WAITING, NOW)
     assert typed.command(intent, situation).command == command
+
+
+def test_why_and_too_many_answer_on_a_closed_loop_too_and_only_why_is_never_spent():
+    from cognitive_core.presses.rules import READ_ONLY, verdict
+
+    closed = {**OPEN, "concern_state": "resolved"}
+    assert verdict(PressView(verb="why", **closed)) == verdict(PressView(verb="fewer", **closed)) == "ok"
+    assert verdict(PressView(verb="later", **closed)) == "closed"
+    assert "why" in READ_ONLY and "fewer" not in READ_ONLY
+    assert verdict(PressView(verb="fewer", **{**OPEN, "presser_id": "p_ls"})) == "not_yours"

@@ -38,6 +38,8 @@ EXAMPLES: list[tuple[c.Command, DecisionKind]] = [
     (c.ConfirmProposal("dec_20260318_004"), DecisionKind.direct_action),
     (c.DropProposal("dec_20260318_004"), DecisionKind.direct_action),
     (c.Ignore({"concern_id": "con_20260318_001"}), DecisionKind.ignore),
+    (c.Explain("con_20260318_001:follow_up:v3", "con_20260318_001", "follow_up"), DecisionKind.reply),
+    (c.FewerMessages("fact_20260318_009:tell", None, "relay", "dec_20260318_004"), DecisionKind.direct_action),
 ]
 
 

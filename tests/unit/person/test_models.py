@@ -80,6 +80,7 @@ def test_policy_defaults_match_the_spec():
         "weekly_review_at": None,
         "digest": False,
         "digest_max_wait": "4h",
+        "follow_up_stretch": 1.0,
     }
 
 
