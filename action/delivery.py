@@ -94,6 +94,9 @@ def send(ctx: AppContext, request: ActionRequest, reserved: Reservation) -> Sent
             {"channel": channel_name, "result": "success", "message_id": receipt.message_id, **receipt.detail}
         )
         detail = {"message_id": receipt.message_id, "chat_id": chat_id or external_user_id, "attempts": attempts}
+        if request.urgent and receipt.message_id:  # after the send: its failure never undoes the message
+            calls, detail["urgent"] = urge(channel, receipt.message_id, external_user_id, request.urgent)
+            attempts.extend(calls)
         if receipt.detail.get("buttons_message_id"):  # a split text or a media copy: the buttons sit on that one
             detail["buttons_message_id"] = receipt.detail["buttons_message_id"]
         return Sent(naming_chat(request, detail), channel_name, unreachable)
@@ -104,6 +107,27 @@ def send(ctx: AppContext, request: ActionRequest, reserved: Reservation) -> Sent
         last_channel,
         unreachable,
     )
+
+
+def urge(channel: Any, message_id: str, user_id: str, modes: list[str]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Make a sent message urgent, mode by mode, stopping at the first refusal: every call as an attempt, and
+    `result_detail.urgent` ({"result": "ok", "modes"} or {"result": "failed", "reason", "modes": those that went})."""
+    calls: list[dict[str, Any]] = []
+    done: list[str] = []
+    for mode in modes:
+        call = {"channel": channel.name, "call": f"urgent_{mode}", "message_id": message_id}
+        try:
+            channel.urge(message_id=message_id, user_id=user_id, mode=mode)
+        except ChannelError as exc:
+            calls.append({**call, **exc.to_attempt()})
+            return calls, {"result": "failed", "reason": str(exc.code or exc.kind), "modes": done}
+        except Exception as exc:  # an adapter bug must not turn a delivered message into a failure
+            log.exception("channel %s raised outside the taxonomy while making a message urgent", channel.name)
+            calls.append({**call, **Transient(f"adapter error: {type(exc).__name__}").to_attempt()})
+            return calls, {"result": "failed", "reason": "adapter_error", "modes": done}
+        calls.append({**call, "result": "success"})
+        done.append(mode)
+    return calls, {"result": "ok", "modes": done}
 
 
 def _deliver(

@@ -7,7 +7,7 @@ ledger) and the rhythm of their own answers (resolved loops of the last weeks).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -18,6 +18,7 @@ from concern import outbound, service
 from concern.models import ACTIVE_STATES, Concern
 from concern.texts import messages
 from concern.texts import reach as texts
+from kernel import channel_names
 from kernel.context import UnitOfWork
 from person import service as persons
 from person import work_state
@@ -100,6 +101,49 @@ def answer(uow: UnitOfWork, *, person_id: str, priority: str = "P2", kind: str =
     rhythm = rhythm_of(uow, person_id=person_id, tz=tz, now=uow.now)
     seen = situation(uow, person=person, priority=priority, kind=kind, rhythm=rhythm)
     return Answer(person=person, tz=tz, reach=reach(seen), rhythm=rhythm)
+
+
+# The model's reasons that change how a follow-up goes, from the read state of the loop's latest message.
+READ_REASONS = ("read_unanswered", "unread_other_channel", "unread_urgent")
+
+
+@dataclass(frozen=True)
+class Means:
+    """How a follow-up goes: the channel to try first (None: the usual order) and the urgent modes after sending."""
+
+    channel: str | None = None
+    urgent: list[str] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)
+
+
+def last_contact(concern: Concern) -> LastContact | None:
+    """The loop's latest message as the model reads it: its channel, and its read state where the platform says."""
+    if not concern.contact_ref:
+        return None
+    channel = concern.contact_ref.partition(":")[0]
+    platform = channel_names.platform(channel)
+    return LastContact(channel, read_at=concern.read_at, read_known=platform is not None and platform.read_receipts)
+
+
+def means(uow: UnitOfWork, concern: Concern) -> Means:
+    """For a follow-up of a question: where it goes first and whether it is made urgent (the model's `_means`).
+
+    Read but unanswered: the same channel, never urgent. Unread at P0/P1: the person's other channel, else urgent on
+    Feishu when DEPUTY_FEISHU_URGENT allows. Anything else (a platform that says nothing of reads): unchanged.
+    """
+    target = persons.get(uow, person_id=concern.target_person_id)
+    last = last_contact(concern)
+    if target is None or not target.active or last is None or not last.read_known:
+        return Means()
+    tz = ZoneInfo(target.timezone)
+    rhythm = rhythm_of(uow, person_id=target.person_id, tz=tz, now=uow.now)
+    seen = situation(uow, person=target, priority=concern.priority, kind="follow_up", rhythm=rhythm, last_contact=last)
+    modes = tuple(getattr(uow.settings, "feishu_urgent", ()))  # DEPUTY_FEISHU_URGENT, validated by its plugin
+    found = reach(replace(seen, urgent_modes=modes))
+    codes = [code for code in found.codes() if code in READ_REASONS]
+    if not codes:
+        return Means(reasons=[code for code in found.codes() if code == "unread"])
+    return Means(channel=found.channel, urgent=list(modes) if found.urgent else [], reasons=codes)
 
 
 # L1's refusals as the hold a loop records (`held_by`).

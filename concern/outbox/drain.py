@@ -15,7 +15,7 @@ import uuid
 
 from action import service as actions
 from action.models import ActionRecord, ActionRequest, Deferred, InFlight, Outcome
-from concern import queue, service
+from concern import queue, receipts, service
 from concern.kinds import digest
 from concern.models import ACTIVE_STATES, OutboxEntry
 from concern.outbox import results
@@ -92,6 +92,10 @@ def _set_aside(ctx: AppContext, entry: OutboxEntry, exc: Exception) -> None:
 def run(ctx: AppContext, entry: OutboxEntry) -> Outcome:
     """Execute one claimed entry (idempotent by request_key) and apply its result exactly once."""
     request = ActionRequest.model_validate(entry.request)
+    if request.urgent and entry.concern_id:
+        with ctx.reader() as uow:
+            if not receipts.still_unread(uow, concern_id=entry.concern_id):  # read since it was decided: gentler
+                request = request.model_copy(update={"urgent": []})
     guard = _guard(entry) if entry.purpose in results.VERSIONED and entry.concern_id else None
     state = (
         (lambda uow: service.state_of(uow, concern_id=entry.concern_id))
