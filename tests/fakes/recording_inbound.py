@@ -1,4 +1,4 @@
-"""An `Inbound` port for channel tests: records messages, presses, reads and skips in memory and answers presses with a toast.
+"""An `Inbound` port for channel tests: keeps messages, presses, reads and skips in memory; a press gets a toast.
 
 The app's own port (app.inbound.PerceptionInbound) writes facts; adapter tests only need to see what an adapter
 handed over and that it answered a press with the toast it was given.
