@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -29,6 +30,10 @@ CHANNEL_SEND = Histogram(
 )
 
 
+# Asked, in a read of its own, after a send and before its urgent calls: False drops them (the caller's loop changed).
+KeepUrgent = Callable[[Any], bool]
+
+
 @dataclass(frozen=True)
 class Reservation:
     """A pending action that passed every layer: where to try sending it, in order, and what was tried already."""
@@ -49,7 +54,9 @@ class Sent:
     paced_for: float | None = None
 
 
-def send(ctx: AppContext, request: ActionRequest, reserved: Reservation) -> Sent:
+def send(
+    ctx: AppContext, request: ActionRequest, reserved: Reservation, *, keep_urgent: KeepUrgent | None = None
+) -> Sent:
     """Try each route in order; stop at the first success, or at the service's own pacing (defer, do not fail)."""
     attempts: list[dict[str, Any]] = list(reserved.attempts)
     unreachable: list[str] = []
@@ -94,7 +101,8 @@ def send(ctx: AppContext, request: ActionRequest, reserved: Reservation) -> Sent
             {"channel": channel_name, "result": "success", "message_id": receipt.message_id, **receipt.detail}
         )
         detail = {"message_id": receipt.message_id, "chat_id": chat_id or external_user_id, "attempts": attempts}
-        if request.urgent and receipt.message_id:  # after the send: its failure never undoes the message
+        if request.urgent and receipt.message_id and _still_urgent(ctx, keep_urgent):
+            # After the send: an urgent call's failure never undoes the message.
             calls, detail["urgent"] = urge(channel, receipt.message_id, external_user_id, request.urgent)
             attempts.extend(calls)
         if receipt.detail.get("buttons_message_id"):  # a split text or a media copy: the buttons sit on that one
@@ -107,6 +115,13 @@ def send(ctx: AppContext, request: ActionRequest, reserved: Reservation) -> Sent
         last_channel,
         unreachable,
     )
+
+
+def _still_urgent(ctx: AppContext, keep_urgent: KeepUrgent | None) -> bool:
+    if keep_urgent is None:
+        return True
+    with ctx.reader() as uow:
+        return keep_urgent(uow)
 
 
 def urge(channel: Any, message_id: str, user_id: str, modes: list[str]) -> tuple[list[dict[str, Any]], dict[str, Any]]:

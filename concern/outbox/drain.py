@@ -92,10 +92,6 @@ def _set_aside(ctx: AppContext, entry: OutboxEntry, exc: Exception) -> None:
 def run(ctx: AppContext, entry: OutboxEntry) -> Outcome:
     """Execute one claimed entry (idempotent by request_key) and apply its result exactly once."""
     request = ActionRequest.model_validate(entry.request)
-    if request.urgent and entry.concern_id:
-        with ctx.reader() as uow:
-            if not receipts.still_unread(uow, concern_id=entry.concern_id):  # read since it was decided: gentler
-                request = request.model_copy(update={"urgent": []})
     guard = _guard(entry) if entry.purpose in results.VERSIONED and entry.concern_id else None
     state = (
         (lambda uow: service.state_of(uow, concern_id=entry.concern_id))
@@ -114,8 +110,17 @@ def run(ctx: AppContext, entry: OutboxEntry) -> Outcome:
         except Exception:
             log.exception("outbox entry %s: result not applied with its outcome", entry.request_key)
 
+    def keep_urgent(uow: UnitOfWork) -> bool:  # read since the follow-up was decided: it goes plain, never urgent
+        return entry.concern_id is not None and receipts.still_unread(uow, concern_id=entry.concern_id)
+
     outcome = actions.execute_guarded(
-        ctx, request=request, guard=guard, actor="concern", concern_state=state, on_finished=apply_in_finalising
+        ctx,
+        request=request,
+        guard=guard,
+        actor="concern",
+        concern_state=state,
+        on_finished=apply_in_finalising,
+        keep_urgent=keep_urgent if request.urgent else None,
     )
     if isinstance(outcome, InFlight):  # someone else's send: its owner applies the result
         return outcome

@@ -243,3 +243,23 @@ def test_telegram_loops_show_no_read_state_and_follow_up_as_before(database_url,
     assert h.lookups(feishu) == [] and feishu.urgents == [] and len(telegram.calls("sendMessage")) == 2
     assert [c.get("means") for c in h.changes(ctx, concern_id, "timer_fired")] == [None]
     ctx.close()
+
+
+def test_a_follow_up_decided_urgent_goes_plain_when_the_last_message_is_read_before_it_goes(
+    database_url, clock, platforms
+):
+    from concern.outbox import drain
+    from concern.timers import fire_due
+
+    feishu, _ = platforms
+    ctx, api = start(database_url, clock, platforms, bindings=FEISHU, feishu_urgent="app")
+    with api:
+        concern_id = h.ask(api)
+        clock.advance(timedelta(hours=4))
+        assert fire_due(ctx) == 1  # decided while unread: queued as urgent
+        h.deliver(api, fs.read_event(message_ids=[question_id(feishu)], open_id="ou_zs", token=h.VTOKEN))
+        drain.drain(ctx)
+    [_, action] = h.actions(ctx, concern_id)
+    assert action.result == "success" and "urgent" not in action.result_detail and feishu.urgents == []
+    assert [c.get("means") for c in h.changes(ctx, concern_id, "timer_fired")] == [["unread_urgent"]]
+    ctx.close()
