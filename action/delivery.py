@@ -102,9 +102,7 @@ def send(
         )
         detail = {"message_id": receipt.message_id, "chat_id": chat_id or external_user_id, "attempts": attempts}
         if request.urgent and receipt.message_id and _still_urgent(ctx, keep_urgent):
-            # After the send: an urgent call's failure never undoes the message.
-            calls, detail["urgent"] = urge(channel, receipt.message_id, external_user_id, request.urgent)
-            attempts.extend(calls)
+            _urgent(detail, channel, receipt.message_id, external_user_id, request.urgent)
         if receipt.detail.get("buttons_message_id"):  # a split text or a media copy: the buttons sit on that one
             detail["buttons_message_id"] = receipt.detail["buttons_message_id"]
         return Sent(naming_chat(request, detail), channel_name, unreachable)
@@ -115,6 +113,12 @@ def send(
         last_channel,
         unreachable,
     )
+
+
+def _urgent(detail: dict[str, Any], channel: Any, message_id: str, user_id: str, modes: list[str]) -> None:
+    """After the send: the urgent calls join its attempts; their failure never undoes the message."""
+    calls, detail["urgent"] = urge(channel, message_id, user_id, modes)
+    detail["attempts"].extend(calls)
 
 
 def _still_urgent(ctx: AppContext, keep_urgent: KeepUrgent | None) -> bool:
