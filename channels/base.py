@@ -102,7 +102,9 @@ class Channel(ABC):
 
     def readers(self, message_id: str) -> dict[str, datetime]:
         """Who read a message the bot sent (platform user id → when); adapters without read receipts refuse."""
-        raise InvalidRequest(f"{self.name} tells bots nothing about reads", code="read_receipts_unsupported")
+        raise InvalidRequest(
+            f"{self.name} tells bots nothing about reads", code="read_receipts_unsupported", permanent=True
+        )
 
     def urge(self, *, message_id: str, user_id: str, mode: str) -> None:
         """Make a sent message urgent for one person (`mode`: app, sms, phone); adapters without it refuse."""
