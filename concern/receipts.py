@@ -98,10 +98,9 @@ def still_unread(uow: UnitOfWork, *, concern_id: str) -> bool:
     return concern is not None and concern.read_at is None
 
 
-def _claim(uow: UnitOfWork, *, channels: list[str], interval: timedelta, limit: int) -> list[Concern]:
-    """Open loops whose latest message is unread and due a lookup, marked as looked up now (claimed)."""
-    now = uow.now
-    stmt = (
+def _due(now: datetime, *, channels: list[str], interval: timedelta, limit: int):
+    """Open loops whose latest message is unread, on a platform with read receipts, and due a lookup."""
+    return (
         select(Concern)
         .where(
             Concern.state == "waiting_reply",
@@ -114,47 +113,59 @@ def _claim(uow: UnitOfWork, *, channels: list[str], interval: timedelta, limit: 
         .order_by(func.coalesce(Concern.read_polled_at, Concern.contact_at), Concern.concern_id)
         .limit(limit)
     )
+
+
+def _claim(uow: UnitOfWork, *, channels: list[str], interval: timedelta, limit: int) -> list[Concern]:
+    """The loops due a lookup, marked as looked up now (claimed: another processor skips them)."""
+    stmt = _due(uow.now, channels=channels, interval=interval, limit=limit)
     if uow.postgres:
         stmt = stmt.with_for_update(skip_locked=True)
     claimed = list(uow.session.scalars(stmt))
     for concern in claimed:
-        concern.read_polled_at = now
+        concern.read_polled_at = uow.now
     uow.session.flush()
     return claimed
 
 
+def _apply(uow: UnitOfWork, *, concern_id: str, ref: str, polled: Polled) -> bool:
+    """What the platform said about one loop's latest message: read by its person (True), or never to be said."""
+    concern = service.get(uow, concern_id=concern_id, lock=True)
+    if concern is None or concern.contact_ref != ref:  # a newer message went meanwhile: this answer is stale
+        return False
+    if polled.final and concern.contact_at is not None:  # never due again: past the age lookups stop at
+        concern.read_polled_at = concern.contact_at + LOOKUP_AGE
+    channel, _, message_id = ref.partition(":")
+    for binding in persons.bindings_of(uow, person_id=concern.target_person_id):
+        when = polled.readers.get(binding.external_user_id) if binding.channel == channel else None
+        if when is not None:
+            reader = binding.external_user_id
+            marked = record_read(
+                uow, channel=channel, reader=reader, message_ids=[message_id], read_at=when, via="read_users"
+            )
+            return bool(marked)
+    return False
+
+
 def poll(ctx: AppContext, port: ReadReceipts, *, interval: timedelta, limit: int = POLL_BATCH) -> int:
-    """Ask the platforms about the unread latest messages due a lookup; how many were found read."""
+    """Ask the platforms about the unread latest messages due a lookup; how many were found read.
+
+    A read first: most passes find nothing due and take no write lock for it.
+    """
     channels = [p.name for p in channel_names.platforms() if p.read_receipts]
     if not channels:
         return 0
+    with ctx.reader() as uow:
+        if uow.session.scalars(_due(uow.now, channels=channels, interval=interval, limit=1)).first() is None:
+            return 0
     with ctx.uow(actor="read_poller") as uow:
-        due = [(c.concern_id, c.contact_ref or "", c.contact_at) for c in _claim(
-            uow, channels=channels, interval=interval, limit=limit)]  # fmt: skip
+        claimed = _claim(uow, channels=channels, interval=interval, limit=limit)
+        due = [(c.concern_id, c.contact_ref or "") for c in claimed]
     found = 0
-    for concern_id, ref, contact_at in due:
+    for concern_id, ref in due:
         channel, _, message_id = ref.partition(":")
         polled = port.readers(channel, message_id)
-        if polled.throttled:
+        if polled.throttled:  # Feishu asked us to slow down: the rest wait for their next interval
             break
         with ctx.uow(actor="read_poller") as uow:
-            concern = service.get(uow, concern_id=concern_id, lock=True)
-            if concern is None or concern.contact_ref != ref:
-                continue
-            if polled.final and contact_at is not None:  # never due again: past the age the lookup stops at
-                concern.read_polled_at = contact_at + LOOKUP_AGE
-            for binding in persons.bindings_of(uow, person_id=concern.target_person_id):
-                when = polled.readers.get(binding.external_user_id) if binding.channel == channel else None
-                if when is not None:
-                    found += bool(
-                        record_read(
-                            uow,
-                            channel=channel,
-                            reader=binding.external_user_id,
-                            message_ids=[message_id],
-                            read_at=when,
-                            via="read_users",
-                        )  # fmt: skip
-                    )
-                    break
+            found += _apply(uow, concern_id=concern_id, ref=ref, polled=polled)
     return found

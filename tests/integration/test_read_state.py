@@ -34,8 +34,8 @@ def start(database_url, clock, platforms, *, bindings, preferred=None, **setting
     """The service, p_boss on Feishu and p_zhangsan with `bindings`, at 15:00; (ctx, api)."""
     clock.set(T1500)
     ctx = h.context(database_url, clock, *platforms, **settings)
-    add_person(ctx, "p_boss", display_name="老板", role="principal", bindings=[{"channel": "feishu",
-               "external_user_id": "ou_boss"}])  # fmt: skip
+    boss = [{"channel": "feishu", "external_user_id": "ou_boss"}]
+    add_person(ctx, "p_boss", display_name="老板", role="principal", bindings=boss)
     policy = {"preferred_channel": preferred} if preferred else {}
     add_person(ctx, "p_zhangsan", display_name="张三", bindings=bindings, policy=policy)
     return ctx, h.client(ctx)
