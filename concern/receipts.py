@@ -42,13 +42,14 @@ class ReadReceipts(Protocol):
     def readers(self, channel: str, message_id: str) -> Polled: ...
 
 
-def contacted(concern: Concern, *, channel: str, message_id: str | None, at: datetime) -> dict[str, object]:
-    """The fields that make `message_id` the loop's latest message: unread, first looked up one interval on."""
-    concern.read_polled_at = at
+def contacted(*, channel: str, message_id: str | None, at: datetime) -> dict[str, object]:
+    """The fields that make `message_id` the loop's latest message: unread, first looked up one interval on (a
+    send whose answer was lost has no id: its read state is unknown)."""
     return {
         "contact_ref": f"{channel}:{message_id}" if message_id else None,
         "contact_at": at,
         "read_at": None,
+        "read_polled_at": at,
     }
 
 

@@ -68,7 +68,7 @@ def _went_out(uow: UnitOfWork, concern: Concern, entry: OutboxEntry, record: Act
         change=f"{entry.purpose}_sent",
         follow_up_count=count,
         causation_id=record.action_id,
-        contact=receipts.contacted(concern, channel=record.channel, message_id=message_id, at=uow.now),
+        contact=receipts.contacted(channel=record.channel, message_id=message_id, at=uow.now),
     )
     if not first_try:
         return
