@@ -56,3 +56,19 @@ def test_a_telegram_loop_shows_no_read_state(viewer, ctx, zhangsan):
     concern_id = open_loop(ctx, target=zhangsan)
     tick(ctx)
     assert read_state(viewer.get(f"/console/concerns/{concern_id}").text) is None
+
+
+def test_an_urgent_call_in_an_actions_attempts_reads_as_words(viewer, ctx, feishu_loop):
+    from sqlalchemy import update
+
+    from action.models import ActionRow
+
+    concern_id, message_id = feishu_loop
+    call = {"channel": "feishu", "call": "urgent_app", "message_id": message_id, "result": "success"}
+    with ctx.uow(actor="test") as uow:
+        row = uow.session.query(ActionRow).filter(ActionRow.concern_id == concern_id).first()
+        detail = {**row.result_detail, "attempts": [*row.result_detail["attempts"], call]}
+        uow.session.execute(update(ActionRow).where(ActionRow.pk == row.pk).values(result_detail=detail))
+        action_id = row.action_id
+    assert "made urgent in the app" in viewer.get(f"/console/actions/{action_id}").text
+    assert "应用内加急" in viewer.get(f"/console/actions/{action_id}", headers=ZH).text
