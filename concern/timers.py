@@ -180,7 +180,10 @@ def _take_step(uow: UnitOfWork, concern: Concern, *, step: str) -> None:
         promises.slipped(uow, concern, causation_id=decision_id)
         escalation.start(uow, concern, decision_id=decision_id)
         return
-    request = asking.send_request(uow, concern, purpose=step, decision_ref=decision_id, attempt=f"v{concern.version}")
+    read = chosen is not None and "read_unanswered" in chosen.reasons
+    request = asking.send_request(
+        uow, concern, purpose=step, decision_ref=decision_id, attempt=f"v{concern.version}", read=read
+    )
     if chosen is not None and chosen.channel is not None:  # the read state of the last message said how
         request = request.model_copy(update={"channel_first": chosen.channel, "urgent": chosen.urgent})
     queue.enqueue(uow, request=request, purpose=step, concern=concern)

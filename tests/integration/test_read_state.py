@@ -212,6 +212,7 @@ def test_a_read_but_unanswered_follow_up_stays_on_its_channel_and_is_never_urgen
         assert h.loop(api, concern_id)["read_at"] is None  # the follow-up is the latest message now: unread
     assert action.channel == "feishu" and len(feishu.sent_to("ou_zs")) == 2 and telegram.calls("sendMessage") == []
     assert feishu.urgents == [] and "urgent" not in action.result_detail
+    assert "看到你已经读过了" in action.content_preview  # the gentler follow-up
     assert [c.get("means") for c in h.changes(ctx, concern_id, "timer_fired")] == [["read_unanswered"]]
     ctx.close()
 
@@ -226,6 +227,7 @@ def test_an_unread_p1_follow_up_goes_to_the_other_channel_first(database_url, cl
     assert h.actions(ctx, concern_id)[0].channel == "feishu"  # the preferred channel first for the first contact
     assert action.channel == "telegram" and [c["chat_id"] for c in telegram.calls("sendMessage")] == ["1001"]
     assert feishu.urgents == [] and len(feishu.sent_to("ou_zs")) == 1
+    assert "看到你已经读过了" not in action.content_preview and "【跟进】" in action.content_preview
     assert [c.get("means") for c in h.changes(ctx, concern_id, "timer_fired")] == [["unread_other_channel"]]
     ctx.close()
 
