@@ -16,6 +16,7 @@ from typing import Protocol
 
 from sqlalchemy import func, or_, select
 
+from action.models import ActionRecord
 from concern import service
 from concern.models import Concern
 from kernel import channel_names
@@ -42,11 +43,19 @@ class ReadReceipts(Protocol):
     def readers(self, channel: str, message_id: str) -> Polled: ...
 
 
-def contacted(*, channel: str, message_id: str | None, at: datetime) -> dict[str, object]:
-    """The fields that make `message_id` the loop's latest message: unread, first looked up one interval on (a
-    send whose answer was lost has no id: its read state is unknown)."""
+def contacted(record: ActionRecord, *, at: datetime) -> dict[str, object]:
+    """The fields that make the message `record` sent the loop's latest: unread, first looked up one interval on.
+
+    A send whose answer was lost has no id, and a dry-run stand-in's message nobody reads: their read state is
+    unknown (no ref), so nothing is looked up or decided on it.
+    """
+    detail = record.result_detail
+    sent = next(
+        (a for a in reversed(detail.get("attempts", [])) if a.get("result") == "success" and "call" not in a), {}
+    )
+    message_id = detail.get("message_id") if record.result == "success" and not sent.get("dry_run") else None
     return {
-        "contact_ref": f"{channel}:{message_id}" if message_id else None,
+        "contact_ref": f"{record.channel}:{message_id}" if message_id else None,
         "contact_at": at,
         "read_at": None,
         "read_polled_at": at,

@@ -61,14 +61,13 @@ def _held_notice(uow: UnitOfWork, concern: Concern, record: ActionRecord, *, fir
 def _went_out(uow: UnitOfWork, concern: Concern, entry: OutboxEntry, record: ActionRecord, *, first_try: bool) -> None:
     """It reached the person: the next step is scheduled; the first question's originator hears it went out."""
     count = concern.follow_up_count + (1 if entry.purpose == "follow_up" else 0)
-    message_id = record.result_detail.get("message_id") if record.result == "success" else None
     timers.schedule_after_contact(
         uow,
         concern,
         change=f"{entry.purpose}_sent",
         follow_up_count=count,
         causation_id=record.action_id,
-        contact=receipts.contacted(channel=record.channel, message_id=message_id, at=uow.now),
+        contact=receipts.contacted(record, at=uow.now),
     )
     if not first_try:
         return

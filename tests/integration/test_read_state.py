@@ -265,3 +265,15 @@ def test_a_follow_up_decided_urgent_goes_plain_when_the_last_message_is_read_bef
     assert action.result == "success" and "urgent" not in action.result_detail and feishu.urgents == []
     assert [c.get("means") for c in h.changes(ctx, concern_id, "timer_fired")] == [["unread_urgent"]]
     ctx.close()
+
+
+def test_a_dry_run_feishu_loop_has_no_read_state_to_act_on(database_url, clock, platforms):
+    feishu, _ = platforms
+    ctx, api = start(database_url, clock, platforms, bindings=FEISHU, feishu_urgent="app", dry_run_channels="feishu")
+    with api:
+        concern_id = h.ask(api)
+        action = follow_up(ctx, clock, concern_id)
+        assert h.loop(api, concern_id)["read_at"] is None
+    assert action.result_detail["attempts"][0]["dry_run"] is True and "urgent" not in action.result_detail
+    assert feishu.requests == [] and [c.get("means") for c in h.changes(ctx, concern_id, "timer_fired")] == [None]
+    ctx.close()
