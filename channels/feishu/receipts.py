@@ -14,6 +14,7 @@ from channels.errors import ChannelError, InvalidRequest
 
 PAGE_SIZE = 100  # read_users' largest page
 MAX_PAGES = 20  # a group of 2000 readers is as far as anyone's read is looked for
+FINAL_LOOKUP = frozenset({230002, 230012, 230033})  # read_users refusals that stay refusals
 # Feishu's codes for a refused urgent call or read lookup, as result_detail names them.
 REASONS = {
     230002: "bot_not_in_chat",
@@ -32,6 +33,20 @@ def _instant(millis: Any) -> datetime | None:
         return None
 
 
+def _lookup(api: Any, request: Any) -> Any:
+    """One page of read_users; a refusal no later lookup changes (not in the chat, not the bot's, older than 7 days)
+    is permanent."""
+    try:
+        return api.call(
+            lambda option: api.client.im.v1.message.read_users(request, option), what="im.v1.message.read_users"
+        )
+    except ChannelError as exc:
+        if exc.code not in FINAL_LOOKUP:
+            raise
+        detail = {"feishu_code": exc.code}
+        raise InvalidRequest(exc.message, code=REASONS[exc.code], permanent=True, detail=detail) from exc
+
+
 def read_users(api: Any, message_id: str) -> dict[str, datetime]:
     """open_id → when they read it, every page of GET /open-apis/im/v1/messages/{id}/read_users."""
     from lark_oapi.api.im.v1 import ReadUsersMessageRequest
@@ -41,9 +56,7 @@ def read_users(api: Any, message_id: str) -> dict[str, datetime]:
     for _ in range(MAX_PAGES):
         builder = ReadUsersMessageRequest.builder().message_id(message_id).user_id_type("open_id").page_size(PAGE_SIZE)
         request = (builder.page_token(token) if token else builder).build()
-        response = api.call(
-            lambda option, r=request: api.client.im.v1.message.read_users(r, option), what="im.v1.message.read_users"
-        )
+        response = _lookup(api, request)
         data = getattr(response, "data", None)
         for item in getattr(data, "items", None) or []:
             when = _instant(getattr(item, "timestamp", None))
