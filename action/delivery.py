@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -42,6 +43,10 @@ TEXTS = Catalogue(
 )
 
 
+# Asked, in a read of its own, after a send and before its urgent calls: False drops them (the caller's loop changed).
+KeepUrgent = Callable[[Any], bool]
+
+
 @dataclass(frozen=True)
 class Reservation:
     """A pending action that passed every layer: where to try sending it, in order, and what was tried already."""
@@ -62,7 +67,9 @@ class Sent:
     paced_for: float | None = None
 
 
-def send(ctx: AppContext, request: ActionRequest, reserved: Reservation) -> Sent:
+def send(
+    ctx: AppContext, request: ActionRequest, reserved: Reservation, *, keep_urgent: KeepUrgent | None = None
+) -> Sent:
     """Try each route in order; stop at the first success, or at the service's own pacing (defer, do not fail)."""
     attempts: list[dict[str, Any]] = list(reserved.attempts)
     unreachable: list[str] = []
@@ -107,6 +114,8 @@ def send(ctx: AppContext, request: ActionRequest, reserved: Reservation) -> Sent
             {"channel": channel_name, "result": "success", "message_id": receipt.message_id, **receipt.detail}
         )
         detail = {"message_id": receipt.message_id, "chat_id": chat_id or external_user_id, "attempts": attempts}
+        if request.urgent and receipt.message_id and _still_urgent(ctx, keep_urgent):
+            _urgent(detail, channel, receipt.message_id, external_user_id, request.urgent)
         if receipt.detail.get("buttons_message_id"):  # a split text or a media copy: the buttons sit on that one
             detail["buttons_message_id"] = receipt.detail["buttons_message_id"]
         return Sent(naming_chat(request, detail), channel_name, unreachable)
@@ -125,6 +134,40 @@ def cut_note(ctx: AppContext, reserved: Reservation) -> str:
     if not public:
         return TEXTS.text("cut", reserved.locale)
     return TEXTS.text("cut_link", reserved.locale, url=f"{public.rstrip('/')}/console/actions/{reserved.action_id}")
+
+
+def _urgent(detail: dict[str, Any], channel: Any, message_id: str, user_id: str, modes: list[str]) -> None:
+    """After the send: the urgent calls join its attempts; their failure never undoes the message."""
+    calls, detail["urgent"] = urge(channel, message_id, user_id, modes)
+    detail["attempts"].extend(calls)
+
+
+def _still_urgent(ctx: AppContext, keep_urgent: KeepUrgent | None) -> bool:
+    if keep_urgent is None:
+        return True
+    with ctx.reader() as uow:
+        return keep_urgent(uow)
+
+
+def urge(channel: Any, message_id: str, user_id: str, modes: list[str]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Make a sent message urgent, mode by mode, stopping at the first refusal: every call as an attempt, and
+    `result_detail.urgent` ({"result": "ok", "modes"} or {"result": "failed", "reason", "modes": those that went})."""
+    calls: list[dict[str, Any]] = []
+    done: list[str] = []
+    for mode in modes:
+        call = {"channel": channel.name, "call": f"urgent_{mode}", "message_id": message_id}
+        try:
+            channel.urge(message_id=message_id, user_id=user_id, mode=mode)
+        except ChannelError as exc:
+            calls.append({**call, **exc.to_attempt()})
+            return calls, {"result": "failed", "reason": str(exc.code or exc.kind), "modes": done}
+        except Exception as exc:  # an adapter bug must not turn a delivered message into a failure
+            log.exception("channel %s raised outside the taxonomy while making a message urgent", channel.name)
+            calls.append({**call, **Transient(f"adapter error: {type(exc).__name__}").to_attempt()})
+            return calls, {"result": "failed", "reason": "adapter_error", "modes": done}
+        calls.append({**call, "result": "success"})
+        done.append(mode)
+    return calls, {"result": "ok", "modes": done}
 
 
 def _deliver(

@@ -176,6 +176,7 @@ def reserve(
             origin=request.origin_channel,
             reply=request.reactive,
             destination=request.destination,
+            first=request.channel_first,
         )
         first_channel = route[0].channel if route else (policy.preferred_channel or "internal")
         verdict = rules.evaluate(snapshot)

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, model_validator
 from pydantic import Field as PField
@@ -165,6 +165,10 @@ class ActionRequest(BaseModel):
     carries: list[str] = PField(default_factory=list, max_length=500)
     # The loops one message asks for (a bundle of follow-ups; the first is `concern_id`): each counts one contact.
     concerns: list[str] = PField(default_factory=list, max_length=BUNDLE_MAX)
+    # A follow-up whose last message went unread (or was read): the channel to try first, before the preferred one.
+    channel_first: str | None = None
+    # Make the sent follow-up urgent for its person, in these modes in order (Feishu: app, sms, phone).
+    urgent: list[Literal["app", "sms", "phone"]] = PField(default_factory=list, max_length=3)
 
     @model_validator(mode="after")
     def _consistent(self) -> ActionRequest:
@@ -180,6 +184,8 @@ class ActionRequest(BaseModel):
             raise ValueError(f"{self.action_type.value} needs an operation")
         if self.follow_up and not self.concern_id:
             raise ValueError("a follow-up belongs to a concern")
+        if self.urgent and not self.follow_up:
+            raise ValueError("only a follow-up is made urgent")
         if not self.record_fact and self.action_type not in INTERNAL:
             raise ValueError("only query and internal_update may skip the action_result fact")
         if self.action_type == ActionType.backflow:

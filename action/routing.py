@@ -31,8 +31,10 @@ def candidates(
     origin: str | None,
     reply: bool = False,
     destination: Any = None,
+    first: str | None = None,
 ) -> list[BindingLike]:
-    """Reachable bindings in the order to try them; a reactive reply goes back where the message came from first.
+    """Reachable bindings in the order to try them; a reactive reply goes back where the message came from first,
+    a follow-up the read state moved (`first`) goes there first.
 
     A `destination` (channel + chat) is the one route: an answer in a group stays in that group, an edit
     changes that message; there is no fallback to another channel for either.
@@ -42,7 +44,7 @@ def candidates(
         return [ChatRoute(destination.channel, own, destination.chat_id)]
     reachable = [b for b in bindings if b.reachable]
     order: list[BindingLike] = []
-    for channel in (origin, preferred) if reply else (preferred, origin):
+    for channel in (origin, preferred) if reply else (first, preferred, origin):
         order += [b for b in reachable if channel and b.channel == channel and b not in order]
     order += [b for b in reachable if b not in order]
     return order

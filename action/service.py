@@ -55,10 +55,12 @@ def execute_guarded(
     actor: str = "system",
     concern_state: ConcernStateOf | None = None,
     on_finished: Finished | None = None,
+    keep_urgent: delivery.KeepUrgent | None = None,
 ) -> Outcome:
     """Like `execute`, but `guard(uow)` runs inside the reserving transaction and may cancel the action, and
     `concern_state(uow)` gives L2 the loop's state (the concern engine supplies both; action knows no concerns).
-    `on_finished(uow, record)` runs in the transaction that records a send's outcome (saving the caller one).
+    `on_finished(uow, record)` runs in the transaction that records a send's outcome (saving the caller one);
+    `keep_urgent(uow)`, asked after a send and before its urgent calls, may drop them (the loop was read meanwhile).
 
     A request whose action is already pending comes back as `InFlight` (someone else is sending it) or
     `Deferred` (waiting for a pacing slot): never as a result.
@@ -67,7 +69,10 @@ def execute_guarded(
         outcome: Outcome = _execute_internal(ctx, request, actor)
     else:
         reserved = execution.reserve(ctx, request, actor, guard, concern_state)
-        outcome = _send(ctx, request, reserved, actor, on_finished) if isinstance(reserved, Reservation) else reserved
+        if isinstance(reserved, Reservation):
+            outcome = _send(ctx, request, reserved, actor, on_finished, keep_urgent)
+        else:
+            outcome = reserved
     if isinstance(outcome, ActionRecord) and outcome.result != Result.pending:
         ACTIONS.labels(outcome.action_type, outcome.result, outcome.result_detail.get("blocked_by", "")).inc()
     return outcome
@@ -89,9 +94,14 @@ def admit(uow: UnitOfWork, *, request: ActionRequest, state: ConcernState) -> Ac
 
 
 def _send(
-    ctx: AppContext, request: ActionRequest, reserved: Reservation, actor: str, on_finished: Finished | None
+    ctx: AppContext,
+    request: ActionRequest,
+    reserved: Reservation,
+    actor: str,
+    on_finished: Finished | None,
+    keep_urgent: delivery.KeepUrgent | None,
 ) -> Outcome:
-    sent = delivery.send(ctx, request, reserved)
+    sent = delivery.send(ctx, request, reserved, keep_urgent=keep_urgent)
     if sent.paced_for is not None:
         return delivery.defer(ctx, action_id=reserved.action_id, sent=sent, actor=actor)
     return execution.finalize(

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from action import buttons
-from channels.inbound import InboundMessage, InboundPress, PressAnswer
+from channels.inbound import InboundMessage, InboundPress, InboundRead, PressAnswer
 from cognitive_core.presses import door as presses
+from concern import receipts
 from fact import service as facts
 from kernel.context import AppContext
 from kernel.redaction import error_text
-from perception.service import record_message, record_press
+from perception.service import record_message, record_press, record_read
 
 
 class PerceptionInbound:
@@ -31,6 +32,22 @@ class PerceptionInbound:
             presser = fact.content.get("person_id")
             toast = presses.toast(uow, token=press.token, presser_id=presser, fact_id=fact.fact_id)
         return PressAnswer(toast=toast, first=created)
+
+    def read(self, receipt: InboundRead) -> bool:
+        """The read's fact (once per platform event) and, with it, `read_at` on the loops whose latest message it is."""
+        with self.ctx.uow(actor=f"{receipt.channel}_inbound") as uow:
+            fact, created = record_read(uow, receipt=receipt)
+            if created:
+                receipts.record_read(
+                    uow,
+                    channel=receipt.channel,
+                    reader=receipt.external_user_id,
+                    message_ids=list(receipt.message_ids),
+                    read_at=receipt.read_at,
+                    via="event",
+                    causation_id=fact.fact_id,
+                )
+        return created
 
     def skipped(self, *, channel: str, event_id: str, reason: str) -> None:
         """A `system` fact (once per event) saying an unreadable event was passed over, and why."""

@@ -1,5 +1,5 @@
-"""The one owner of the pipeline: process signals → hand messages to the optional LLM → fire timers → finish
-interrupted actions → drain the outbox.
+"""The one owner of the pipeline: process signals → hand messages to the optional LLM → fire timers → look up
+unread messages → finish interrupted actions → drain the outbox.
 
 One `Processor` per process runs these passes. Everything that has work for it only wakes it: a webhook or
 signal endpoint after recording, the scheduler interval, a Redis wake-up from another replica, a send's pacing
@@ -16,10 +16,11 @@ import time
 from typing import Any
 
 from action.service import recover_interrupted
+from app.receipts import ChannelReceipts
 from cognitive_core.inbox import process_pending
 from cognitive_core.llm import worker as llm_worker
 from cognitive_core.reports import briefs, reviews
-from concern import queue, sandbox, timers
+from concern import queue, receipts, sandbox, timers
 from concern.kinds import digest
 from concern.outbox import drain as outbox
 from kernel.context import AppContext
@@ -41,6 +42,8 @@ def tick(ctx: AppContext, *, limit: int = 100) -> dict[str, int]:
     processed = process_pending(ctx, limit=SIGNALS_PER_PASS)
     llm_worker.dispatch(ctx)  # only hands them over: the calls run on the LLM's own pool, never in this pass
     fired = timers.fire_due(ctx, limit=limit)
+    # Unread latest messages due a lookup (read_users): a small batch, each message once per interval.
+    read = receipts.poll(ctx, ChannelReceipts(ctx.channels), interval=ctx.settings.feishu_read_poll_interval)
     briefed = briefs.send_due(ctx) + reviews.send_due(ctx)  # queued here, sent by this pass's drain
     digest.send_due(ctx)  # held items whose digest moment came: one message per person
     # Interrupted actions are finalised before draining, so their entries' results are applied in this pass.
@@ -52,6 +55,7 @@ def tick(ctx: AppContext, *, limit: int = 100) -> dict[str, int]:
         "actions_drained": drained,
         "actions_recovered": recovered,
         "briefs_queued": briefed,
+        "reads_found": read,
         # A pass that stopped at a limit left work behind: the processor runs again at once, not at the interval.
         "more": int(processed >= SIGNALS_PER_PASS or fired >= limit or drained >= ACTIONS_PER_PASS),
     }

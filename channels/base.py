@@ -6,6 +6,7 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from channels.errors import InvalidRequest
@@ -112,6 +113,16 @@ class Channel(ABC):
     def edit(self, edit: MessageEdit) -> SendReceipt:
         """Change a sent message in place; adapters that cannot edit refuse (InvalidRequest)."""
         raise InvalidRequest(f"{self.name} cannot edit messages", code="edit_unsupported", permanent=True)
+
+    def readers(self, message_id: str) -> dict[str, datetime]:
+        """Who read a message the bot sent (platform user id → when); adapters without read receipts refuse."""
+        raise InvalidRequest(
+            f"{self.name} tells bots nothing about reads", code="read_receipts_unsupported", permanent=True
+        )
+
+    def urge(self, *, message_id: str, user_id: str, mode: str) -> None:
+        """Make a sent message urgent for one person (`mode`: app, sms, phone); adapters without it refuse."""
+        raise InvalidRequest(f"{self.name} cannot make a message urgent", code="urgent_unsupported", permanent=True)
 
     def answer_press(self, *, press_id: str, text: str) -> None:  # noqa: B027  (most platforms answer in-band)
         """Answer a button press with a short toast (Telegram answerCallbackQuery); a no-op where the platform

@@ -77,6 +77,18 @@ class InboundPress(BaseModel):
     sandbox: bool = False  # pressed in the console's sandbox: what it causes stays dry-run
 
 
+class InboundRead(BaseModel):
+    """A platform saying a person read messages the bot sent (Feishu im.message.message_read_v1)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    channel: ChannelName
+    event_id: StorableText  # the de-duplication key: a redelivered event is recorded once
+    external_user_id: StorableText  # who read
+    message_ids: list[StorableText] = PField(min_length=1, max_length=500)
+    read_at: SaneInstant
+
+
 @dataclass(frozen=True)
 class PressAnswer:
     """What a press is answered with: the toast, and whether this delivery recorded it (`first`).
@@ -103,6 +115,9 @@ class Inbound(Protocol):
         """Record the press durably (once per platform event) and return the toast to answer it with at once
         (the cheap checks: addressee, closed; otherwise a neutral "received") in the presser's language, and
         whether this delivery was the first."""
+
+    def read(self, receipt: InboundRead) -> bool:
+        """Record that a person read messages the bot sent (once per platform event); True when it was new."""
 
     def wake(self) -> None:
         """New messages wait: wake the pipeline."""

@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any, ClassVar, Protocol
 
 from channels.base import Channel
-from channels.inbound import Inbound, InboundMessage, InboundPress, PressAnswer
+from channels.inbound import Inbound, InboundMessage, InboundPress, InboundRead, PressAnswer
 from kernel.channel_names import Platform
 from kernel.settings import PluginSettings
 
@@ -44,6 +44,7 @@ class WebhookReply:
     status: int = 200
     press: InboundPress | None = None
     answer_press: Callable[[PressAnswer], dict[str, Any]] | None = None
+    reads: list[InboundRead] = field(default_factory=list)  # read receipts, recorded like the messages
 
 
 class Webhook(Protocol):
@@ -101,6 +102,8 @@ class ChannelPlugin(ABC):
     settings: ClassVar[type[PluginSettings] | None] = None
     # what to configure before it sends (and so before its directory can be read)
     configure_hint: ClassVar[str] = ""
+    # the platform tells the bot when a message it sent was read (its sender answers `Channel.readers`)
+    read_receipts: ClassVar[bool] = False
 
     def platform(self) -> Platform:
         """The particulars the layers above the channels read, through the kernel's registry."""
@@ -110,6 +113,7 @@ class ChannelPlugin(ABC):
             binding_columns=self.binding_columns or ("", ""),
             bind_hint=dict(self.bind_hint),
             directory=type(self).directory is not ChannelPlugin.directory,
+            read_receipts=self.read_receipts,
         )
 
     @abstractmethod

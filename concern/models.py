@@ -22,6 +22,7 @@ class Concern(SQLModel, table=True):
         Index("ix_concerns_target_state", "target_person_id", "state"),
         Index("ix_concerns_kind_state", "kind", "state"),
         Index("ix_concerns_sandbox_state", "sandbox", "state"),
+        Index("ix_concerns_contact_ref", "contact_ref"),
     )
 
     concern_id: str = Field(sa_column=Column(String(32), primary_key=True))
@@ -67,6 +68,12 @@ class Concern(SQLModel, table=True):
     # (quiet_hours | pause | cap | away | busy); cleared when the loop next reaches the person.
     held_until: datetime | None = Field(default=None, sa_column=Column(UTCDateTime))
     held_by: str | None = Field(default=None, sa_column=Column(String(16)))
+    # The latest question or follow-up that reached the person (`channel:message_id`), when it went, when they
+    # read it (None: unread, or a platform that tells bots nothing) and when the poller last asked (no fact).
+    contact_ref: str | None = Field(default=None, sa_column=Column(String(160)))
+    contact_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime))
+    read_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime))
+    read_polled_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime))
     version: int = Field(default=1, sa_column=Column(Integer, nullable=False))
     created_at: datetime = Field(sa_column=Column(UTCDateTime, nullable=False))
     updated_at: datetime = Field(sa_column=Column(UTCDateTime, nullable=False))

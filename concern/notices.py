@@ -66,15 +66,16 @@ def question_text(asker: Any, target: Any, question: str, approval: bool) -> str
 
 
 def question_request(
-    uow: UnitOfWork, concern: Concern, *, purpose: str, decision_ref: str, attempt: str
+    uow: UnitOfWork, concern: Concern, *, purpose: str, decision_ref: str, attempt: str, read: bool = False
 ) -> ActionRequest:
-    """The send_message that asks (or re-asks) a question's person, in their language, with its buttons."""
+    """The send_message that asks (or re-asks) a question's person, in their language, with its buttons; a
+    follow-up after a message they `read` but did not answer is the gentler one."""
     target, asker = _person(uow, concern.target_person_id), _person(uow, concern.originator_id)
     tz = ZoneInfo(target.timezone)
     if purpose == "follow_up":
         first, _ = contact_times(uow, concern_id=concern.concern_id, person_id=concern.target_person_id)
         text = messages.follow_up(
-            asker.display_name, concern.question, first or concern.created_at, uow.now, tz, target.locale
+            asker.display_name, concern.question, first or concern.created_at, uow.now, tz, target.locale, read=read
         )
     else:
         text = question_text(asker, target, concern.question, concern.approval)

@@ -8,7 +8,7 @@ from the process's copy (`person.calendar`: a person not read yet raises Calenda
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -16,10 +16,11 @@ from sqlalchemy import select
 
 from action import ledger
 from concern import buttons as concern_buttons
-from concern import outbound, queue, service
-from concern.models import ACTIVE_STATES, Concern, OutboxEntry
+from concern import outbound, service
+from concern.models import Concern
 from concern.texts import messages
 from concern.texts import reach as texts
+from kernel import channel_names
 from kernel.context import UnitOfWork
 from person import service as persons
 from person import work_state
@@ -121,11 +122,53 @@ def answer(uow: UnitOfWork, *, person_id: str, priority: str = "P2", kind: str =
     return Answer(person=person, tz=tz, reach=reach(seen), rhythm=rhythm, calendar=read)
 
 
+# The model's reasons that change how a follow-up goes, from the read state of the loop's latest message.
+READ_REASONS = ("read_unanswered", "unread_other_channel", "unread_urgent")
+
+
+@dataclass(frozen=True)
+class Means:
+    """How a follow-up goes: the channel to try first (None: the usual order) and the urgent modes after sending."""
+
+    channel: str | None = None
+    urgent: list[str] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)
+
+
+def last_contact(concern: Concern) -> LastContact | None:
+    """The loop's latest message as the model reads it: its channel, and its read state where the platform says."""
+    if not concern.contact_ref:
+        return None
+    channel = concern.contact_ref.partition(":")[0]
+    platform = channel_names.platform(channel)
+    return LastContact(channel, read_at=concern.read_at, read_known=platform is not None and platform.read_receipts)
+
+
+def means(uow: UnitOfWork, concern: Concern) -> Means:
+    """For a follow-up of a question: where it goes first and whether it is made urgent (the model's `_means`).
+
+    Read but unanswered: the same channel, never urgent. Unread at P0/P1: the person's other channel, else urgent on
+    Feishu when DEPUTY_FEISHU_URGENT allows. Anything else (a platform that says nothing of reads): unchanged.
+    """
+    target = persons.get(uow, person_id=concern.target_person_id)
+    last = last_contact(concern)
+    if target is None or not target.active or last is None or not last.read_known:
+        return Means()
+    tz = ZoneInfo(target.timezone)
+    rhythm = rhythm_of(uow, person_id=target.person_id, tz=tz, now=uow.now)
+    seen = situation(uow, person=target, priority=concern.priority, kind="follow_up", rhythm=rhythm, last_contact=last)
+    modes = tuple(getattr(uow.settings, "feishu_urgent", ()))  # DEPUTY_FEISHU_URGENT, validated by its plugin
+    found = reach(replace(seen, urgent_modes=modes))
+    codes = [code for code in found.codes() if code in READ_REASONS]
+    if not codes:
+        return Means(reasons=[code for code in found.codes() if code == "unread"])
+    return Means(channel=found.channel, urgent=list(modes) if found.urgent else [], reasons=codes)
+
+
 # L1's refusals as the hold a loop records (`held_by`).
 # The model acts before sending on these; quiet time, a pause and the cap stay L1's to refuse (and record).
 _OWN_HOLDS = ("away", "busy")
 _MOVES = ("answering_hours", "promised")
-RELEASE_SPACING = timedelta(minutes=10)  # between the questions that waited for someone, once they are back
 RECHECK = timedelta(hours=6)  # an open-ended leave is looked at again this often (a return may lack a date)
 
 
@@ -251,42 +294,3 @@ def present_recipient(uow: UnitOfWork, person_id: str | None, *, skip: set[str])
             return stand_in.person_id
         current = person.manager_id
     return None
-
-
-def release(uow: UnitOfWork, *, person_id: str) -> int:
-    """The person is back: their loops held as away go, most urgent and oldest first, one every RELEASE_SPACING
-    (L1-L4 still judge each send), so a return is not met by a burst of questions; how many."""
-    person = persons.get(uow, person_id=person_id)
-    if person is None or work_state.read(person.work_state).away_at(uow.now):
-        return 0
-    stmt = (
-        select(Concern)
-        .where(Concern.target_person_id == person_id, Concern.held_by == "away", Concern.state.in_(ACTIVE_STATES))
-        .order_by(Concern.priority, Concern.created_at, Concern.concern_id)
-    )
-    held = list(uow.session.scalars(stmt))
-    for n, concern in enumerate(held):
-        at = uow.now + n * RELEASE_SPACING
-        service.change(uow, concern, change="released", step_at=at, held_until=None, held_by=None)
-    return len(held)
-
-
-_LOOP_CONTACTS = {"question": "question", "follow_up": "follow_up"}  # outbox purpose → the model's kind
-
-
-def hold_entry(uow: UnitOfWork, entry: OutboxEntry) -> bool:
-    """A loop's question or follow-up claimed after its person went away: the model holds the loop instead (the
-    entry is superseded, the loop records `held_by` away and asks again on the return); False when it goes now."""
-    kind = _LOOP_CONTACTS.get(entry.purpose)
-    if kind is None or not entry.concern_id:
-        return False
-    concern = service.get(uow, concern_id=entry.concern_id, lock=True)
-    if concern is None or concern.state not in ACTIVE_STATES or concern.version != entry.concern_version:
-        return False  # the drainer's guard supersedes it as before
-    target = persons.get(uow, person_id=concern.target_person_id)
-    if target is None or not work_state.read(target.work_state).away_at(uow.now):
-        return False
-    if not gate(uow, concern, kind=kind, step_at=uow.now):
-        return False  # away but let through (a P0 with nobody standing in)
-    queue.close_entry(uow, entry_id=entry.id, state="superseded", action_id=None)
-    return True

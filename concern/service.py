@@ -43,6 +43,7 @@ _TRACKED = (
     "resolved_at",
     "held_until",
     "held_by",
+    "read_at",
 )
 
 
@@ -176,9 +177,10 @@ def _born_in_sandbox(uow: UnitOfWork, *, parent_id: str | None, causation_id: st
 
 
 def held_fields(concern: Concern) -> dict[str, Any]:
-    """SPEC §3.5's `held_until` / `held_by` (the earliest held delivery) and `read_at` (no read receipts yet)."""
+    """SPEC §3.5's `held_until` / `held_by` (the earliest held delivery) and `read_at` (when the person read the
+    loop's latest message; null while unread or where the platform does not say)."""
     until, by = holds.held(concern.held_until, concern.held_by, concern.pending_deliveries)
-    return {"held_until": _json(until), "held_by": by, "read_at": _json(getattr(concern, "read_at", None))}
+    return {"held_until": _json(until), "held_by": by, "read_at": _json(concern.read_at)}
 
 
 def timer(step_at: datetime | None, pending: list[dict[str, Any]]) -> datetime | None:

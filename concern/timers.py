@@ -5,6 +5,7 @@ held deliveries sent again at their moment, and the next step set after each con
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from action.models import ActionRequest
 from concern import asking, bundles, notices, queue, reachability, schedule, service
@@ -19,9 +20,16 @@ from person.calendar import with_calendar
 
 
 def schedule_after_contact(
-    uow: UnitOfWork, concern: Concern, *, change: str, follow_up_count: int, causation_id: str | None
+    uow: UnitOfWork,
+    concern: Concern,
+    *,
+    change: str,
+    follow_up_count: int,
+    causation_id: str | None,
+    contact: dict[str, Any] | None = None,
 ) -> None:
-    """Set the timer for the next step after a contact (or a contact that counts as tried)."""
+    """Set the timer for the next step after a contact (or a contact that counts as tried); `contact`: the fields
+    naming the message that reached the person (concern.receipts.contacted)."""
     step = schedule.planned(uow, concern, follow_up_count=follow_up_count, after_contact=True)
     service.change(
         uow,
@@ -32,6 +40,7 @@ def schedule_after_contact(
         step_at=step.at,
         held_until=None,  # the contact went (or counts as tried): nothing is held any more
         held_by=None,
+        **(contact or {}),
     )
 
 
@@ -119,26 +128,38 @@ def fire(uow: UnitOfWork, concern: Concern) -> None:
         and reachability.gate(uow, concern, kind=step.kind, step_at=step.at)
     ):
         return  # held (away, busy) or moved (a promise, the usual answering hour): the model set the timer
-    if step.kind == "follow_up" and bundles.bundle(uow, concern, due=schedule.planned):
+    chosen = reachability.means(uow, concern) if step.kind == "follow_up" and concern.kind == "question" else None
+    # A follow-up the read state sends another way (the other channel, made urgent) goes on its own.
+    other_means = chosen is not None and (chosen.channel is not None or bool(chosen.urgent))
+    if step.kind == "follow_up" and not other_means and bundles.bundle(uow, concern, due=schedule.planned):
         return  # it went into one message with the person's other follow-ups falling due now
-    kind = DecisionKind.escalate if step.kind == "escalate" else DecisionKind.direct_action
+    _take_step(uow, concern, step=step.kind, chosen=chosen)
+
+
+def _take_step(uow: UnitOfWork, concern: Concern, *, step: str, chosen: reachability.Means | None) -> None:
+    """The due step, decided and carried out: an escalation, or the question asked again (as the read state says)."""
+    kind = DecisionKind.escalate if step == "escalate" else DecisionKind.direct_action
     decision_id = decisions.record(
         uow,
         kind=kind,
-        rule=f"follow_up_schedule:{concern.priority}:{step.kind}",
+        rule=f"follow_up_schedule:{concern.priority}:{step}",
         inputs=[concern.concern_id],
         person_refs=[concern.target_person_id],
         source="concern",
-        requested=[{"step": step.kind, "concern_id": concern.concern_id}],
+        requested=[{"step": step, "concern_id": concern.concern_id}],
     )
+    means = {"means": chosen.reasons} if chosen is not None and chosen.reasons else {}
     service.change(
-        uow, concern, change="timer_fired", causation_id=decision_id, step_at=None, extra={"step": step.kind}
+        uow, concern, change="timer_fired", causation_id=decision_id, step_at=None, extra={"step": step, **means}
     )
-    if step.kind == "escalate":
+    if step == "escalate":
         promises.slipped(uow, concern, causation_id=decision_id)
         escalation.start(uow, concern, decision_id=decision_id)
-    else:
-        request = asking.send_request(
-            uow, concern, purpose=step.kind, decision_ref=decision_id, attempt=f"v{concern.version}"
-        )
-        queue.enqueue(uow, request=request, purpose=step.kind, concern=concern)
+        return
+    read = chosen is not None and "read_unanswered" in chosen.reasons
+    request = asking.send_request(
+        uow, concern, purpose=step, decision_ref=decision_id, attempt=f"v{concern.version}", read=read
+    )
+    if chosen is not None and chosen.channel is not None:  # the read state of the last message said how
+        request = request.model_copy(update={"channel_first": chosen.channel, "urgent": chosen.urgent})
+    queue.enqueue(uow, request=request, purpose=step, concern=concern)

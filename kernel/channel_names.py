@@ -29,6 +29,8 @@ class Platform:
     # language → what a person sends the bot to link a chat, with `{code}` (`/start {code}`)
     bind_hint: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     directory: bool = False  # the plugin offers a contact directory (`deputy persons sync --channel <name>`)
+    # the platform tells the bot when its message was read (Feishu); False: reads are unknown (Telegram)
+    read_receipts: bool = False
 
     def __post_init__(self) -> None:
         if not any(self.binding_columns):

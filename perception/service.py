@@ -6,7 +6,7 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from channels.inbound import InboundMessage, InboundPress
+from channels.inbound import InboundMessage, InboundPress, InboundRead
 from fact import service as facts
 from fact.models import Fact
 from kernel.context import AppContext, UnitOfWork
@@ -117,6 +117,19 @@ def record_press(ctx: AppContext, *, press: InboundPress, about: dict[str, Any])
     if created:
         wake(ctx)
     return fact, created
+
+
+def record_read(uow: UnitOfWork, *, receipt: InboundRead) -> tuple[Fact, bool]:
+    """The `system` fact `message_read` (once per platform event, in the caller's transaction); not for the core."""
+    person_id = resolve_sender(uow, channel=receipt.channel, external_user_id=receipt.external_user_id)
+    return facts.append(
+        uow,
+        fact_type="system",
+        source="perception",
+        content={"event": "message_read", **receipt.model_dump(mode="json"), "person_id": person_id},
+        person_refs=[person_id] if person_id else [],
+        dedup_key=f"{receipt.channel}:read:{receipt.event_id}",
+    )
 
 
 def record_signal(ctx: AppContext, *, signal: ExternalSignal, actor: str) -> tuple[Fact, bool]:

@@ -43,6 +43,8 @@ async def webhook(channel: str, request: Request, ctx: Ctx, background: Backgrou
         answer = await run_in_threadpool(inbound.press, reply.press)
         background.add_task(inbound.wake)
         return JSONResponse(await run_in_threadpool(reply.answer_press, answer), status_code=reply.status)
+    for receipt in reply.reads:  # a read receipt: recorded before the answer, nothing for the core to process
+        await run_in_threadpool(inbound.read, receipt)
     recorded = False
     for message in reply.messages:
         recorded = await run_in_threadpool(inbound.record, message) or recorded

@@ -91,7 +91,7 @@ def _said(fact: Fact, labels: dict[str, str]) -> Bubble:
 def _receipt(row: ActionRow) -> dict[str, Any]:
     """The dry-run channel's account of the send (its text and buttons), from the successful attempt."""
     for attempt in reversed(row.result_detail.get("attempts", [])):
-        if attempt.get("result") == "success":
+        if attempt.get("result") == "success" and "call" not in attempt:  # a send, not an urgent call after it
             return attempt
     return {}
 

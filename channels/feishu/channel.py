@@ -180,6 +180,18 @@ class FeishuChannel(Channel):
             raise
         return SendReceipt(message_id=edit.message_id, detail={"edited": True} | ({"cut": True} if cut else {}))
 
+    def readers(self, message_id: str) -> dict[str, Any]:
+        """Who read a message the bot sent: open_id → when (read_users, every page)."""
+        from channels.feishu.receipts import read_users
+
+        return read_users(self.api, message_id)
+
+    def urge(self, *, message_id: str, user_id: str, mode: str) -> None:
+        """Make a sent message urgent for one open_id: urgent_app, urgent_sms or urgent_phone."""
+        from channels.feishu.receipts import urgent
+
+        urgent(self.api, message_id=message_id, open_id=user_id, mode=mode)
+
     def answer_press(self, *, press_id: str, text: str) -> None:
         """Nothing to do: Feishu takes the toast in the callback's own answer (webhook body, long-connection reply)."""
 

@@ -11,11 +11,12 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
-from channels.inbound import Inbound, InboundMedia, InboundMessage, Mention
+from channels.inbound import Inbound, InboundMedia, InboundMessage, InboundRead, Mention
 from kernel.limits import EARLIEST, in_range
 from kernel.screening import screen_json
 
 MESSAGE_RECEIVED = "im.message.receive_v1"
+MESSAGE_READ = "im.message.message_read_v1"  # a person read the bot's messages in their private chat with it
 
 
 def _dict(value: Any) -> dict[str, Any]:
@@ -163,7 +164,30 @@ def to_inbound(payload: dict[str, Any], *, bot_open_id: str | None = None) -> In
     )
 
 
+def to_read(payload: dict[str, Any]) -> InboundRead | None:
+    """The InboundRead of a v2 `im.message.message_read_v1` event; None for any other event or an unreadable one."""
+    header, event = _dict(payload.get("header")), _dict(payload.get("event"))
+    if header.get("event_type") != MESSAGE_READ or not header.get("event_id"):
+        return None
+    reader = _dict(event.get("reader"))
+    open_id = _open_id(reader.get("reader_id"))
+    listed = event.get("message_id_list")
+    ids = [str(m) for m in listed if isinstance(m, str) and m] if isinstance(listed, list) else []
+    read_at = _occurred_at(reader.get("read_time"))
+    if not open_id or not ids or read_at == EARLIEST:
+        return None
+    return InboundRead(
+        channel="feishu",
+        event_id=str(header["event_id"]),
+        external_user_id=open_id,
+        message_ids=ids[:500],
+        read_at=read_at,
+    )
+
+
 def ingest(payload: dict[str, Any], *, bot_open_id: str | None, inbound: Inbound) -> bool:
-    """Hand a verified event's message to the inbound port; True when it was new."""
+    """Hand a verified event's message (or read receipt) to the inbound port; True when it was new."""
+    if (receipt := to_read(payload)) is not None:
+        return inbound.read(receipt)
     message = to_inbound(payload, bot_open_id=bot_open_id)
     return inbound.record(message) if message is not None else False

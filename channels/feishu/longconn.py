@@ -1,10 +1,10 @@
 """Feishu long connection (`DEPUTY_FEISHU_MODE=websocket`): lark.ws.Client in its own thread and event loop.
 
-Messages (im.message.receive_v1) and card button presses (card.action.trigger) both arrive here; a press is
-answered in the frame's reply with the toast `Inbound.press` returned. Feishu delivers at least once (an event
-not answered within 3 s, or sent while no connection is up, comes again), so both kinds are de-duplicated
-downstream on `event_id`, as webhook redeliveries are; a socket Feishu stopped answering on is closed by
-channels/feishu/watchdog.py and the SDK reconnects.
+Messages (im.message.receive_v1), read receipts (im.message.message_read_v1) and card button presses
+(card.action.trigger) arrive here; a press is answered in the frame's reply with the toast `Inbound.press`
+returned. Feishu delivers at least once (an event not answered within 3 s, or sent while no connection is up,
+comes again), so every kind is de-duplicated downstream on `event_id`, as webhook redeliveries are; a socket
+Feishu stopped answering on is closed by channels/feishu/watchdog.py and the SDK reconnects.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from channels.feishu.events import MESSAGE_RECEIVED, ingest
+from channels.feishu.events import MESSAGE_READ, MESSAGE_RECEIVED, ingest
 from channels.feishu.presses import is_press, to_press, toast
 from channels.inbound import Inbound
 
@@ -59,6 +59,7 @@ def dispatcher(on_event: OnEvent) -> Any:
     return (
         lark.EventDispatcherHandler.builder("", "")
         .register_p2_customized_event(MESSAGE_RECEIVED, lambda e: on_event(event_payload(e)))
+        .register_p2_customized_event(MESSAGE_READ, lambda e: on_event(event_payload(e)))
         .register_p2_card_action_trigger(pressed)
         .build()
     )

@@ -8,7 +8,7 @@ from typing import Any
 
 from channels.base import Channel
 from channels.feishu.crypto import Rejected, decrypt, open_event
-from channels.feishu.events import to_inbound
+from channels.feishu.events import to_inbound, to_read
 from channels.feishu.presses import is_press, to_press, toast
 from channels.feishu.settings import FeishuSettings
 from channels.inbound import Inbound, PressAnswer
@@ -73,6 +73,8 @@ class FeishuWebhook:
         if is_press(opened.payload):  # a card button: the toast goes back in this answer (Feishu waits 3 s)
             press = to_press(opened.payload, now=request.now)
             return WebhookReply(answer=lambda _: {}, press=press, answer_press=_toast if press else None)
+        if (receipt := to_read(opened.payload)) is not None:
+            return WebhookReply(answer=lambda _: {"msg": "success"}, reads=[receipt])
         message = to_inbound(opened.payload, bot_open_id=self.settings.feishu_bot_open_id)
         return WebhookReply(answer=lambda _: {"msg": "success"}, messages=[message] if message else [])
 
@@ -110,6 +112,7 @@ class FeishuPlugin(ChannelPlugin):
     binding_columns = ("feishu_open_id", "feishu_chat_id")
     settings = FeishuSettings
     configure_hint = "DEPUTY_FEISHU_APP_ID and DEPUTY_FEISHU_APP_SECRET"
+    read_receipts = True  # im.message.message_read_v1 for private chats, read_users for any chat
 
     def sender(self, settings: Any, *, redis: Any = None) -> Channel | None:
         """The lark-oapi channel; its pacing is shared through Redis when there is one."""

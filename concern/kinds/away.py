@@ -16,8 +16,8 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import select
 
 from action.models import ActionRequest
-from concern import outbound, reachability
-from concern.models import OutboxEntry
+from concern import outbound, queue, reachability, service
+from concern.models import ACTIVE_STATES, Concern, OutboxEntry
 from concern.queue import Purpose
 from concern.texts import reach as texts
 from fact import service as facts
@@ -28,6 +28,7 @@ from person import work_state
 
 HELD_PURPOSES = frozenset({Purpose.tell.value, Purpose.notice.value})
 RECHECK_HOURS = 6
+RELEASE_SPACING = timedelta(minutes=10)  # between the questions that waited for someone, once they are back
 
 
 def holds(request: ActionRequest, *, purpose: str) -> bool:
@@ -89,13 +90,13 @@ def _tell_sender(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest, *,
 
 
 def back(uow: UnitOfWork, *, person_id: str) -> int:
-    """The person is back: the loops held for them go, spaced (concern.reachability.release), and the messages
+    """The person is back: the loops held for them go, spaced (`release_loops`), and the messages
     held for them are due now; how many loops."""
     person = persons.get(uow, person_id=person_id)
     if person is None or work_state.read(person.work_state).away_at(uow.now):
         return 0  # still away (a new `until`, a changed note): nothing to release
     release(uow, person_id=person_id)
-    return reachability.release(uow, person_id=person_id)
+    return release_loops(uow, person_id=person_id)
 
 
 def release(uow: UnitOfWork, *, person_id: str) -> int:
@@ -108,3 +109,42 @@ def release(uow: UnitOfWork, *, person_id: str) -> int:
         entry.available_at = uow.now
     uow.session.flush()
     return len(due)
+
+
+def release_loops(uow: UnitOfWork, *, person_id: str) -> int:
+    """The person is back: their loops held as away go, most urgent and oldest first, one every RELEASE_SPACING
+    (L1-L4 still judge each send), so a return is not met by a burst of questions; how many."""
+    person = persons.get(uow, person_id=person_id)
+    if person is None or work_state.read(person.work_state).away_at(uow.now):
+        return 0
+    stmt = (
+        select(Concern)
+        .where(Concern.target_person_id == person_id, Concern.held_by == "away", Concern.state.in_(ACTIVE_STATES))
+        .order_by(Concern.priority, Concern.created_at, Concern.concern_id)
+    )
+    held = list(uow.session.scalars(stmt))
+    for n, concern in enumerate(held):
+        at = uow.now + n * RELEASE_SPACING
+        service.change(uow, concern, change="released", step_at=at, held_until=None, held_by=None)
+    return len(held)
+
+
+_LOOP_CONTACTS = {"question": "question", "follow_up": "follow_up"}  # outbox purpose → the model's kind
+
+
+def hold_entry(uow: UnitOfWork, entry: OutboxEntry) -> bool:
+    """A loop's question or follow-up claimed after its person went away: the model holds the loop instead (the
+    entry is superseded, the loop records `held_by` away and asks again on the return); False when it goes now."""
+    kind = _LOOP_CONTACTS.get(entry.purpose)
+    if kind is None or not entry.concern_id:
+        return False
+    concern = service.get(uow, concern_id=entry.concern_id, lock=True)
+    if concern is None or concern.state not in ACTIVE_STATES or concern.version != entry.concern_version:
+        return False  # the drainer's guard supersedes it as before
+    target = persons.get(uow, person_id=concern.target_person_id)
+    if target is None or not work_state.read(target.work_state).away_at(uow.now):
+        return False
+    if not reachability.gate(uow, concern, kind=kind, step_at=uow.now):
+        return False  # away but let through (a P0 with nobody standing in)
+    queue.close_entry(uow, entry_id=entry.id, state="superseded", action_id=None)
+    return True

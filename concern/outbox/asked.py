@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 
 from action.ledger import contact_times
 from action.models import ActionRecord, ActionRequest
-from concern import holds, notices, service, timers
+from concern import holds, notices, receipts, service, timers
 from concern.models import ACTIVE_STATES, Concern, OutboxEntry
 from concern.outbox.confirm import name, reached, reply
 from concern.texts import messages, reasons
@@ -62,7 +62,12 @@ def _went_out(uow: UnitOfWork, concern: Concern, purpose: str, record: ActionRec
     """It reached the person: the next step is scheduled; the first question's originator hears it went out."""
     count = concern.follow_up_count + (1 if purpose == "follow_up" else 0)
     timers.schedule_after_contact(
-        uow, concern, change=f"{purpose}_sent", follow_up_count=count, causation_id=record.action_id
+        uow,
+        concern,
+        change=f"{purpose}_sent",
+        follow_up_count=count,
+        causation_id=record.action_id,
+        contact=receipts.contacted(record, at=uow.now),
     )
     if not first_try:
         return

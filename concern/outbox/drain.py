@@ -15,7 +15,7 @@ import uuid
 
 from action import service as actions
 from action.models import ActionRecord, ActionRequest, Deferred, InFlight, Outcome
-from concern import bundles, queue, reachability, service
+from concern import bundles, queue, receipts, service
 from concern.kinds import away, digest
 from concern.models import ACTIVE_STATES, OutboxEntry
 from concern.outbox import results
@@ -69,9 +69,7 @@ def _claim(ctx: AppContext, owner: str) -> tuple[OutboxEntry | None, bool]:
     """Claim the next entry; True beside it when it is held instead (its person away, or their digest)."""
     with ctx.uow(actor="concern") as uow:
         entry = queue.claim(uow, owner=owner, lease=LEASE)
-        held = entry is not None and (
-            reachability.hold_entry(uow, entry) or away.hold(uow, entry) or digest.hold(uow, entry)
-        )
+        held = entry is not None and (away.hold_entry(uow, entry) or away.hold(uow, entry) or digest.hold(uow, entry))
     return entry, held
 
 
@@ -122,8 +120,17 @@ def run(ctx: AppContext, entry: OutboxEntry) -> Outcome:
         except Exception:
             log.exception("outbox entry %s: result not applied with its outcome", entry.request_key)
 
+    def keep_urgent(uow: UnitOfWork) -> bool:  # read since the follow-up was decided: it goes plain, never urgent
+        return entry.concern_id is not None and receipts.still_unread(uow, concern_id=entry.concern_id)
+
     outcome = actions.execute_guarded(
-        ctx, request=request, guard=guard, actor="concern", concern_state=state, on_finished=apply_in_finalising
+        ctx,
+        request=request,
+        guard=guard,
+        actor="concern",
+        concern_state=state,
+        on_finished=apply_in_finalising,
+        keep_urgent=keep_urgent if request.urgent else None,
     )
     if isinstance(outcome, InFlight):  # someone else's send: its owner applies the result
         return outcome

@@ -17,6 +17,13 @@ _TEMPLATES: dict[str, dict[str, str]] = {
         "{asker} has been waiting for your reply since {since} ({waited}). "
         'Just reply to this message; if you need a little time, reply "later 2h".',
     },
+    "follow_up_read": {  # read but not answered: a gentler nudge, where they read it
+        "zh": "【跟进】{asker}的问题：{text}\n看到你已经读过了，方便的时候回一句就好（{asker}从 {since} 起在等）。"
+        "直接回这条消息就行；需要点时间的话，回“稍后 2小时”。",
+        "en": "[Follow-up] {asker}'s question: {text}\n"
+        "You have seen it; a short reply when you can is all it takes ({asker} has been waiting since {since}). "
+        'Just reply to this message; if you need a little time, reply "later 2h".',
+    },
     "escalation": {
         "zh": "【升级】{asker}问{target}：{text}\n状态：自 {since} 起未回复（已 {waited}），跟进已用完。\n"
         "建议：请直接联系{target}，或直接回复这条消息，我会把你的答复转给{asker}。",
@@ -166,10 +173,17 @@ def relay(sender: str, text: str, locale: str, aliases: tuple[str, ...] = ()) ->
     return forwarding.relay(sender, text, locale, aliases)
 
 
-def follow_up(asker: str, text: str, since: datetime, now: datetime, tz: ZoneInfo, locale: str) -> str:
-    """Item / state / suggestion: what is waited for, since when, what would help."""
+def follow_up(
+    asker: str, text: str, since: datetime, now: datetime, tz: ZoneInfo, locale: str, *, read: bool = False
+) -> str:
+    """Item / state / suggestion: what is waited for, since when, what would help; gentler once they read it."""
     return render(
-        "follow_up", locale, asker=asker, text=text, since=when(since, tz), waited=duration(now - since, locale)
+        "follow_up_read" if read else "follow_up",
+        locale,
+        asker=asker,
+        text=text,
+        since=when(since, tz),
+        waited=duration(now - since, locale),
     )
 
 

@@ -17,6 +17,11 @@ over 200 elements (230099 / 300305); only a shared (`update_multi`) card can be 
 (the calendar's "invalid parameters") what Feishu's documentation rules out: a time that is not RFC 3339, time_max
 not after time_min, more than 90 days between them, neither user_id nor room_id; and, as a bad parameter too, a
 user it does not know (known: added by `add_user` or `add_busy`).
+Reads and urgency as Feishu documents them: `mark_read(message_id, open_id)` makes `read_users` list a reader
+(pages of `page_size`, `page_token`; only the bot's own messages, 230012, and younger than 7 days, 230033);
+`urgent_app` / `urgent_sms` / `urgent_phone` urge only the bot's own messages (230012), list users outside the
+chat in `invalid_user_id_list`, refuse a person with 200 unread urgent messages (230023) and SMS or calls past
+the tenant's quota (`urgent_quota`, 230024); each of these routes allows `rate_limit` calls a second (99991400).
 Also here: what Feishu does to events on the way out (encrypt, sign), for webhook tests.
 """
 
@@ -116,6 +121,14 @@ class FakeFeishu:
         self.departments: dict[str, list[str]] = {"0": []}  # department id → child department ids
         self.users: dict[str, list[dict[str, Any]]] = defaultdict(list)  # department id → users
         self.busy: dict[str, list[tuple[datetime, datetime]]] = defaultdict(list)  # open_id → busy blocks
+        self.readers: dict[str, dict[str, int]] = defaultdict(dict)  # message id → open_id → read time (ms)
+        self.urgents: list[dict[str, Any]] = []  # accepted urgent calls: message_id, mode, user_ids
+        self.members: dict[str, set[str]] = {}  # group chat id → member open_ids (unknown chats: anyone)
+        self.urgent_quota: dict[str, int] = {"sms": 1000, "phone": 1000}  # the tenant's SMS and call quota
+        self.unread_urgent: dict[str, int] = defaultdict(int)  # open_id → urgent messages they have not read
+        self.rate_limit = 50  # calls a second per read/urgent route, as Feishu documents (50 次/秒)
+        self._calls: dict[str, deque[float]] = defaultdict(deque)
+        self._sent_at: dict[str, float] = {}  # message id → when the fake accepted it (its own clock)
         self._valid: set[str] = set()
         self._by_uuid: dict[str, tuple[str, float]] = {}  # uuid → (message id, when it was first used)
         self._skew = 0.0  # seconds `advance()` moved the fake's clock on
@@ -182,6 +195,13 @@ class FakeFeishu:
         """The calendar v4 freebusy/list requests received, oldest first."""
         return [r for r in self.requests if r.path == "/open-apis/calendar/v4/freebusy/list"]
 
+    def mark_read(self, message_id: str, open_id: str, *, at_ms: int = 1773799200000) -> None:
+        """`open_id` read the message at `at_ms` (read_users lists them from now on; their urgent count drops)."""
+        with self._lock:
+            self.readers[message_id][open_id] = at_ms
+            if any(u["message_id"] == message_id and open_id in u["user_ids"] for u in self.urgents):
+                self.unread_urgent[open_id] = max(0, self.unread_urgent[open_id] - 1)
+
     def sent_to(self, receive_id: str) -> list[dict[str, Any]]:
         """Accepted messages for one receiver, oldest first."""
         return [m for m in self.messages if m["receive_id"] == receive_id]
@@ -230,6 +250,10 @@ class FakeFeishu:
             return "messages", None
         if seen.path.startswith("/open-apis/im/v1/messages/") and seen.path.endswith("/forward"):
             return "forward", None
+        if seen.path.startswith("/open-apis/im/v1/messages/") and seen.path.endswith("/read_users"):
+            return "read_users", None
+        if seen.path.startswith("/open-apis/im/v1/messages/") and seen.path.split("/")[-1].startswith("urgent_"):
+            return "urgent", None
         if seen.path.startswith("/open-apis/im/v1/messages/") and seen.method == "PATCH":
             return "patch", None
         if seen.path == "/callback/ws/endpoint" and self.ws is not None:
@@ -255,9 +279,65 @@ class FakeFeishu:
                 return self._token(seen.body or {})
             if seen.headers.get("authorization", "").removeprefix("Bearer ") not in self._valid:
                 return TOKEN_EXPIRED
+            if route in ("read_users", "urgent") and self._over_rate(route):
+                return TOO_MANY_REQUESTS
             routes = {"messages": self._message, "forward": self._forward, "patch": self._patch}
+            routes |= {"read_users": self._read_users, "urgent": self._urgent}
             routes |= {"departments": self._children, "users": self._members, "freebusy": self._freebusy}
             return routes[route](seen)
+
+    def _over_rate(self, route: str) -> bool:
+        """More than `rate_limit` calls on this route within the last second (real time, like Feishu's gateway)."""
+        now, calls = time.monotonic(), self._calls[route]
+        while calls and now - calls[0] >= 1.0:
+            calls.popleft()
+        if len(calls) >= self.rate_limit:
+            return True
+        calls.append(now)
+        return False
+
+    def _own(self, message_id: str) -> dict[str, Any] | None:
+        return next((m for m in self.messages if m["message_id"] == message_id), None)
+
+    def _read_users(self, seen: Seen) -> Reply:
+        message_id = seen.path.split("/")[-2]
+        if seen.query.get("user_id_type") not in ("open_id", "union_id", "user_id"):
+            return code(230001, "Your request contains an invalid request parameter: user_id_type is required.")
+        if self._own(message_id) is None:
+            return code(230012, "Bot is NOT the sender of the message.")
+        if self._now() - self._sent_at.get(message_id, self._now()) > 7 * 86400:
+            return code(230033, "Get the reading status must be done within 7 days after the message is sent.")
+        size = int(seen.query.get("page_size") or 20)
+        if not 1 <= size <= 100:
+            return code(230001, "Your request contains an invalid request parameter: page_size must be 1-100.")
+        items = [
+            {"user_id_type": "open_id", "user_id": who, "timestamp": str(at), "tenant_key": "tenant_1"}
+            for who, at in self.readers.get(message_id, {}).items()
+        ]
+        return Reply(200, {"code": 0, "msg": "success", "data": self._page(items, {**seen.query, "page_size": size})})
+
+    def _urgent(self, seen: Seen) -> Reply:
+        message_id, mode = seen.path.split("/")[-2], seen.path.split("/")[-1].removeprefix("urgent_")
+        users = (seen.body or {}).get("user_id_list") if isinstance(seen.body, dict) else None
+        if mode not in ("app", "sms", "phone") or seen.query.get("user_id_type") != "open_id" or not users:
+            return code(230001, "Your request contains an invalid request parameter.")
+        message = self._own(message_id)
+        if message is None:
+            return code(230012, "Bot is NOT the sender of the message.")
+        chat = message.get("receive_id") if message.get("receive_id_type") == "chat_id" else None
+        allowed = self.members.get(chat) if chat else {message.get("receive_id")}
+        invalid = [u for u in users if allowed is not None and u not in allowed]
+        valid = [u for u in users if u not in invalid]
+        if any(self.unread_urgent[u] >= 200 for u in valid):
+            return code(230023, "The user has too many unread urgent messages.")
+        if mode in self.urgent_quota and self.urgent_quota[mode] < len(valid):
+            return code(230024, "Reach the upper limit of urgent message.")
+        if mode in self.urgent_quota:
+            self.urgent_quota[mode] -= len(valid)
+        for user in valid:
+            self.unread_urgent[user] += 1
+        self.urgents.append({"message_id": message_id, "mode": mode, "user_ids": valid})
+        return Reply(200, {"code": 0, "msg": "success", "data": {"invalid_user_id_list": invalid}})
 
     def _token(self, body: dict[str, Any]) -> Reply:
         if body.get("app_id") != self.app_id or body.get("app_secret") != self.app_secret:
@@ -281,6 +361,7 @@ class FakeFeishu:
             self.messages.append(
                 {**body, "receive_id_type": seen.query.get("receive_id_type"), "message_id": message_id}
             )
+            self._sent_at[message_id] = self._now()
             self._keep_uuid(uuid, message_id)
         return Reply(
             200, {"code": 0, "msg": "success", "data": {"message_id": message_id, "msg_type": body.get("msg_type")}}
@@ -538,6 +619,36 @@ def message_event(
                 "tenant_key": "tenant_1",
             },
             "message": message,
+        },
+    }
+
+
+def read_event(
+    *,
+    message_ids: list[str],
+    event_id: str = "ev_read_1",
+    open_id: str = "ou_zhangsan",
+    read_time_ms: int = 1773799200000,
+    token: str = "vtoken",
+) -> dict[str, Any]:
+    """A v2 `im.message.message_read_v1` event body as Feishu posts it (a private chat's messages read)."""
+    return {
+        "schema": "2.0",
+        "header": {
+            "event_id": event_id,
+            "event_type": "im.message.message_read_v1",
+            "create_time": str(read_time_ms),
+            "token": token,
+            "app_id": APP_ID,
+            "tenant_key": "tenant_1",
+        },
+        "event": {
+            "reader": {
+                "reader_id": {"union_id": f"on_{open_id}", "user_id": open_id.removeprefix("ou_"), "open_id": open_id},
+                "read_time": str(read_time_ms),
+                "tenant_key": "tenant_1",
+            },
+            "message_id_list": message_ids,
         },
     }
 

@@ -1,4 +1,4 @@
-"""An `Inbound` port for channel tests: records messages, presses and skips in memory and answers presses with a toast.
+"""An `Inbound` port for channel tests: keeps messages, presses, reads and skips in memory; a press gets a toast.
 
 The app's own port (app.inbound.PerceptionInbound) writes facts; adapter tests only need to see what an adapter
 handed over and that it answered a press with the toast it was given.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 
-from channels.inbound import InboundMessage, InboundPress, PressAnswer
+from channels.inbound import InboundMessage, InboundPress, InboundRead, PressAnswer
 
 
 class RecordingInbound:
@@ -18,6 +18,7 @@ class RecordingInbound:
         self.toast = toast
         self.messages: list[InboundMessage] = []
         self.presses: list[InboundPress] = []
+        self.reads: list[InboundRead] = []
         self.skips: list[tuple[str, str, str]] = []
         self.wakes = 0
         self._lock = threading.Lock()
@@ -42,6 +43,14 @@ class RecordingInbound:
             if first:
                 self.presses.append(press)
         return PressAnswer(self.toast, first=first)
+
+    def read(self, receipt: InboundRead) -> bool:
+        """Keep the read receipt once per event id; True when it was new."""
+        with self._lock:
+            if any(r.event_id == receipt.event_id for r in self.reads):
+                return False
+            self.reads.append(receipt)
+            return True
 
     def wake(self) -> None:
         """Count wake-ups."""

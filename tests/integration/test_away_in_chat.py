@@ -7,8 +7,8 @@ from datetime import timedelta
 from sqlalchemy import select
 
 from app.pipeline import tick
+from concern.kinds.away import RELEASE_SPACING
 from concern.models import Concern
-from concern.reachability import RELEASE_SPACING
 from fact.models import Fact
 from tests.integration.press_helpers import buttons_to, press
 from tests.integration.story_helpers import say

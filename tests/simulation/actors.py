@@ -11,7 +11,7 @@ from sqlalchemy import select, text
 
 from app.inbound import PerceptionInbound
 from app.pipeline import start_up, tick
-from channels.inbound import InboundMessage, InboundPress
+from channels.inbound import InboundMessage, InboundPress, InboundRead
 from concern.models import ACTIVE_STATES, Concern
 from concern.outbox import drain as outbox
 from perception import service as perception
@@ -312,6 +312,30 @@ class Actors:
             other = self._replica(rng)
             self._spawn(other, "tick", lambda ctx=other.ctx: tick(ctx))
         self.sim.run_tasks()
+
+    def _read(self, rng: random.Random) -> None:
+        """Someone reads a recent Feishu message; Feishu tells Deputy (sometimes the same event twice)."""
+        waiting = [(self.people[c.target_person_id], c.concern_id) for c in self._active(state="waiting_reply")]
+        latest = [
+            d for d in (self._last_message_to(p, c) for p, c in waiting) if d is not None and d.channel == "feishu"
+        ]
+        recent = [d for d in self.sim.platform.deliveries[-30:] if d.channel == "feishu"]
+        if not latest and not recent:
+            return self._tick(rng)
+        # Mostly the message an open loop waits on (what decides its next follow-up), sometimes any recent one.
+        delivery = rng.choice(latest if latest and rng.random() < 0.8 else recent or latest)
+        self.sim.platform.read(delivery.user, delivery.message_id)
+        n = next(self._events)
+        receipt = InboundRead(channel="feishu", event_id=f"sim_read_{n}", external_user_id=delivery.user,
+                              message_ids=[delivery.message_id], read_at=self.sim.clock.now())  # fmt: skip
+        self.sim.log(f"  {delivery.user} reads {delivery.message_id}")
+        replica = self._replica(rng)
+        for _ in range(2 if rng.random() < 0.2 else 1):
+            PerceptionInbound(replica.ctx).read(receipt)
+        if rng.random() < 0.5:
+            self._spawn(replica, "tick", lambda ctx=replica.ctx: tick(ctx))
+            self.sim.run_tasks()
+        return None
 
     def _cancel_chat(self, rng: random.Random) -> None:
         open_ = self._active()

@@ -90,6 +90,7 @@ class Invariants:
             self._reminders_neither_lost_nor_doubled,
             self._digest_never_holds_urgent,
             self._bundle_never_exceeds_l1,
+            self._never_urgent_after_a_read,
             self._politeness_from_facts_alone,
             self._nothing_proactive_while_away,
             self._soft_moves_keep_the_deadline,
@@ -425,6 +426,23 @@ class Invariants:
                 self.violations.append(f"{e.request_key} ({e.request['priority']}) was held for a digest")
             if final and e.state == "digest":
                 self.violations.append(f"{e.request_key} is still held for a digest after settling")
+
+    def _never_urgent_after_a_read(self, state: State, final: bool) -> None:
+        """A follow-up is made urgent only while its loop's previous message to that person is unread."""
+        platform = self.sim.platform
+        by_message = {d.message_id: (i, d) for i, d in enumerate(platform.deliveries)}
+        for order, user, message_id in platform.urgents:
+            index, sent = by_message[message_id]
+            row = state.actions.get(sent.action_id)
+            concern_id = row.concern_id if row is not None else None
+            earlier = [d for d in platform.deliveries[:index] if d.user == user and d.channel == sent.channel
+                       and (a := state.actions.get(d.action_id)) is not None and a.concern_id == concern_id
+                       and a.action_type == "send_message"]  # fmt: skip
+            if concern_id is None or not earlier:
+                self.violations.append(f"{sent.action_id} made urgent with no earlier message of its loop")
+                continue
+            if any(o < order and u == user and m == earlier[-1].message_id for o, u, m in platform.reads):
+                self.violations.append(f"{sent.action_id} ({concern_id}) made urgent after {user} read the last one")
 
     def _politeness_from_facts_alone(self, state: State, final: bool) -> None:
         """Quiet hours except P0 and the daily cap, proven from `GET /v1/facts` alone (tests/simulation/politeness)."""

@@ -56,6 +56,10 @@ class Platform:
         self.log = log or (lambda _: None)
         self.rng = random.Random(0)
         self.deliveries: list[Delivery] = []
+        # Feishu reads and urgent calls, in the order they happened: (order, platform user, message id).
+        self.reads: list[tuple[int, str, str]] = []
+        self.urgents: list[tuple[int, str, str]] = []
+        self._order = itertools.count(1)
         self._ids = itertools.count(1)
 
     def deliver(self, channel: str, message: OutboundMessage, message_id: str | None = None) -> Delivery:
@@ -80,6 +84,10 @@ class Platform:
             Delivery(self.clock.now(), channel, recipient, edit.text, edit.idempotency_key, edit.message_id)
         )
         self.log(f"    ✎ {channel}:{edit.message_id} {edit.text[-40:]!r}")
+
+    def read(self, user: str, message_id: str) -> None:
+        """`user` read a message (the read event the simulation then hands Deputy)."""
+        self.reads.append((next(self._order), user, message_id))
 
     def to(self, channel: str, user: str) -> list[Delivery]:
         """Deliveries to one platform user, oldest first."""
@@ -119,6 +127,20 @@ class SimChannel(Channel):
         if p.roll(faults.timeout_after_delivery):
             raise Transient(f"{self.name} did not answer in time", code="timeout", possibly_delivered=True)
         return SendReceipt(message_id=delivery.message_id)
+
+    def readers(self, message_id: str) -> dict[str, datetime]:
+        """Feishu's read_users: who read the message (Telegram refuses, as the real one does)."""
+        if self.name != "feishu":
+            return super().readers(message_id)
+        return {user: self.platform.clock.now() for _, user, read in self.platform.reads if read == message_id}
+
+    def urge(self, *, message_id: str, user_id: str, mode: str) -> None:
+        """Feishu's urgent_app / _sms / _phone: recorded in order with the reads (no checkpoint: one instant)."""
+        if self.name != "feishu":
+            return super().urge(message_id=message_id, user_id=user_id, mode=mode)
+        self.platform.urgents.append((next(self.platform._order), user_id, message_id))
+        self.platform.log(f"    ! urgent_{mode} {user_id} {message_id}")
+        return None
 
     def edit(self, edit: MessageEdit) -> SendReceipt:
         """Change a delivered message in place (its buttons go: a pressed message acts once)."""

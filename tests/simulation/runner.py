@@ -52,6 +52,7 @@ KINDS = {
     "remind": 4,
     "digest": 2,
     "away": 2,
+    "read": 4,
 }
 SETTLE_ROUNDS, SETTLE_STEP = 44, timedelta(hours=6)
 SETTLE_PACED_ROUNDS, SETTLE_PACED_STEP = 30, timedelta(seconds=2)
@@ -129,6 +130,7 @@ class Simulation:
             scheduler_enabled=False,
             telegram_webhook_secret="sim-hook",
             telegram_bot_username="deputy_bot",
+            feishu_urgent="app,sms",  # unread P0/P1 follow-ups on Feishu are made urgent (never after a read)
             redis_url=self.options.redis_url,
             telegram_bot_token=TOKEN if self.telegram else None,
             telegram_api_base=self.telegram.base_url if self.telegram else "http://127.0.0.1:9",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 from urllib.parse import quote
+from zoneinfo import ZoneInfo
 
 from fastapi import APIRouter, BackgroundTasks, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -12,9 +13,10 @@ from action import service as actions
 from app.api.deps import Pipeline
 from app.console import describe, people, timeline
 from app.console.web import Changing, Shared, Viewing, translator
-from concern import admin, service
+from concern import admin, reachability, service
 from concern import stats as concern_stats
 from concern.outbox import drain as outbox
+from person import service as persons
 
 router = APIRouter(prefix="/console", include_in_schema=False)
 State = Literal["waiting_reply", "escalated", "resolved", "cancelled", "expired", "open", ""]
@@ -85,6 +87,7 @@ def concern(concern_id: str, request: Request, shared: Shared, _: Viewing) -> Re
             [loop.originator_id, loop.target_person_id, loop.escalated_to, loop.answered_by]
             + list(describe.people_in(story)),
         )
+        read_line = _read_line(uow, loop, t, now=now)
         nudged = request.query_params.get("nudged")
         nudge_row = actions.get_by_request_key(uow, request_key=nudged) if nudged else None
         nudge = actions.to_record(nudge_row, tz=tz).model_dump(mode="json") if nudge_row else None
@@ -103,9 +106,24 @@ def concern(concern_id: str, request: Request, shared: Shared, _: Viewing) -> Re
         line=line,
         who=who,
         nudge=nudge,
+        read_line=read_line,
         nudge_line=describe.action_line(nudge, t, who=who, tz=tz, now=now) if nudge else None,
         flash=t("cancelled_ok") if request.query_params.get("cancelled") else None,
     )
+
+
+def _read_line(uow, loop, t, *, now) -> str | None:
+    """`已读 15:02` / `未读` in the viewer's language and the person's clock; None where reads are unknown."""
+    last = reachability.last_contact(loop)
+    if last is None or not last.read_known:
+        return None
+    if loop.read_at is None:
+        return t("unread")
+    target = persons.get(uow, person_id=loop.target_person_id)
+    tz = ZoneInfo(target.timezone) if target is not None else uow.tz
+    local = loop.read_at.astimezone(tz)
+    same_day = local.date() == now.astimezone(tz).date()
+    return t("read_at", time=local.strftime("%H:%M" if same_day else "%Y-%m-%d %H:%M"))
 
 
 @router.post("/concerns/{concern_id}/cancel")

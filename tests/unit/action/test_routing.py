@@ -46,3 +46,13 @@ def test_a_reactive_reply_goes_back_to_the_channel_the_message_came_from():
     bindings = [B("feishu"), B("telegram")]
     assert names(candidates(bindings, preferred="feishu", origin="telegram", reply=True)) == ["telegram", "feishu"]
     assert names(candidates(bindings, preferred="feishu", origin="telegram")) == ["feishu", "telegram"]
+
+
+def test_a_follow_up_moved_by_the_read_state_tries_that_channel_before_the_preferred_one():
+    bindings = [B("feishu"), B("telegram")]
+    assert names(candidates(bindings, preferred="feishu", origin=None, first="telegram")) == ["telegram", "feishu"]
+
+
+def test_a_first_channel_the_person_cannot_be_reached_on_is_skipped():
+    bindings = [B("feishu"), B("telegram", reachable=False)]
+    assert names(candidates(bindings, preferred="feishu", origin=None, first="telegram")) == ["feishu"]

@@ -193,3 +193,29 @@ def test_long_text_splits_at_line_breaks_into_parts_within_the_bound():
         "act_20260318_001-2",
         "act_20260318_001-3",
     ]
+
+
+def test_a_read_event_names_the_reader_the_time_and_the_messages():
+    from channels.feishu.events import to_read
+    from tests.fakes.feishu_server import read_event
+
+    receipt = to_read(read_event(message_ids=["om_1", "om_2"], open_id="ou_zs", read_time_ms=1773799320000))
+    assert receipt is not None and (receipt.channel, receipt.event_id, receipt.external_user_id) == (
+        "feishu", "ev_read_1", "ou_zs")  # fmt: skip
+    assert receipt.message_ids == ["om_1", "om_2"] and receipt.read_at == datetime(2026, 3, 18, 2, 2, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    "broken",
+    [
+        {"event": {"reader": {"read_time": "1773799320000"}, "message_id_list": ["om_1"]}},  # no reader
+        {"event": {"reader": {"reader_id": {"open_id": "ou_zs"}, "read_time": "x"}, "message_id_list": ["om_1"]}},
+        {"event": {"reader": {"reader_id": {"open_id": "ou_zs"}, "read_time": "1"}, "message_id_list": []}},
+    ],
+)
+def test_a_read_event_without_a_reader_a_time_or_messages_is_not_a_read(broken):
+    from channels.feishu.events import to_read
+    from tests.fakes.feishu_server import read_event
+
+    assert to_read({**read_event(message_ids=["om_1"]), **broken}) is None
+    assert to_inbound(read_event(message_ids=["om_1"])) is None  # nor a message
