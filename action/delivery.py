@@ -183,7 +183,7 @@ def _deliver(
     An edit the platform cannot make (a plain-text Feishu message, a message too old to edit) becomes a new
     message with the same text: the person still sees the outcome.
     """
-    buttons = tuple(Button(label=b.label, token=b.token, style=b.style) for b in request.buttons)
+    buttons = tuple(Button(label=b.label, token=b.token, style=b.style, group=b.group) for b in request.buttons)
     target = request.destination
     if target is not None and target.message_id:
         try:

@@ -127,6 +127,7 @@ class ButtonSpec(BaseModel):
     label: str = PField(min_length=1, max_length=40)
     token: str = PField(pattern=r"^[A-Za-z0-9_-]{8,40}$")
     style: str = "default"
+    group: str | None = PField(None, max_length=8)  # the numbered item it acts on (channels.base.Button.group)
 
 
 class Destination(BaseModel):

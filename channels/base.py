@@ -31,6 +31,9 @@ class Button:
     label: str
     token: str
     style: str = "default"  # default | primary | danger (Feishu colours it; Telegram ignores it)
+    # The numbered item of the message it acts on (`[2]` in the text: a brief's line, a bundle's part); None: the
+    # message's own. A Feishu card draws each item's buttons under that item.
+    group: str | None = None
 
 
 @dataclass(frozen=True)

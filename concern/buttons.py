@@ -138,11 +138,13 @@ def numbered(
     specs: list[ButtonSpec] = []
     for item_key, concern_id, verbs in items:
         picks = [
-            Choice(verb, label, {"label": label, "style": style, **args}, style) for verb, label, args, style in verbs
+            Choice(verb, label, {"label": label, "style": style, "group": item_key, **args}, style)
+            for verb, label, args, style in verbs
         ]
-        specs += buttons.mint(
+        minted = buttons.mint(
             uow, request_key=f"{key}#{item_key}", addressee_id=addressee_id, choices=picks, concern_id=concern_id
         )
+        specs += [spec.model_copy(update={"group": item_key}) for spec in minted]
     return specs
 
 
@@ -176,4 +178,10 @@ def labelled(rows: list[ButtonRow], locale: str) -> list[ButtonSpec]:
     if not rows or not all(row.args.get("label") for row in rows):
         return shown_again(rows, locale)
     ranked = sorted(rows, key=lambda row: (row.request_key, row.args.get("at", 0)))
-    return [ButtonSpec(label=r.args["label"], token=r.token, style=r.args.get("style", "default")) for r in ranked]
+    return [_spec(r) for r in ranked]
+
+
+def _spec(row: ButtonRow) -> ButtonSpec:
+    """A minted button as it was drawn: its label, style and item (a numbered message's)."""
+    return ButtonSpec(label=row.args["label"], token=row.token, style=row.args.get("style", "default"),
+                      group=row.args.get("group"))  # fmt: skip

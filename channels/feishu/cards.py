@@ -68,12 +68,62 @@ def _button(button: Button) -> dict[str, Any]:
     }
 
 
+def _row(buttons: Sequence[Button]) -> dict[str, Any]:
+    columns = [{"tag": "column", "width": "auto", "elements": [_button(b)]} for b in buttons]
+    return {"tag": "column_set", "flex_mode": "flow", "horizontal_spacing": "8px", "columns": columns}
+
+
+def _ends_item(line: str, markers: set[str]) -> bool:
+    """A line that closes the item above it: blank, another bullet, or another item's marker."""
+    return not line.strip() or line.lstrip().startswith("•") or any(m in line for m in markers)
+
+
+def sections(piece: str, groups: dict[str, list[Button]]) -> list[tuple[str, list[Button]]]:
+    """A plain piece cut after each numbered item (`[2] …` up to a blank line, a bullet or the next item), with
+    that item's buttons; the text the items leave around them keeps no buttons."""
+    markers = {f"[{group}] ": group for group in groups}
+    found: list[tuple[str, list[Button]]] = []
+    current: list[str] = []
+    open_group: str | None = None
+    for line in piece.split("\n"):
+        starts = next((group for marker, group in markers.items() if marker in line), None)
+        if open_group is not None and (starts is not None or _ends_item(line, set(markers))):
+            found.append(("\n".join(current), groups.pop(open_group)))
+            current, open_group = [], None
+            markers = {f"[{group}] ": group for group in groups}
+        if starts is not None and starts in groups:
+            if current:
+                found.append(("\n".join(current), []))
+            current, open_group = [], starts
+        current.append(line)
+    if open_group is not None:
+        found.append(("\n".join(current), groups.pop(open_group)))
+    elif current:
+        found.append(("\n".join(current), []))
+    return [(text.strip("\n"), row) for text, row in found if text.strip() or row]
+
+
 def card(text: str, buttons: Sequence[Button] = ()) -> dict[str, Any]:
-    """A JSON 2.0 card: the text (headers bold, the rest plain) and the buttons in one row."""
-    elements = [_element(piece, header) for piece, header in blocks(text)] or [_plain(text)]
-    if buttons:
-        columns = [{"tag": "column", "width": "auto", "elements": [_button(b)]} for b in buttons]
-        elements.append({"tag": "column_set", "flex_mode": "flow", "horizontal_spacing": "8px", "columns": columns})
+    """A JSON 2.0 card: the text (headers bold, the rest plain), each numbered item's buttons under it (a bundle's
+    parts, a brief's lines) and the message's own in one row at the end."""
+    groups: dict[str, list[Button]] = {}
+    for button in buttons:
+        if button.group is not None:
+            groups.setdefault(button.group, []).append(button)
+    elements: list[dict[str, Any]] = []
+    for piece, header in blocks(text):
+        if header or not groups:
+            elements.append(_element(piece, header))
+            continue
+        for part, row in sections(piece, groups):
+            if part.strip():
+                elements.append(_plain(part))
+            if row:
+                elements.append(_row(row))
+    elements = elements or [_plain(text)]
+    rest = [b for b in buttons if b.group is None] + [b for row in groups.values() for b in row]  # no item found
+    if rest:
+        elements.append(_row(rest))
     # update_multi: a shared card, the only kind JSON 2.0 has and the only kind im.v1.message.patch updates.
     return {"schema": "2.0", "config": {"width_mode": "fill", "update_multi": True}, "body": {"elements": elements}}
 

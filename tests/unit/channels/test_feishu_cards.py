@@ -96,3 +96,34 @@ def test_an_edit_cut_after_a_header_line_keeps_the_header_bold():
     card, cut = content.edit_card(text, note="（未完，全文见 Deputy 控制台）")
     said = shown(card)
     assert cut and said[0] == ("markdown", "**今日简报**") and said[-1][1].endswith("…\n（未完，全文见 Deputy 控制台）")
+
+
+def _drawn(text, buttons):
+    from channels.feishu.cards import card
+
+    out = []
+    for element in card(text, buttons)["body"]["elements"]:
+        if element["tag"] == "column_set":
+            out.append([c["elements"][0]["text"]["content"] for c in element["columns"]])
+        else:
+            out.append(element.get("content") or element["text"]["content"])
+    return out
+
+
+def test_each_numbered_items_buttons_are_drawn_under_that_item_and_the_messages_own_at_the_end():
+    from channels.base import Button
+
+    text = "有 2 件事在等你回复：\n\n[1] 提测？\n老板从 09:00 起在等\n\n[2] 周报？"
+    buttons = [Button("1 稍后", "tok_a_1234", group="1"), Button("2 稍后", "tok_b_1234", group="2"),
+               Button("为什么", "tok_c_1234")]  # fmt: skip
+    assert _drawn(text, buttons) == [
+        "有 2 件事在等你回复：", "[1] 提测？\n老板从 09:00 起在等", ["1 稍后"], "[2] 周报？", ["2 稍后"], ["为什么"],
+    ]  # fmt: skip
+
+
+def test_a_brief_lines_buttons_follow_its_line_and_an_item_never_found_keeps_its_buttons_at_the_end():
+    from channels.base import Button
+
+    text = "**今日简报**\n• [1] 张三：提测？\n• 李四：已回复"
+    buttons = [Button("1 催一下", "tok_a_1234", group="1"), Button("3 取消", "tok_b_1234", group="3")]
+    assert _drawn(text, buttons) == ["**今日简报**", "• [1] 张三：提测？", ["1 催一下"], "• 李四：已回复", ["3 取消"]]
