@@ -7,7 +7,7 @@ as the core reads and claims them when one is pressed (the action layer keeps th
 | decision request (risk routing) | the decision maker | Approve · Decline                  |
 | confirmation a question went out| the originator     | Nudge now · Cancel                 |
 | "not me"                        | the originator     | Cancel · Ask someone else          |
-| question held: the person away  | the originator     | Ask <stand-in> instead · Cancel    |
+| question held: the person away  | the originator     | Ask <stand-in> · Wait · Cancel     |
 | escalation                      | the manager        | I'll handle it · Remind them       |
 | commitment check-in             | the person         | Done · 2 more hours                |
 | the LLM's proposal              | the principal      | Confirm · Cancel                   |

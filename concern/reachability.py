@@ -266,6 +266,8 @@ def _tell_held(uow: UnitOfWork, concern: Concern, *, target: Person, until: date
         text += " " + texts.render("stand_in", locale, stand_in=stand_in.display_name, target=target.display_name)
         ask = texts.render("button_stand_in", locale, stand_in=stand_in.display_name)
         options.insert(0, ("ask_stand_in", ask, {"person_id": stand_in.person_id}, "primary"))
+    wait = texts.render("button_wait", locale, target=target.display_name)
+    options.insert(len(options) - 1, ("wait_back", wait, {}, "default"))
     key = f"{concern.concern_id}:held:away"
     buttons = concern_buttons.styled(
         uow, request_key=key, addressee_id=originator.person_id, concern_id=concern.concern_id, options=options

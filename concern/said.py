@@ -116,6 +116,7 @@ PRESS: dict[str, Callable[[UnitOfWork, Outcome, Any], str]] = {
     "decided": lambda uow, o, r: press_text("decided", r.locale, **o.values),
     "not_me": lambda uow, o, r: press_text("not_me", r.locale, **o.values),
     "reassign": lambda uow, o, r: press_text("reassign", r.locale),
+    "wait_back": lambda uow, o, r: press_text("wait_back", r.locale, target=o.values.get("target", "")),
     "reminder_done": lambda uow, o, r: reminders.render("done", r.locale),
     "done": lambda uow, o, r: press_text("done", r.locale, **o.values),
     "extended": lambda uow, o, r: press_text("extended", r.locale, until=_when(uow, r, o.values["until"])),

@@ -17,7 +17,7 @@ from concern import commands as c
 # Verbs that act on an open loop; a press on a closed one changes nothing.
 ON_OPEN_LOOPS = frozenset(
     {"later", "tomorrow", "not_me", "approve", "decline", "nudge", "cancel", "reassign", "handle", "remind", "done",
-     "extend", "remind_later", "ask_stand_in"}
+     "extend", "remind_later", "ask_stand_in", "wait_back"}
 )  # fmt: skip
 # Verbs of a question the bot asked back: the pending request (or the loop picked) is in the button's args.
 PICKS = frozenset({"pick_person", "ask_or_tell", "nudge_pick", "cancel_pick"})
@@ -77,6 +77,7 @@ VERBS: dict[str, Callable[[PressView], c.Command]] = {
     "not_me": lambda v: c.NotMe(v.concern_id),
     "reassign": lambda v: c.AskSomeoneElse(v.concern_id),
     "ask_stand_in": lambda v: c.Reassign(v.concern_id, v.args.get("person_id", "")),
+    "wait_back": lambda v: c.WaitForReturn(v.concern_id),
     "handle": lambda v: c.TakeEscalation(v.concern_id),
     "nudge": lambda v: c.Nudge(v.concern_id),
     "remind": lambda v: c.Nudge(v.concern_id),

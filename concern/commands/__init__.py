@@ -38,6 +38,7 @@ from concern.commands.loops import (
     Snooze,
     TakeEscalation,
     Tell,
+    WaitForReturn,
 )
 
 __all__ = [
@@ -75,6 +76,7 @@ __all__ = [
     "Snooze",
     "TakeEscalation",
     "Tell",
+    "WaitForReturn",
     "dump",
     "from_requested",
     "load",

@@ -30,6 +30,7 @@ from concern.commands.loops import (
     Snooze,
     TakeEscalation,
     Tell,
+    WaitForReturn,
 )
 from fact.decisions import DecisionKind
 
@@ -50,6 +51,7 @@ LEGACY_SHAPES: tuple[tuple[DecisionKind, Any, type[Command]], ...] = (
     (DecisionKind.direct_action, _has("code", action="bind"), Bind),
     (DecisionKind.direct_action, _has("patch", action="policy"), SetPolicy),
     (DecisionKind.direct_action, _has("status", action="away"), SetAway),
+    (DecisionKind.direct_action, _has("concern_id", action="wait_back"), WaitForReturn),
     (DecisionKind.direct_action, _has("concern_id", "target_person_id", action="reassign"), Reassign),
     (DecisionKind.direct_action, _has("concern_id", action="reassign"), AskSomeoneElse),
     (DecisionKind.direct_action, _has("concern_id", action="nudge"), Nudge),

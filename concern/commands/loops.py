@@ -215,6 +215,15 @@ class Bind(Command):
 
 
 @dataclass(frozen=True)
+class WaitForReturn(Command):
+    """The asker chose to wait for the person asked to be back (the question stays held): it is only noted."""
+
+    TYPE: ClassVar[str] = "wait_for_return"
+    LEGACY: ClassVar[dict[str, Any]] = {"action": "wait_back"}
+    concern_id: str
+
+
+@dataclass(frozen=True)
 class SetAway(Command):
     """The sender says they are away or on leave (until when, open-ended when None), in their own words."""
 

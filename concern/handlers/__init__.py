@@ -40,6 +40,7 @@ HANDLERS: dict[type[c.Command], Handler] = {
     c.Bind: starts.bind,
     c.SetPolicy: starts.set_policy,
     c.SetAway: starts.set_away,
+    c.WaitForReturn: loops.wait_for_return,
     c.FewerMessages: lambda uow, command, origin: recipients.fewer(  # the presser's own policy, one step less
         uow, command=command, person_id=origin.actor_id or "", decision_id=origin.decision_id
     ),

@@ -12,6 +12,7 @@ from concern.escalation import handling as escalation
 from concern.handlers.origin import Origin, names_of
 from concern.kinds import commitments, reminders
 from concern.media import forwardable
+from concern.models import ACTIVE_STATES
 from concern.outcomes import Done, Outcome, Unchanged
 from kernel.context import UnitOfWork
 from kernel.errors import Conflict, DeputyError, Forbidden, NotFound
@@ -174,3 +175,11 @@ def extend(uow: UnitOfWork, command: c.Extend, origin: Origin) -> Outcome:
         decision_id=origin.decision_id,
     )
     return Done("extended", {"until": later.due_at}, command.concern_id) if later else Unchanged("nothing")
+
+
+def wait_for_return(uow: UnitOfWork, command: c.WaitForReturn, origin: Origin) -> Outcome:
+    """等<name>回来: nothing changes (the question is already held for the return); the presser reads so."""
+    concern = service.get(uow, concern_id=command.concern_id)
+    if concern is None or concern.state not in ACTIVE_STATES:
+        return Unchanged("nothing", concern_id=command.concern_id)
+    return Done("wait_back", names_of(uow, command.concern_id), concern_id=command.concern_id)

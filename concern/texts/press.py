@@ -24,6 +24,7 @@ _TEXTS: dict[str, dict[str, str]] = {
         "zh": "要改问谁？直接回复名字即可，例如“李四”。",
         "en": 'Who should I ask instead? Just reply with a name, e.g. "Li Si".',
     },
+    "wait_back": {"zh": "好的，等{target}回来再问", "en": "OK, I'll ask {target} when they are back"},
     "decided": {"zh": "已把你的决定告诉{asker}：{answer}", "en": "I told {asker} your decision: {answer}"},
     "done": {"zh": "好的，已告诉{asker}", "en": "OK, I told {asker}"},
     "extended": {"zh": "好的，{until} 再问你", "en": "OK, I'll check back {until}"},

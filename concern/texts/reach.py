@@ -30,6 +30,7 @@ TEXTS = Catalogue.columns(
             "{target}不在，回来时间未定：等{target}回来再转告。",
         ),
         "button_stand_in": ("Ask {stand_in} instead", "改问{stand_in}"),
+        "button_wait": ("Wait for {target}", "等{target}回来"),
         "button_cancel": ("Cancel", "取消"),
         # What the person reads when they tell Deputy they are away or back (`/away`, `我请假到周五`, `我回来了`).
         "noted_away": (

@@ -10,7 +10,7 @@ from app.pipeline import tick
 from concern.kinds.away import RELEASE_SPACING
 from concern.models import Concern
 from fact.models import Fact
-from tests.integration.press_helpers import buttons_to, press
+from tests.integration.press_helpers import buttons_to, outcomes_to, press
 from tests.integration.story_helpers import say
 
 
@@ -110,7 +110,7 @@ def test_the_asker_of_a_question_held_for_someone_away_can_ask_the_stand_in_with
     assert client.patch("/v1/persons/p_zhangsan", json={"work_state": leave}).status_code == 200
     say(ctx, channel="feishu", user="ou_boss", text="问一下张三：提测什么时候能给？")
     offered = buttons_to(feishu, "ou_boss")
-    assert list(offered) == ["改问李四", "取消"]
+    assert list(offered) == ["改问李四", "等张三回来", "取消"]
     press(ctx, channel="feishu", user="ou_boss", token=offered["改问李四"])
     held, asked = loops(ctx)
     assert (held.state, asked.target_person_id, asked.state) == ("cancelled", "p_lisi", "waiting_reply")
@@ -118,14 +118,17 @@ def test_the_asker_of_a_question_held_for_someone_away_can_ask_the_stand_in_with
     assert telegram.texts_to("tg_zs") == []
 
 
-def test_without_a_stand_in_the_held_notice_offers_cancel_only(ctx, clock, client, team):
+def test_without_a_stand_in_the_held_notice_offers_to_wait_or_cancel(ctx, clock, client, team):
     feishu, _ = team
     assert client.patch("/v1/persons/p_zhangsan", json={"work_state": {"status": "away"}}).status_code == 200
     say(ctx, channel="feishu", user="ou_boss", text="问一下张三：提测什么时候能给？")
     offered = buttons_to(feishu, "ou_boss")
-    assert list(offered) == ["取消"]
-    press(ctx, channel="feishu", user="ou_boss", token=offered["取消"])
-    assert [loop.state for loop in loops(ctx)] == ["cancelled"]
+    assert list(offered) == ["等张三回来", "取消"]
+    press(ctx, channel="feishu", user="ou_boss", token=offered["等张三回来"])
+    assert outcomes_to(ctx, "p_boss")[-1].endswith("好的，等张三回来再问")
+    assert [loop.state for loop in loops(ctx)] == ["waiting_reply"]  # still held for the return
+    assert press(ctx, channel="feishu", user="ou_boss", token=offered["取消"]) == "已经处理过了"  # one choice
+    assert [loop.state for loop in loops(ctx)] == ["waiting_reply"]  # (the brief still offers Cancel)
 
 
 def test_a_message_passed_on_to_someone_away_waits_for_their_return_and_a_p0_does_not(ctx, clock, client, team):

@@ -31,6 +31,7 @@ PRESSES = [
     ("remind", {}, c.Nudge("con_1")),
     ("done", {}, c.Done("con_1")),
     ("ask_stand_in", {"person_id": "p_ls"}, c.Reassign("con_1", "p_ls")),
+    ("wait_back", {}, c.WaitForReturn("con_1")),
     ("extend", {"hours": 2}, c.Extend("con_1", 2)),
     ("pick_person", {"person_id": "p_ls", **PENDING}, c.Ask("p_ls", "在吗", "P1")),
     ("ask_or_tell", {"person_id": "p_ls", "as": "tell", **PENDING}, c.Tell("p_ls", "在吗", "P2")),

@@ -32,6 +32,7 @@ EXAMPLES: list[tuple[c.Command, DecisionKind]] = [
     (c.Bind("ABCD2345EFGH"), DecisionKind.direct_action),
     (c.SetPolicy({"quiet_hours": [{"start": "22:00", "end": "08:00"}]}), DecisionKind.direct_action),
     (c.SetAway("on_leave", "2026-12-04T16:00:00+00:00", "我请假到周五"), DecisionKind.direct_action),
+    (c.WaitForReturn("con_1"), DecisionKind.direct_action),
     (c.Reply("did", {"today": True, "window_s": 86400}), DecisionKind.reply),
     (c.Brief(everything=True), DecisionKind.reply),
     (c.Review(), DecisionKind.reply),
