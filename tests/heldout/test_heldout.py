@@ -11,7 +11,10 @@ import pytest
 
 from tests.heldout import scoring
 
-FLOOR = 0.63  # the last recorded held-out score (docs/PERFORMANCE.md); raised as understanding improves
+# The last recorded held-out scores (docs/PERFORMANCE.md), raised as understanding improves: the first 234 rows
+# (requests of every kind), and the away/back phrasings added later (ids away…), each held to its own figure.
+FLOOR = 0.63
+AWAY_FLOOR = 2 / 24
 
 
 @pytest.fixture(scope="module")
@@ -39,8 +42,12 @@ def test_nobody_is_contacted_in_place_of_the_person_meant(verdicts):
 
 
 def test_the_heldout_score_never_falls_below_the_recorded_floor(verdicts):
-    right = sum(v.right for v in verdicts) / len(verdicts)
-    assert right >= FLOOR, scoring.table(verdicts, title="held-out") + "\n" + scoring.misses(verdicts)
+    for floor, part in (
+        (FLOOR, [v for v in verdicts if not v.row["id"].startswith("away")]),
+        (AWAY_FLOOR, [v for v in verdicts if v.row["id"].startswith("away")]),
+    ):
+        right = sum(v.right for v in part) / len(part)
+        assert right >= floor, scoring.table(part, title="held-out") + "\n" + scoring.misses(part)
 
 
 @pytest.mark.xfail(strict=True, reason="the held-out score is below the issue's 90 % bar (docs/PERFORMANCE.md)")
