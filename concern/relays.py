@@ -70,22 +70,10 @@ def policy(
 ) -> bool:
     """Queue the person's own policy change (an internal update); they hear it was made, in their words."""
     person = persons.get_or_404(uow, person_id=person_id)
-    request = ActionRequest(
-        action_type="internal_update",
-        decision_ref=decision_id,
-        target_person_id=person_id,
-        operation={"name": "person.interaction_policy", "person_id": person_id, "patch": patch},
-        text=replies.policy_change(patch, person.locale, tz=ZoneInfo(person.timezone), now=uow.now),
-        request_key=f"{fact_id}:policy",
-    )
-    return queue.enqueue(
-        uow,
-        request=request,
-        purpose=Purpose.policy,
-        ack_person_id=person_id if acked else None,
-        ack_channel=channel,
-        ack_chat_id=chat_id,
-    )
+    operation = {"name": "person.interaction_policy", "person_id": person_id, "patch": patch}
+    text = replies.policy_change(patch, person.locale, tz=ZoneInfo(person.timezone), now=uow.now)
+    return _own_update(uow, operation, text=text, key=f"{fact_id}:policy", decision_id=decision_id,
+                       ack=(channel, chat_id) if acked else None)  # fmt: skip
 
 
 def work(
@@ -108,19 +96,29 @@ def work(
     current = work_state.read(person.work_state)
     if state.get("status") != "available" and current.stand_in_id and not state.get("stand_in_id"):
         state = {**state, "stand_in_id": current.stand_in_id}
+    operation = {"name": "person.work_state", "person_id": person_id, "work_state": state}
+    text = replies.work_change(state, person.locale, tz=ZoneInfo(person.timezone), now=uow.now)
+    return _own_update(uow, operation, text=text, key=f"{fact_id}:work_state", decision_id=decision_id,
+                       ack=(channel, chat_id) if acked else None)  # fmt: skip
+
+
+def _own_update(
+    uow: UnitOfWork,
+    operation: dict,
+    *,
+    text: str,
+    key: str,
+    decision_id: str,
+    ack: tuple[str | None, str | None] | None,
+) -> bool:
+    """Queue a person's change to their own record (an internal update), confirmed to them unless `ack` is None."""
+    person_id = operation["person_id"]
     request = ActionRequest(
-        action_type="internal_update",
-        decision_ref=decision_id,
-        target_person_id=person_id,
-        operation={"name": "person.work_state", "person_id": person_id, "work_state": state},
-        text=replies.work_change(state, person.locale, tz=ZoneInfo(person.timezone), now=uow.now),
-        request_key=f"{fact_id}:work_state",
-    )
+        action_type="internal_update", decision_ref=decision_id, target_person_id=person_id, operation=operation,
+        text=text, request_key=key,
+    )  # fmt: skip
+    channel, chat_id = ack or (None, None)
     return queue.enqueue(
-        uow,
-        request=request,
-        purpose=Purpose.policy,
-        ack_person_id=person_id if acked else None,
-        ack_channel=channel,
-        ack_chat_id=chat_id,
-    )
+        uow, request=request, purpose=Purpose.policy, ack_person_id=person_id if ack else None,
+        ack_channel=channel, ack_chat_id=chat_id,
+    )  # fmt: skip
