@@ -131,15 +131,15 @@ class ChannelBindingIn(Strict):
 def _unique_bindings(bindings: list[ChannelBindingIn]) -> list[ChannelBindingIn]:
     seen = set()
     for b in bindings:
-        key = (b.channel, b.external_user_id)
+        key = (b.channel, b.external_user_id, b.chat_id, b.reachable)
         if key in seen:
             raise ValueError(f"binding {b.channel}:{b.external_user_id} is listed twice")
         seen.add(key)
     return bindings
 
 
-# uniqueItems says part of `_unique_bindings`: two equal listings are refused (so are two that share only
-# channel and user, which JSON Schema cannot say).
+# uniqueItems says what `_unique_bindings` checks: two equal listings are refused (a 422). Two that share only
+# channel and user, which JSON Schema cannot say, are the service's 409 (`person.service._check_distinct`).
 Bindings = Annotated[
     list[ChannelBindingIn],
     AfterValidator(_unique_bindings),

@@ -13,6 +13,7 @@ from sqlalchemy import delete, select, tuple_
 from fact import service as fact_service
 from kernel.context import UnitOfWork
 from kernel.errors import Conflict, Invalid
+from person import checks
 from person.models import (
     ChannelBinding,
     ChannelBindingIn,
@@ -23,7 +24,7 @@ from person.models import (
     PersonUpdate,
 )
 from person.queries import bindings_of, get, get_or_404, list_, policy_of, to_out
-from person.work_state import WorkState, stored
+from person.work_state import stored
 
 __all__ = [
     "bindings_of",
@@ -76,51 +77,6 @@ def _record_change(
     )
 
 
-def _check_manager(uow: UnitOfWork, *, person_id: str, manager_id: str | None) -> None:
-    if manager_id is None:
-        return
-    if manager_id == person_id:
-        raise Invalid("a person cannot be their own manager", field="manager_id")
-    seen = {person_id}
-    current = get(uow, person_id=manager_id)
-    if current is None:
-        raise Invalid(f"manager {manager_id} does not exist", field="manager_id")
-    while current is not None and current.manager_id:
-        if current.manager_id in seen:
-            raise Invalid("manager chain would form a cycle", field="manager_id")
-        seen.add(current.person_id)
-        current = get(uow, person_id=current.manager_id)
-
-
-def _check_stand_in(uow: UnitOfWork, *, person_id: str, state: WorkState) -> None:
-    """A stand-in is another active person; the check runs before anything is written."""
-    stand_in_id = state.stand_in_id
-    if stand_in_id is None:
-        return
-    field = "work_state.stand_in_id"
-    if stand_in_id == person_id:
-        raise Invalid("a person cannot stand in for themselves", field=field)
-    stand_in = get(uow, person_id=stand_in_id)
-    if stand_in is None:
-        raise Invalid(f"stand-in {stand_in_id} does not exist", field=field)
-    if not stand_in.active:
-        raise Invalid(f"stand-in {stand_in_id} is deactivated", field=field)
-
-
-def _check_preferred(
-    policy: InteractionPolicy,
-    bindings: list[ChannelBindingIn] | list[ChannelBinding],
-    *,
-    field: str = "interaction_policy.preferred_channel",
-) -> None:
-    channels = {b.channel for b in bindings}
-    if policy.preferred_channel is not None and policy.preferred_channel not in channels:
-        raise Invalid(
-            f"preferred_channel {policy.preferred_channel} is not one of the person's bound channels",
-            field=field,
-        )
-
-
 def _replace_bindings(uow: UnitOfWork, *, person_id: str, bindings: list[ChannelBindingIn]) -> None:
     keys = [(b.channel, b.external_user_id) for b in bindings]
     if keys:
@@ -145,9 +101,10 @@ def create(uow: UnitOfWork, *, data: PersonCreate, source: str = "admin_api") ->
     """Create a person with bindings and policy; Conflict if the id exists."""
     if get(uow, person_id=data.person_id) is not None:
         raise Conflict(f"person {data.person_id} already exists", field="person_id")
-    _check_manager(uow, person_id=data.person_id, manager_id=data.manager_id)
-    _check_preferred(data.interaction_policy, data.channel_bindings)
-    _check_stand_in(uow, person_id=data.person_id, state=data.work_state)
+    checks.manager(uow, person_id=data.person_id, manager_id=data.manager_id)
+    checks.distinct(data.channel_bindings)
+    checks.preferred(data.interaction_policy, data.channel_bindings)
+    checks.stand_in(uow, person_id=data.person_id, state=data.work_state)
     person = Person(
         person_id=data.person_id,
         display_name=data.display_name,
@@ -177,9 +134,9 @@ def update(uow: UnitOfWork, *, person_id: str, patch: PersonUpdate, source: str 
         if name in changes and changes[name] is None:
             raise Invalid(f"{name} cannot be null", field=name)
     if "manager_id" in changes:
-        _check_manager(uow, person_id=person_id, manager_id=changes["manager_id"])
+        checks.manager(uow, person_id=person_id, manager_id=changes["manager_id"])
     if "work_state" in changes:
-        _check_stand_in(uow, person_id=person_id, state=patch.work_state)
+        checks.stand_in(uow, person_id=person_id, state=patch.work_state)
         changes["work_state"] = stored(patch.work_state)
     before = _snapshot(uow, person)
     for name, value in changes.items():
@@ -193,9 +150,10 @@ def upsert(uow: UnitOfWork, *, data: PersonCreate, source: str = "admin_api") ->
     person = get(uow, person_id=data.person_id)
     if person is None:
         return create(uow, data=data, source=source), "created"
-    _check_manager(uow, person_id=data.person_id, manager_id=data.manager_id)
-    _check_preferred(data.interaction_policy, data.channel_bindings)
-    _check_stand_in(uow, person_id=data.person_id, state=data.work_state)
+    checks.manager(uow, person_id=data.person_id, manager_id=data.manager_id)
+    checks.distinct(data.channel_bindings)
+    checks.preferred(data.interaction_policy, data.channel_bindings)
+    checks.stand_in(uow, person_id=data.person_id, state=data.work_state)
     before = _snapshot(uow, person)
     for name in ("display_name", "aliases", "role", "manager_id", "locale"):
         setattr(person, name, getattr(data, name))
@@ -235,7 +193,7 @@ def replace_policy(
 ) -> Person:
     """Replace the whole policy (omitted fields: defaults); `recorded`: the fact's own actor, extra content, refs."""
     person = get_or_404(uow, person_id=person_id)
-    _check_preferred(policy, bindings_of(uow, person_id=person_id), field="preferred_channel")
+    checks.preferred(policy, bindings_of(uow, person_id=person_id), field="preferred_channel", error=Conflict)
     before = _snapshot(uow, person)
     person.interaction_policy = policy.model_dump(mode="json")
     _finish(uow, person=person, before=before, change="policy_changed", source=source, **recorded)
@@ -268,7 +226,8 @@ def replace_bindings(
 ) -> Person:
     """Replace a person's channel bindings; the preferred channel must stay bound."""
     person = get_or_404(uow, person_id=person_id)
-    _check_preferred(policy_of(person), bindings, field="channel_bindings")
+    checks.distinct(bindings)
+    checks.preferred(policy_of(person), bindings, field="channel_bindings", error=Conflict)
     before = _snapshot(uow, person)
     _replace_bindings(uow, person_id=person_id, bindings=bindings)
     _finish(uow, person=person, before=before, change="bindings_changed", source=source)

@@ -20,9 +20,12 @@ DESCRIPTIONS = {
     401: "Missing or unknown bearer token",
     403: "The token may only read",
     404: "No such resource",
-    409: "Conflicts with the current state (an existing id, a bound chat, a closed loop)",
+    409: (
+        "Admitted by this document but refused by the current state: an existing id, a bound chat, a closed loop, a"
+        " person or manager that does not exist or is deactivated, a passed deadline, L1-L4, two ids that must differ"
+    ),
     413: "The request body is larger than DEPUTY_MAX_BODY_BYTES",
-    422: "A field failed validation; `field` names it",
+    422: "A field is not what this document says; `field` names it",
 }
 FAKE_FASTAPI_SCHEMAS = ("HTTPValidationError", "ValidationError")
 # One example body per status, each exactly what the service answers to the request named beside it

@@ -66,12 +66,12 @@ def test_the_same_external_id_on_another_channel_is_a_different_identity(client)
     create_person(client, "p_b", channel_bindings=[{"channel": "telegram", "external_user_id": "42"}])
 
 
-def test_removing_the_preferred_channel_is_a_422_and_nothing_changes(client):
+def test_removing_the_preferred_channel_is_a_409_and_nothing_changes(client):
     create_person(
         client, "p_a", channel_bindings=[FEISHU, TELEGRAM], interaction_policy={"preferred_channel": "telegram"}
     )
     assert_rejected_unchanged(
-        client, "p_a", lambda: client.put(url("p_a"), json={"channel_bindings": [FEISHU]}), 422, "preferred_channel"
+        client, "p_a", lambda: client.put(url("p_a"), json={"channel_bindings": [FEISHU]}), 409, "preferred_channel"
     )
 
 
@@ -99,6 +99,14 @@ BAD_BINDINGS = {
 def test_bad_bindings_are_a_422_and_nothing_changes(client, body, field):
     create_person(client, "p_a", channel_bindings=[TELEGRAM])
     assert_rejected_unchanged(client, "p_a", lambda: client.put(url("p_a"), json=body), 422, field)
+
+
+def test_two_listings_of_one_user_that_differ_only_in_chat_or_reachable_are_a_409_and_nothing_changes(client):
+    # uniqueItems refuses equal listings (422 above); no JSON Schema compares two of an entry's fields.
+    create_person(client, "p_a", channel_bindings=[TELEGRAM])
+    for twin in ({**FEISHU, "chat_id": "oc_other"}, {**FEISHU, "reachable": False}):
+        body = {"channel_bindings": [FEISHU, twin]}
+        assert_rejected_unchanged(client, "p_a", lambda b=body: client.put(url("p_a"), json=b), 409, "listed twice")
 
 
 def test_bindings_of_an_unknown_person_is_a_404_and_writes_nothing(client):

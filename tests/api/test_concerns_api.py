@@ -21,10 +21,10 @@ def test_bad_concern_requests_are_4xx_and_write_nothing(client, team):
         ({**ASK, "priority": "P7"}, 422),
         ({**ASK, "target_person_id": "p_ghost"}, 404),
         ({**ASK, "question": ""}, 422),
-        ({**ASK, "target_person_id": "p_boss"}, 422),
+        ({**ASK, "target_person_id": "p_boss"}, 409),  # the document admits it; only the two ids refuse it
         ({**ASK, "deadline": "2026-03-20T10:00:00"}, 422),
         ({**ASK, "extra": 1}, 422),
-        ({**ASK, "deadline": "2026-03-18T09:00:00+08:00"}, 422),
+        ({**ASK, "deadline": "2026-03-18T09:00:00+08:00"}, 409),  # passed: the clock refuses it
     ]
     for body, status in cases:
         response = client.post("/v1/concerns", json=body)
@@ -54,7 +54,7 @@ def test_the_l2_person_limit_refuses_a_sixth_concern_with_the_reason(client, tea
     for i in range(5):
         assert client.post("/v1/concerns", json={**ASK, "question": f"q{i}"}).status_code == 201
     refused = client.post("/v1/concerns", json={**ASK, "question": "q6"})
-    assert refused.status_code == 422 and "L2:person_concern_limit" in refused.json()["error"]["message"]
+    assert refused.status_code == 409 and "L2:person_concern_limit" in refused.json()["error"]["message"]
 
 
 def test_scheduler_tick_runs_due_follow_ups(client, clock, team):

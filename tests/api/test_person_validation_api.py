@@ -116,7 +116,6 @@ BAD_PATCHES = {
     "unknown_locale": ({"locale": "de"}, "locale"),
     "active_as_string": ({"active": "no"}, "active"),
     "aliases_not_a_list": ({"aliases": "zs"}, "aliases"),
-    "manager_missing": ({"manager_id": "p_ghost"}, "manager_id"),
 }
 
 
@@ -124,6 +123,15 @@ BAD_PATCHES = {
 def test_bad_patch_is_rejected_and_the_person_is_unchanged(client, patch, field):
     create_person(client, "p_target")
     assert_rejected_unchanged(client, "p_target", lambda: client.patch("/v1/persons/p_target", json=patch), 422, field)
+    assert len(person_changed_facts(client, "p_target")) == 1
+
+
+def test_a_manager_who_does_not_exist_is_a_409_and_the_person_is_unchanged(client):
+    create_person(client, "p_target")
+    patch = {"manager_id": "p_ghost"}
+    assert_rejected_unchanged(
+        client, "p_target", lambda: client.patch("/v1/persons/p_target", json=patch), 409, "manager_id"
+    )
     assert len(person_changed_facts(client, "p_target")) == 1
 
 

@@ -197,7 +197,7 @@ def test_manager_must_exist(client):
         client,
         "p_rep",
         lambda: client.post("/v1/persons", json=person_body("p_rep", manager_id="p_ghost")),
-        422,
+        409,
         "manager_id",
     )
 
@@ -207,12 +207,12 @@ def test_a_person_cannot_be_their_own_manager(client):
         client,
         "p_me",
         lambda: client.post("/v1/persons", json=person_body("p_me", manager_id="p_me")),
-        422,
+        409,
         "manager_id",
     )
     create_person(client, "p_me")
     assert_rejected_unchanged(
-        client, "p_me", lambda: client.patch("/v1/persons/p_me", json={"manager_id": "p_me"}), 422, "manager_id"
+        client, "p_me", lambda: client.patch("/v1/persons/p_me", json={"manager_id": "p_me"}), 409, "manager_id"
     )
 
 
@@ -221,7 +221,7 @@ def test_a_manager_chain_cannot_form_a_cycle(client):
     create_person(client, "p_mid", manager_id="p_top")
     create_person(client, "p_low", manager_id="p_mid")
     assert_rejected_unchanged(
-        client, "p_top", lambda: client.patch("/v1/persons/p_top", json={"manager_id": "p_low"}), 422, "manager_id"
+        client, "p_top", lambda: client.patch("/v1/persons/p_top", json={"manager_id": "p_low"}), 409, "manager_id"
     )
     response = client.patch("/v1/persons/p_low", json={"manager_id": "p_top"})
     assert response.status_code == 200 and response.json()["manager_id"] == "p_top"

@@ -102,7 +102,6 @@ BAD_POLICIES = {
     "quiet_days_string": ({"quiet_days": ["1"]}, "quiet_days"),
     "paused_until_naive": ({"paused_until": "2026-03-20T10:00:00"}, "paused_until"),
     "paused_until_garbage": ({"paused_until": "next week"}, "paused_until"),
-    "preferred_channel_not_bound": ({"preferred_channel": "telegram"}, "preferred_channel"),
     "preferred_channel_unknown": ({"preferred_channel": "sms"}, "preferred_channel"),
     "unknown_field": ({"ping_on_weekends": True}, "ping_on_weekends"),
     "daily_brief_at_no_minutes": ({"daily_brief_at": "9"}, "daily_brief_at"),
@@ -117,6 +116,14 @@ BAD_POLICIES = {
 @pytest.mark.parametrize("policy,field", BAD_POLICIES.values(), ids=BAD_POLICIES.keys())
 def test_bad_policy_is_a_422_and_nothing_changes(client, person, method, policy, field):
     assert_rejected_unchanged(client, "p_pol", lambda: getattr(client, method)(URL, json=policy), 422, field)
+    assert len(person_changed_facts(client, "p_pol")) == 1
+
+
+@pytest.mark.parametrize("method", ["put", "patch"])
+def test_a_preferred_channel_the_stored_bindings_lack_is_a_409_and_nothing_changes(client, person, method):
+    # The document admits "telegram"; only the person's stored bindings (feishu alone) refuse it.
+    send = lambda: getattr(client, method)(URL, json={"preferred_channel": "telegram"})  # noqa: E731
+    assert_rejected_unchanged(client, "p_pol", send, 409, "preferred_channel")
     assert len(person_changed_facts(client, "p_pol")) == 1
 
 

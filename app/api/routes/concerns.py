@@ -16,7 +16,7 @@ from concern import admin, commands, service
 from concern.outbox import drain as outbox
 from concern.outcomes import Outcome, Refused
 from kernel.context import AppContext
-from kernel.errors import Invalid
+from kernel.errors import Conflict
 from kernel.instants import OptionalInstant
 from kernel.limits import local_isoformat
 from kernel.pagination import TIME_CURSOR_SCHEMA, Page
@@ -42,11 +42,11 @@ class ConcernIn(BaseModel):
     deadline: OptionalInstant = None
 
     def check_deadline(self, *, now: datetime) -> None:
-        """422 naming `deadline` unless it lies in the future and at most a year ahead of `now`."""
+        """409 naming `deadline` unless it lies in the future and at most a year ahead of `now`."""
         if self.deadline is not None and self.deadline <= now:
-            raise Invalid("deadline must be in the future", field="deadline")
+            raise Conflict("deadline must be in the future", field="deadline")
         if self.deadline is not None and self.deadline > now + MAX_DEADLINE_AHEAD:
-            raise Invalid(f"deadline must be within {MAX_DEADLINE_AHEAD.days} days from now", field="deadline")
+            raise Conflict(f"deadline must be within {MAX_DEADLINE_AHEAD.days} days from now", field="deadline")
 
 
 TIMES = (
@@ -79,7 +79,7 @@ def _raise(ctx: AppContext, body: ConcernIn, *, actor: str, owner: str) -> Outco
         for field, pid in (("originator_id", body.originator_id), ("target_person_id", body.target_person_id)):
             person = persons.get_or_404(uow, person_id=pid)
             if not person.active:
-                raise Invalid(f"{pid} is deactivated", field=field)
+                raise Conflict(f"{pid} is deactivated", field=field)
         question = commands.Ask(
             body.target_person_id,
             body.question,
@@ -103,10 +103,10 @@ def raise_concern(
     """Raise a concern and send its question now; returns the concern with the first action's record."""
     owner = outbox.owner_token()  # the question is queued already ours: no drainer takes it before this request runs it
     if body.originator_id == body.target_person_id:
-        raise Invalid("a concern needs someone other than the originator to answer", field="target_person_id")
+        raise Conflict("a concern needs someone other than the originator to answer", field="target_person_id")
     outcome = with_calendar(ctx, lambda: _raise(ctx, body, actor=caller.name, owner=owner))
     if isinstance(outcome, Refused):  # the decision and the blocked question are recorded; no concern is opened
-        raise Invalid(f"refused: {outcome.values['blocked_by']}", field="target_person_id")
+        raise Conflict(f"refused: {outcome.values['blocked_by']}", field="target_person_id")
     concern_id = outcome.concern_id
     outbox.run_owned(ctx, request_key=f"{concern_id}:question:1")
     background.add_task(processor.wake)  # the originator's confirmation and anything else the result queued
