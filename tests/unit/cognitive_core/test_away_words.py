@@ -6,10 +6,10 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from cognitive_core.language import away
-from tests.unit.cognitive_core.corpus.away import AWAY_EN, AWAY_MIXED, AWAY_ZH, STATES
+from tests.unit.cognitive_core.corpus.away import AWAY_EN, AWAY_MIXED, AWAY_MORE, AWAY_ZH, STATES
 from tests.unit.cognitive_core.test_corpus import NAMES, NOW, PEOPLE, intent_of, person_of, understood
 
-ROWS = [*AWAY_ZH, *AWAY_EN, *AWAY_MIXED]
+ROWS = [*AWAY_ZH, *AWAY_EN, *AWAY_MIXED, *AWAY_MORE]
 
 
 def _wrong(text: str, intent: str, person: str | None) -> str | None:
