@@ -52,7 +52,7 @@ STAND_IN = re.compile(
 ASIDES = re.compile(
     r"有事.{0,8}?(?:再)?(?:找我|联系我|打我电话|打电话|电话联系|微信联系|给我打电话|微信|留言)|(?:急事|紧急的?事?)(?:请)?(?:打电话|电话联系|打我电话|微信)"
     r"|(?:消息|回复)(?:可能)?(?:会)?(?:回得?)?(?:慢|晚|不及时)(?:一些|一点|点)?"
-    r"|\b(?:call|text|phone) me(?: if (?:urgent|needed|it'?s urgent))?\b|\b(?:with )?limited (?:access|connectivity|internet|wifi)\b"
+    r"|\b(?:call|text|phone) me(?: if\b(?: (?:urgent|needed|it'?s urgent)\b)?)?|\b(?:with )?limited (?:access|connectivity|internet|wifi)\b"
     r"|(?:孩子|小孩|家人|家里人|老人|老婆|老公|爸爸|妈妈|爸妈|父母|家里)(?:生病了?|病了|发烧了?|住院了?|有点?事|不舒服)"
     r"|身体不舒服|不舒服|生病了?|病了|发烧了?|感冒了?|看病|去医院|看医生|家里有(?:点)?事|有点事|有事|私事|结婚|搬家"
     r"|\bfeeling (?:unwell|sick|ill|under the weather)\b|\bnot feeling (?:well|great)\b|\bunder the weather\b"
