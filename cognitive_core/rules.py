@@ -75,7 +75,8 @@ def _from_someone_waited_on(situation: Situation, text: str, intent: Intent | No
         if concern.role == "escalation":
             return Decision("acknowledgement:escalation", c.Ignore({"concern_id": concern.concern_id}))
         return Decision("acknowledgement", c.Acknowledge(concern.concern_id))
-    own = intent is not None and (intent.name in _OWN or (intent.name == "resume" and _BACK.search(text)))
+    back = intent is not None and intent.name == "resume" and (intent.args.get("back") or _BACK.search(text))
+    own = intent is not None and (intent.name in _OWN or back)
     if not quoted and intent is not None and (own or _names_someone_else(intent, situation)):
         return None
     rule = (

@@ -150,22 +150,6 @@ def _pause(m: re.Match, ctx: Context) -> dict | None:
     return {"until": until} if until else None
 
 
-def _away(m: re.Match, ctx: Context) -> dict | None:
-    """I'm away / on leave (until …): only when what follows is a time at most; else it may be an answer."""
-    if ctx.now is None:
-        return None
-    said = m.group(0)
-    only_when, until = phrasing.away_until(m.group("rest") or "", now=ctx.now, tz=ctx.tz)
-    if not only_when:
-        return None
-    if until is None and re.search(r"这周|本周|this week", said, re.I):
-        until = phrasing.next_monday(ctx.now, ctx.tz)
-    elif until is None and re.search(r"今天|today", said, re.I):
-        until = phrasing.tomorrow(ctx.now, ctx.tz)
-    status = "on_leave" if re.search(r"假|leave|vacation|holiday|sick", said, re.I) else "away"
-    return {"status": status, "until": until, "note": said}
-
-
 def _quiet(m: re.Match, ctx: Context) -> dict | None:
     if ctx.now is None:
         return None
@@ -205,10 +189,6 @@ PHRASES: tuple[Phrase, ...] = (
     Phrase("pause", rf"(?:pause|{_DISTURB_EN})(?:\s+(?:me|messages|notifications))?\s+(?:for\s+)?"
            r"(?:the\s+)?(?:rest of\s+)?(?:this week|today|the week|the day|tonight|until .+|till .+)",
            "pause:en:until", _pause),
-    Phrase("away", r"我?(?:今天|这几天|这周|本周|现在)?(?:开始)?(?:在|要)?(?:请假|休假|休年假|请年假|年假|病假|请病假|出差|不在(?:公司|办公室)?)"
-           r"(?:了|啦|中)?(?P<rest>.*)", "away:zh", _away),
-    Phrase("away", r"(?:i'?m|i am|i will be|i'll be)\s+(?:now\s+)?(?:on leave|on vacation|on holiday|"
-           r"out of (?:the )?office|ooo|off sick|on sick leave|away)(?P<rest>.*)", "away:en", _away),
     Phrase("pause", r"(?:i'?m|i am)\s+(?:off|out)\s+(?:until|till|for)\s+.+", "pause:en:away", _pause),
     Phrase("resume", r"(?:恢复(?:消息|通知|提醒)?|取消(?:暂停|免打扰)|可以(?:给我)?发(?:消息|通知)了|我回来了|继续(?:发|提醒)吧?)",
            "resume:zh"),

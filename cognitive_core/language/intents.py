@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from cognitive_core.language import names, phrasing
+from cognitive_core.language import away, names, phrasing
 from cognitive_core.language.intent_table import END, FRAMES, LEAD, PHRASES, Context
 
 if TYPE_CHECKING:
@@ -113,6 +113,16 @@ def _unknown(original: str, folded: str, people: tuple, sender_id: str | None) -
     return None
 
 
+def _away(said: away.Said, original: str) -> Reading:
+    """One's own absence or return (`away.read`): read before the frames, so "ping Bob while I'm out" asks nobody."""
+    words = original.strip()
+    if said.intent == "resume":
+        return Reading("resume", {"back": True}, "resume:words", words)
+    helper = said.stand_in.person_id if said.stand_in is not None else None
+    args = {"status": said.status, "until": said.until, "note": words, "stand_in_id": helper}
+    return Reading("away", args, "away:words", words)
+
+
 def read(
     text: str,
     *,
@@ -130,7 +140,12 @@ def read(
         return None
     # "提醒我…" is for the sender (a reminder: a PHRASES row), never a tell to someone called "我".
     for_me = _REMINDER_FOR_ME.match(folded) is not None
-    reading = None if for_me else _frames(original, folded, people, mentions)
+    said = (
+        None if for_me else away.read(original, people=people, mentions=mentions, sender_id=sender_id, now=now, tz=tz)
+    )
+    reading = _away(said, original) if said is not None else None
+    if reading is None and not for_me:
+        reading = _frames(original, folded, people, mentions)
     if reading is None:
         ctx = Context(now, tz)
         for phrase, pattern in _PHRASES:

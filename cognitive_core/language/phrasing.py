@@ -152,26 +152,6 @@ def until(text: str, *, now: datetime, tz: str) -> datetime | None:
 
 # "请假到周五" is through Friday; "下周一回来", "back Monday" and English "until Monday" mean back on that day.
 _RETURNS = re.compile(r"回来|回公司|回办公室|上班|\bback\b|\breturn|\buntil\b|\btill\b", re.I)
-_AROUND_A_TIME = re.compile(
-    r"[\s,，。.!！~～]*(?:(?:到|至|直到|until|till|through|back|回来|回公司|回办公室|上班|回|on|in|at)[\s,，。.!！~～]*)*",
-    re.I,
-)
-
-
-def away_until(text: str, *, now: datetime, tz: str) -> tuple[bool, datetime | None]:
-    """(is `text` only a return time, that time): "到周五" is through Friday, "下周一回来" back on Monday.
-
-    (False, None) when `text` says more than when (it may be an answer); (True, None) for no time at all.
-    """
-    if not text.strip(" ，,。.!！~～"):
-        return True, None
-    found = parse_when(text, now=now, tz=tz)
-    if found is None or found.at <= now:
-        return False, None
-    leftover = text[: found.span[0]] + text[found.span[1] :]
-    if not _AROUND_A_TIME.fullmatch(leftover):
-        return False, None
-    return True, return_moment(found, text=text, tz=tz)
 
 
 def return_moment(found: Found, *, text: str, tz: str) -> datetime:

@@ -181,7 +181,12 @@ def _away(reading: Reading, now: datetime | None) -> Decision:
     until = reading.args.get("until")
     return Decision(
         "self_service:away",
-        c.SetAway(reading.args["status"], until.astimezone(UTC).isoformat() if until else None, reading.args["note"]),
+        c.SetAway(
+            reading.args["status"],
+            until.astimezone(UTC).isoformat() if until else None,
+            reading.args["note"],
+            reading.args.get("stand_in_id"),
+        ),
     )
 
 

@@ -48,7 +48,7 @@ from cognitive_core.language.when_grammar import (
     ZH_DIGITS,
 )
 
-__all__ = ["AFTERNOON", "DAY_END", "EVENING", "MORNING", "Found", "parse_when"]
+__all__ = ["AFTERNOON", "DAY_END", "EVENING", "MORNING", "Found", "every_when", "parse_when"]
 
 
 @dataclass(frozen=True)
@@ -116,6 +116,8 @@ def _day(m: re.Match, today: date) -> tuple[date, bool]:
         return _friday(today, 1 if word.startswith("下") else 0), True
     if kind in ("zmonth", "emonth"):
         return today.replace(day=calendar.monthrange(today.year, today.month)[1]), True
+    if kind in ("zdom", "edom"):
+        return _day_of_month(int(m.group("zdd") or m.group("edd")), today), False
     if kind == "eiso":
         return date(int(m.group("iy")), int(m.group("im")), int(m.group("id"))), False
     if kind == "zdate":
@@ -125,6 +127,16 @@ def _day(m: re.Match, today: date) -> tuple[date, bool]:
         month, day = MONTHS_EN.index(name) + 1, int(m.group("ed1") or m.group("ed2"))
     found = date(today.year, month, day)
     return (found if found >= today else date(today.year + 1, month, day)), False
+
+
+def _day_of_month(day: int, today: date) -> date:
+    """ "3号" on the 18th is next month's 3rd; on the 1st it is this month's (a month without that day: the next)."""
+    year, month = today.year, today.month
+    for _ in range(3):
+        if day <= calendar.monthrange(year, month)[1] and date(year, month, day) >= today:
+            return date(year, month, day)
+        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+    return today
 
 
 def _clock(m: re.Match) -> tuple[int, int, bool | None]:
@@ -217,6 +229,16 @@ def _resolve(atoms: list[re.Match], now: datetime, tz: ZoneInfo) -> tuple[dateti
     if day is None and moment <= local_now:
         moment = datetime.combine(today + timedelta(days=1), time(hour, minute), tzinfo=tz)  # the next one
     return moment.astimezone(UTC), vague
+
+
+def every_when(text: str, *, now: datetime, tz: ZoneInfo | str) -> list[Found]:
+    """Every time expression in `text`, in order (`parse_when` is the first of them)."""
+    found, start = [], 0
+    while (one := parse_when(text[start:], now=now, tz=tz)) is not None:
+        a, b = one.span[0] + start, one.span[1] + start
+        found.append(Found(one.at, (a, b), one.words, one.vague, one.before))
+        start = b
+    return found
 
 
 def parse_when(text: str, *, now: datetime, tz: ZoneInfo | str, locale: str | None = None) -> Found | None:

@@ -68,6 +68,10 @@ ATOMS = re.compile(
             r"(?P<zweek>(?:这|本|下个?)(?:周|星期|礼拜)(?:内|之内)?)",
             r"(?P<zmonth>(?:本月|这个月)?(?:月底|月末))",
             r"(?P<zdate>(?P<zm>\d{1,2})月(?P<zd>\d{1,2})[日号])",
+            # a day of this month or the next: "3号", "the 3rd" (not "3号楼", "the 3rd floor")
+            r"(?P<zdom>(?<![\d月])(?P<zdd>[12]?\d|3[01])[号日](?![楼线门厅位机床房桌车口\d]|会议室))",
+            r"(?P<edom>\bthe\s+(?P<edd>[12]?\d|3[01])(?:st|nd|rd|th)\b(?!\s+(?:floor|time|place|round|quarter|item|row"
+            r"|line|one|person|version|attempt|option|point|question|week|day|month)))",
             r"(?P<erel>\b(?:today|tomorrow|tmrw?|the day after tomorrow)\b)",
             rf"(?P<ewd>\b(?:(?P<enext>next|this|coming)\s+)?(?P<ewdn>{WD_EN})\b)",
             r"(?P<eweek>\b(?:end of (?:the )?week|eow)\b)",
@@ -100,6 +104,8 @@ SLOTS = {
     "zweek": "day",
     "zmonth": "day",
     "zdate": "day",
+    "zdom": "day",
+    "edom": "day",
     "erel": "day",
     "ewd": "day",
     "eweek": "day",

@@ -232,6 +232,7 @@ class SetAway(Command):
     status: str = "away"  # away | on_leave
     until: str | None = None
     note: str = ""
+    stand_in_id: str | None = None  # who they said stands in ("有事找李四"); None keeps the one an admin named
 
 
 @dataclass(frozen=True)

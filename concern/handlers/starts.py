@@ -121,6 +121,9 @@ def set_policy(uow: UnitOfWork, command: c.SetPolicy, origin: Origin) -> Outcome
 def set_away(uow: UnitOfWork, command: c.SetAway, origin: Origin) -> Outcome:
     """The sender is away or on leave from now (until `until`, open-ended without): an internal update, confirmed."""
     state = {"status": command.status, "until": command.until, "note": command.note[:500]}
+    helper = persons.get(uow, person_id=command.stand_in_id) if command.stand_in_id else None
+    if helper is not None and helper.active and helper.person_id != origin.actor_id:
+        state["stand_in_id"] = helper.person_id
     relays.work(uow, person_id=origin.actor_id or "", state=state, **_relayed(origin))
     return Done("policy_queued")
 

@@ -125,6 +125,8 @@ def reading(decision: Decision, c: Cast) -> dict[str, Any]:
         got.update(intent="tell", priority=p.get("priority"), say=said(decision, c))
     elif kind == "direct_action" and p.get("action") == "nudge":
         got.update(intent="nudge")
+    elif kind == "direct_action" and p.get("action") == "away":  # a work state said in chat (SetAway)
+        got.update(intent="away", status=p.get("status"), until=_when(p.get("until"), c), stand_in=p.get("stand_in_id"))
     elif kind == "direct_action" and p.get("action") == "policy":
         patch = p.get("patch", {})
         got["intent"] = "quiet" if "quiet_hours" in patch else "pause" if patch.get("paused_until") else "resume"
@@ -147,8 +149,18 @@ def _wrong(row: dict[str, Any], got: dict[str, Any]) -> list[str]:
     for key in ("deadline", "at"):
         if row["intent"] in ("ask", "remind") and key in got and not _same_time(row.get(key), got[key]):
             wrong.append(key)
+    if row["intent"] == "away":
+        wrong += _away_wrong(row, got)
     if "say" in row and got.get("say") != row["say"]:
         wrong.append("say")
+    return wrong
+
+
+def _away_wrong(row: dict[str, Any], got: dict[str, Any]) -> list[str]:
+    """The away fields a row states: status, the return (day and part of day, like a deadline), the stand-in."""
+    wrong = [key for key in ("status", "stand_in") if key in row and got.get(key) != row[key]]
+    if isinstance(row.get("until"), dict) or ("until" in row and row["until"] is None):
+        wrong += [] if _same_time(row["until"], got.get("until")) else ["until"]
     return wrong
 
 

@@ -14,7 +14,7 @@ from tests.heldout import scoring
 # The last recorded held-out scores (docs/PERFORMANCE.md), raised as understanding improves: the first 234 rows
 # (requests of every kind), and the away/back phrasings added later (ids away…), each held to its own figure.
 FLOOR = 0.63
-AWAY_FLOOR = 2 / 24
+AWAY_FLOOR = 12 / 24
 
 
 @pytest.fixture(scope="module")
@@ -42,11 +42,12 @@ def test_nobody_is_contacted_in_place_of_the_person_meant(verdicts):
 
 
 def test_the_heldout_score_never_falls_below_the_recorded_floor(verdicts):
-    for floor, part in (
-        (FLOOR, [v for v in verdicts if not v.row["id"].startswith("away")]),
-        (AWAY_FLOOR, [v for v in verdicts if v.row["id"].startswith("away")]),
+    for name, floor, part in (
+        ("first rows", FLOOR, [v for v in verdicts if not v.row["id"].startswith("away")]),
+        ("away rows", AWAY_FLOOR, [v for v in verdicts if v.row["id"].startswith("away")]),
     ):
         right = sum(v.right for v in part) / len(part)
+        print(f"\nheld-out {name}: {sum(v.right for v in part)}/{len(part)} right (floor {floor:.1%})")
         assert right >= floor, scoring.table(part, title="held-out") + "\n" + scoring.misses(part)
 
 

@@ -151,3 +151,15 @@ def test_a_message_passed_on_to_someone_away_waits_for_their_return_and_a_p0_doe
         held = [f for f in uow.session.scalars(select(Fact).where(Fact.fact_type == "system"))
                 if f.content.get("event") == "away_held"]  # fmt: skip
     assert len(held) == 1
+
+
+def test_a_stand_in_said_in_chat_is_recorded_and_nobody_is_contacted(ctx, clock, client, team):
+    _, telegram = team
+    say(ctx, channel="telegram", user="tg_zs", text="那个我明天开始请两天假哈，有事找李四")
+    assert work_state(client, "p_zhangsan") == {
+        "status": "on_leave",
+        "until": "2026-03-20T16:00:00Z",  # Saturday 00:00 there: Thursday and Friday off
+        "stand_in_id": "p_lisi",
+        "note": "那个我明天开始请两天假哈，有事找李四",
+    }
+    assert telegram.texts_to("tg_ls") == []  # the stand-in is noted, not messaged
