@@ -101,6 +101,7 @@ def situation(
         policy=persons.policy_of(person),
         tz=tz,
         channels=channels_of(uow, person=person),
+        active=person.active,
         work_state=state,
         stand_in_name=stand_in.display_name if stand_in is not None else None,
         contacts_today=ledger.count_proactive(uow, person_id=person.person_id, start=start, end=end),

@@ -48,6 +48,7 @@ class Situation:
     policy: InteractionPolicy
     tz: ZoneInfo
     channels: tuple[str, ...]  # the person's reachable bound channels, the preferred one first
+    active: bool = True  # a deactivated person is reached by nothing, whatever is still bound
     work_state: WorkState = field(default_factory=WorkState)
     stand_in_name: str | None = None
     contacts_today: int = 0  # proactive contacts already counted in the person's local day (L1's cap)

@@ -173,6 +173,8 @@ def reach(s: Situation) -> Reach:
     """Now or when, how, and why, for one person, moment, priority and kind of message."""
     reasons: list[Reason] = []
     ranges = hour_ranges(s.answering_hours)
+    if not s.active:
+        return Reach(False, None, None, False, None, (Reason("deactivated"),), ranges)
     if not s.channels:
         return Reach(False, None, None, False, None, (Reason("no_channel"),), ranges)
     try:

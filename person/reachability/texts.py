@@ -40,6 +40,7 @@ REASONS = Catalogue.columns(
         "unread_other_channel": ("the last message is unread: trying {channel}", "上一条消息未读：改用{channel}"),
         "unread_urgent": ("the last message is unread: made urgent ({modes})", "上一条消息未读：发送后加急（{modes}）"),
         "no_channel": ("no reachable channel is bound", "没有可用的联系渠道"),
+        "deactivated": ("deactivated: Deputy contacts them no more", "已停用：Deputy 不再联系此人"),
         "now": ("reachable: now", "可联系：现在"),
         "from": ("reachable: from {at}", "可联系：{at} 起"),
         "not_now": ("not reachable for now", "暂不可联系"),

@@ -288,6 +288,7 @@ TABLE = {
         ["available", "calendar_unavailable"],
     ),
     "no_channel": ({"channels": ()}, None, None, False, None, ["no_channel"]),
+    "deactivated_though_still_bound": ({"active": False}, None, None, False, None, ["deactivated"]),
     # DST: New York springs forward 2026-03-08 02:00 -> 03:00 and falls back 2026-11-01 02:00 -> 01:00.
     "quiet_end_in_the_spring_gap": (
         {"tz": NY, "now": utc(2026, 3, 8, 6), "policy": {"quiet_hours": [{"start": "22:00", "end": "02:30"}]}},
