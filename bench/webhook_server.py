@@ -156,7 +156,8 @@ def main() -> None:
     app = _bare_app() if kind == "bare" else _deputy_app(processor=kind == "thread")
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # uvicorn raises it again once shut down: exit cleanly
     try:
-        uvicorn.run(app, host="127.0.0.1", port=port, log_config=None, log_level="warning", access_log=False)
+        # The options of `deputy serve` (app/serving.py) for both kinds: no WebSocket implementation loaded.
+        uvicorn.run(app, host="127.0.0.1", port=port, log_config=None, log_level="warning", access_log=False, ws="none")
     finally:
         if supervisor is not None:
             supervisor.stop()
