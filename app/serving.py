@@ -86,4 +86,5 @@ def serve_http(current: Any, *, host: str | None, port: int | None, processor: b
     # log_config=None: uvicorn adds no handlers (and no colours), so its access and error logs reach the JSON handler.
     # proxy_headers=False: uvicorn would otherwise believe X-Forwarded-For from any loopback peer (its default
     # forwarded_allow_ips); the console reads it itself, from DEPUTY_TRUSTED_PROXIES only (app/console/clients.py).
-    server.run(app, host=bind_host, port=bind_port, log_config=None, proxy_headers=False, **uvicorn)
+    # ws="none": Deputy has no WebSocket route, so uvicorn need not load a WebSocket implementation (memory).
+    server.run(app, host=bind_host, port=bind_port, log_config=None, proxy_headers=False, ws="none", **uvicorn)

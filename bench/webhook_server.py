@@ -20,9 +20,19 @@ PRINCIPALS = [7_000_000 + i for i in range(200)]  # the /help senders: 200 chats
 SECRET = "bench-secret"
 
 
+def redis_url() -> str | None:
+    """The Redis the PostgreSQL runs use (DEPUTY_BENCH_REDIS_URL or DEPUTY_TEST_REDIS_URL), as deployed beside it."""
+    import os
+
+    return os.environ.get("DEPUTY_BENCH_REDIS_URL") or os.environ.get("DEPUTY_TEST_REDIS_URL")
+
+
 def deputy_env(url: str, fake: Any) -> dict[str, str]:
-    """Deputy's settings for the bench: the database, the fake Bot API, warnings-only logs."""
+    """Deputy's settings for the bench: the database (PostgreSQL with Redis when one is given), the fake Bot API,
+    warnings-only logs."""
+    redis = redis_url() if url.startswith("postgresql") else None
     return {
+        **({"DEPUTY_REDIS_URL": redis} if redis else {}),
         "DEPUTY_DATABASE_URL": url,
         "DEPUTY_TELEGRAM_BOT_TOKEN": fake.token,
         "DEPUTY_TELEGRAM_API_BASE": fake.base_url,
@@ -105,6 +115,22 @@ def _processor(parent_pid: int) -> None:
         ctx.close()
 
 
+def _list_modules_on_sigusr1() -> None:
+    """On SIGUSR1, write this process's imported modules to $DEPUTY_BENCH_MODULES_DIR/<pid> (bench/memory.py)."""
+    import os
+    from pathlib import Path
+
+    if not (folder := os.environ.get("DEPUTY_BENCH_MODULES_DIR")):
+        return
+
+    def dump(*_: Any) -> None:
+        target = Path(folder) / str(os.getpid())
+        target.with_suffix(".tmp").write_text("\n".join(sorted(sys.modules)))
+        target.with_suffix(".tmp").rename(target)  # whole or absent: the reader polls for it
+
+    signal.signal(signal.SIGUSR1, dump)
+
+
 def main() -> None:
     """Serve one of the apps on 127.0.0.1:PORT (or run the processor process of `deputy`)."""
     import logging
@@ -114,6 +140,7 @@ def main() -> None:
 
     kind = sys.argv[1]
     logging.basicConfig(level=logging.WARNING)
+    _list_modules_on_sigusr1()
     if kind == "processor":
         _processor(int(sys.argv[2]))
         return
@@ -129,7 +156,8 @@ def main() -> None:
     app = _bare_app() if kind == "bare" else _deputy_app(processor=kind == "thread")
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # uvicorn raises it again once shut down: exit cleanly
     try:
-        uvicorn.run(app, host="127.0.0.1", port=port, log_config=None, log_level="warning", access_log=False)
+        # The options of `deputy serve` (app/serving.py) for both kinds: no WebSocket implementation loaded.
+        uvicorn.run(app, host="127.0.0.1", port=port, log_config=None, log_level="warning", access_log=False, ws="none")
     finally:
         if supervisor is not None:
             supervisor.stop()

@@ -12,8 +12,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from Crypto.Cipher import AES
-
 REPLAY_WINDOW_SECONDS = 300
 
 
@@ -44,6 +42,8 @@ def signature(timestamp: str, nonce: str, encrypt_key: str, body: bytes) -> str:
 
 def decrypt(encrypt_key: str, encrypted: str) -> str:
     """AES-256-CBC with key sha256(encrypt key); the IV is the first 16 bytes of the base64-decoded payload."""
+    from Crypto.Cipher import AES  # pycryptodome loads with the first encrypted event, not with a Feishu that is off
+
     try:
         raw = base64.b64decode(encrypted, validate=True)
     except (binascii.Error, ValueError) as exc:

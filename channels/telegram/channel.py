@@ -6,11 +6,9 @@ import concurrent.futures
 import logging
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from prometheus_client import Counter
-from telegram import Bot
-from telegram.request import HTTPXRequest
 
 from channels.base import Channel, ChannelHealth, MediaRef, MessageEdit, OutboundMessage, SendReceipt
 from channels.errors import ChannelError, InvalidRequest, Transient
@@ -21,6 +19,10 @@ from channels.telegram.pacing import Pacer
 from channels.telegram.richtext import MAX_CAPTION_UNITS, Styled, caption_and_rest, parts, shortened, styled
 from channels.telegram.text import MAX_MESSAGE_UNITS
 from kernel.metrics import PROCESS_REGISTRY
+
+if TYPE_CHECKING:
+    from telegram import Bot
+    from telegram.request import HTTPXRequest
 
 log = logging.getLogger("deputy.channels.telegram")
 GET_ME_RETRY = 60.0  # after a failed getMe, webhook requests do not wait on Telegram again for this long
@@ -67,6 +69,11 @@ class TelegramChannel(Channel):
         self._get_me_failed_at = float("-inf")
 
     def _client(self) -> Bot:
+        # python-telegram-bot (and httpx) load at the first call: a web process that only parses webhooks never
+        # sends, and does not carry them.
+        from telegram import Bot
+        from telegram.request import HTTPXRequest
+
         with self._lock:
             if self._bot is None:
                 timeouts = {

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import logging
 from datetime import timedelta
-
-from telegram import error as tg
+from typing import TYPE_CHECKING
 
 from channels.errors import ChannelError, InvalidRequest, RateLimited, Transient, Unreachable
+
+if TYPE_CHECKING:
+    from telegram import error as tg
 
 _GONE = ("chat not found", "user not found", "peer_id_invalid", "user is deactivated")
 
@@ -16,6 +18,8 @@ log = logging.getLogger("deputy.channels.telegram.polling")
 
 def is_parse_error(exc: BaseException) -> bool:
     """True for the BadRequest Telegram answers when HTML markup cannot be parsed."""
+    from telegram import error as tg  # loaded with the channel's client: see channel._client
+
     return isinstance(exc, tg.BadRequest) and "can't parse entities" in str(exc).lower()
 
 
@@ -27,6 +31,8 @@ def retry_after_seconds(exc: tg.RetryAfter) -> float:
 
 def to_channel_error(exc: BaseException) -> ChannelError:
     """The taxonomy error for a PTB (or transport) exception; order matters: BadRequest is a NetworkError."""
+    from telegram import error as tg  # loaded with the channel's client: see channel._client
+
     message = str(exc) or type(exc).__name__
     if isinstance(exc, ChannelError):
         return exc
@@ -58,6 +64,8 @@ def to_channel_error(exc: BaseException) -> ChannelError:
 
 def poll_retry_delay(exc: BaseException, failures: int, *, backoff: float, max_backoff: float) -> float:
     """How long a poller waits after its `failures`-th failure in a row: exponential, or what Telegram asked."""
+    from telegram import error as tg  # loaded with the channel's client: see channel._client
+
     delay = min(max_backoff, backoff * 2**failures)
     if isinstance(exc, tg.RetryAfter):
         delay = retry_after_seconds(exc)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+from typing import TYPE_CHECKING
 
 from channels.base import Button
 from channels.errors import InvalidRequest
+
+if TYPE_CHECKING:
+    from telegram import InlineKeyboardMarkup
 
 MAX_CALLBACK_BYTES = 64  # Telegram refuses longer callback_data (BUTTON_DATA_INVALID)
 ROW = 3  # more than this many buttons go in rows of at most three (labels stay readable on a phone)
@@ -37,6 +39,8 @@ def keyboard(buttons: Sequence[Button]) -> InlineKeyboardMarkup | None:
             )
     if not buttons:
         return None
+    from telegram import InlineKeyboardButton, InlineKeyboardMarkup  # loaded with the first keyboard sent
+
     return InlineKeyboardMarkup(
         [[InlineKeyboardButton(b.label, callback_data=b.token) for b in row] for row in rows(buttons)]
     )

@@ -121,6 +121,8 @@ class TelegramPlugin(ChannelPlugin):
 
     def start_inbound(self, ctx: Any, *, inbound: Inbound, sender: Channel | None) -> Any:
         """Long polling when DEPUTY_TELEGRAM_MODE=polling and a bot token is set."""
+        if ctx.settings.telegram_mode != "polling" or not ctx.settings.telegram_bot_token:
+            return None  # asked before the import: in webhook mode the poller and its Bot API client never load
         from channels.telegram.polling import start_polling
 
         return start_polling(ctx, inbound=inbound, sender=sender)

@@ -12,17 +12,15 @@ import json
 import logging
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
-from kernel.limits import bad_text, storable
-from kernel.redaction import redact
+from cognitive_core.llm.rules import INTENTS, Answer
+from kernel.limits import bad_text
 
 log = logging.getLogger("deputy.llm")
 
-INTENTS = ("ask", "tell", "status", "did", "none")
 SCHEMA: dict[str, Any] = {
     "name": "deputy_proposal",
     "strict": True,
@@ -48,7 +46,6 @@ SYSTEM_PROMPT = (
     "deadline words. priority: P0 (urgent) to P3, or null. deadline: when the answer is needed, ISO 8601 with "
     "offset, or null. Now is {now}."
 )
-MAX_RAW = 2000  # characters of the model's output kept in the facts
 
 
 def _run(call: Any) -> Any:
@@ -60,19 +57,6 @@ def _run(call: Any) -> Any:
     # A caller inside a running loop (an async framework's thread): asyncio.run would refuse it.
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
         return pool.submit(asyncio.run, call).result()
-
-
-@dataclass(frozen=True)
-class Answer:
-    """What the model said: `status` ok (then `data` is the JSON object) or why not; `raw` as received."""
-
-    status: str  # ok | timeout | rate_limited | http_error | unreachable | garbage
-    raw: str = ""
-    data: dict[str, Any] | None = None
-
-    def __post_init__(self) -> None:
-        # Kept in a fact: cut to MAX_RAW, stripped of secrets a proxy may echo, and storable on every backend.
-        object.__setattr__(self, "raw", storable(redact(self.raw[:MAX_RAW])))
 
 
 class OpenAICompatibleLLM:

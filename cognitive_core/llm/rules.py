@@ -13,7 +13,8 @@ from typing import Any
 from cognitive_core import rules
 from cognitive_core.language import promises
 from cognitive_core.language.parsing import slash_command
-from cognitive_core.llm.client import INTENTS
+from kernel.limits import storable
+from kernel.redaction import redact
 
 # Rules that mean "the rules did not understand this message" (adjust here when the NL rules rename them).
 NOT_UNDERSTOOD = rules.UNDERSTOOD_NOTHING  # the principal's one-line "did you mean", a member's help
@@ -22,6 +23,22 @@ CONTACTS = ("ask", "tell")  # proposals that would contact someone: confirmed by
 READS = {"status": "/concerns", "did": "/did"}  # proposals that only read: answered at once
 MAX_TEXT = 2000
 PRIORITIES = ("P0", "P1", "P2", "P3")
+# What the model may answer, kept here rather than in `client` (httpx): a process with the LLM off never loads it.
+INTENTS = ("ask", "tell", "status", "did", "none")
+MAX_RAW = 2000  # characters of the model's output kept in the facts
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What the model said: `status` ok (then `data` is the JSON object) or why not; `raw` as received."""
+
+    status: str  # ok | timeout | rate_limited | http_error | unreachable | garbage
+    raw: str = ""
+    data: dict[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        # Kept in a fact: cut to MAX_RAW, stripped of secrets a proxy may echo, and storable on every backend.
+        object.__setattr__(self, "raw", storable(redact(self.raw[:MAX_RAW])))
 
 
 def not_understood(decisions: list[rules.Decision]) -> bool:

@@ -23,7 +23,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import func, or_, select, update
 
 from cognitive_core.language.parsing import strip_bot_mention
-from cognitive_core.llm.client import Answer
+from cognitive_core.llm.rules import Answer
 from cognitive_core.people import people_cache
 from fact import service as facts
 from fact.models import Fact

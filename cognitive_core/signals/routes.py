@@ -14,7 +14,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from kernel.catalogue import Catalogue, pick
@@ -73,6 +72,8 @@ def load(value: Any) -> dict[str, SignalRoute]:
                 text = path.read_text(encoding="utf-8")
             except OSError as exc:
                 raise ValueError(f"signal routes file {path}: {exc.strerror or exc}") from exc
+            import yaml  # only a routes file needs the YAML parser
+
             try:
                 value = yaml.safe_load(text) or {}
             except yaml.YAMLError as exc:
