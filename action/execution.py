@@ -133,6 +133,13 @@ def _row(uow: UnitOfWork, request: ActionRequest, held: Any, *, channel: str, re
     return row
 
 
+def _done(
+    uow: UnitOfWork, request: ActionRequest, held: Any, *, channel: str, result: Result, detail: dict
+) -> ActionRecord:
+    """The record of an action that ends here, unsent (blocked, failed)."""
+    return to_record(_row(uow, request, held, channel=channel, result=result, detail=detail), tz=uow.tz)
+
+
 def _existing(
     uow: UnitOfWork, row: Any, request: ActionRequest, guard: Guard | None
 ) -> ActionRecord | Reservation | Skipped | InFlight | Deferred:
@@ -188,9 +195,7 @@ def reserve(
                 "reason": f"person {request.target_person_id} cannot be contacted ({error})",
                 "attempts": [],
             }
-            return to_record(
-                _row(uow, request, held, channel="internal", result=Result.failed, detail=detail), tz=uow.tz
-            )
+            return _done(uow, request, held, channel="internal", result=Result.failed, detail=detail)
         policy, tz = InteractionPolicy.model_validate(person.interaction_policy), ZoneInfo(person.timezone)
         snapshot = snapshots.snapshot(ctx, uow, request, policy, tz, concern_state(uow) if concern_state else None)
         route = routing.candidates(
@@ -207,18 +212,14 @@ def reserve(
             detail = {"blocked_by": verdict.blocked_by, "reason": verdict.reason}
             if verdict.not_before is not None:
                 detail["not_before"] = verdict.not_before.astimezone(uow.tz).isoformat()
-            return to_record(
-                _row(uow, request, held, channel=first_channel, result=Result.blocked, detail=detail), tz=uow.tz
-            )
+            return _done(uow, request, held, channel=first_channel, result=Result.blocked, detail=detail)
         if not route:
             detail = {
                 "error": "no_reachable_binding",
                 "reason": f"{request.target_person_id} has no reachable channel binding",
                 "attempts": [],
             }
-            return to_record(
-                _row(uow, request, held, channel=first_channel, result=Result.failed, detail=detail), tz=uow.tz
-            )
+            return _done(uow, request, held, channel=first_channel, result=Result.failed, detail=detail)
         pending = _row(uow, request, held, channel=first_channel, result=Result.pending, detail={})
         return Reservation(
             pending.action_id, person.locale, [(b.channel, b.external_user_id, b.chat_id) for b in route]
