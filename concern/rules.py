@@ -108,7 +108,7 @@ def escalation_at(
     **rest,
 ) -> datetime:
     """When a contacted loop escalates if each of its follow-ups goes when it falls due: `next_step`, taken step by
-    step (`rest`: its deadline, contacts, L3 limits, stretch and first contact). No soft move goes past it."""
+    step (`rest`: its contacts, L3 limits, stretch and first contact). No soft move goes past it."""
     count, last = follow_up_count, last_contact_at
     contacts = rest.pop("contacts", None)
     contacts = list(contacts) if contacts is not None else None
