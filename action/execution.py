@@ -26,6 +26,7 @@ from action.models import (
     counts,
     preview,
 )
+from action.models import held as is_held
 from action.snapshots import ConcernStateOf, limits_from, verdict_now  # noqa: F401  (the service's names)
 from fact import service as facts
 from kernel.context import AppContext, UnitOfWork
@@ -77,16 +78,8 @@ def new_row(
     write_fact: bool = True,
 ) -> Any:
     """Insert an action row (and its fact, unless it is pending); its detail says how the layers judged it."""
-    target = ledger.target(uow, person_id=request.target_person_id) if request.target_person_id else None
-    judged = rules.politeness(
-        action_type=request.action_type,
-        priority=request.priority,
-        reactive=request.reactive,
-        solicited=request.solicited,
-        at=uow.now,
-        tz=ZoneInfo(target.timezone) if target else uow.tz,
-    )
-    detail = {**detail, **judged, **({"concerns": request.concerns} if request.concerns else {})}
+    judged = _judged(uow, request)
+    detail = {**detail, **judged}
     row = ledger.insert_action(
         uow,
         {
@@ -113,6 +106,38 @@ def new_row(
     if result != Result.pending and write_fact:
         write_result_fact(uow, row)
     return row
+
+
+def _judged(uow: UnitOfWork, request: ActionRequest) -> dict[str, Any]:
+    """The politeness keys of a judgement made now (and a bundle's loops)."""
+    target = ledger.target(uow, person_id=request.target_person_id) if request.target_person_id else None
+    judged = rules.politeness(
+        action_type=request.action_type,
+        priority=request.priority,
+        reactive=request.reactive,
+        solicited=request.solicited,
+        at=uow.now,
+        tz=ZoneInfo(target.timezone) if target else uow.tz,
+    )
+    return judged | ({"concerns": request.concerns} if request.concerns else {})
+
+
+def _row(uow: UnitOfWork, request: ActionRequest, held: Any, *, channel: str, result: Result, detail: dict) -> Any:
+    """A new action row, or the held one judged at last (its action_id is what the operator was answered)."""
+    if held is None:
+        return new_row(uow, request, channel=channel, result=result, detail=detail)
+    detail = {**detail, **_judged(uow, request)}
+    row = ledger.settle_held(uow, action_id=held.action_id, result=result.value, channel=channel, detail=detail)
+    if result != Result.pending:
+        write_result_fact(uow, row)
+    return row
+
+
+def _done(
+    uow: UnitOfWork, request: ActionRequest, held: Any, *, channel: str, result: Result, detail: dict
+) -> ActionRecord:
+    """The record of an action that ends here, unsent (blocked, failed)."""
+    return to_record(_row(uow, request, held, channel=channel, result=result, detail=detail), tz=uow.tz)
 
 
 def _existing(
@@ -153,8 +178,11 @@ def reserve(
     """Check the layers and, if allowed, reserve a pending row: one transaction under the person's lock."""
     with ctx.uow(actor=actor) as uow:
         ledger.lock_person(uow, person_id=request.target_person_id)
+        held = None
         if request.request_key and (done := ledger.by_request_key(uow, request_key=request.request_key)) is not None:
-            return _existing(uow, done, request, guard)
+            if not is_held(done.result, done.result_detail):
+                return _existing(uow, done, request, guard)
+            held = done  # held for its person's return: judged now, as if new, on its own row
         if guard is not None and (reason := guard(uow)):
             return Skipped(reason)
         if request.target_person_id is None and request.destination is not None:
@@ -167,7 +195,7 @@ def reserve(
                 "reason": f"person {request.target_person_id} cannot be contacted ({error})",
                 "attempts": [],
             }
-            return to_record(new_row(uow, request, channel="internal", result=Result.failed, detail=detail), tz=uow.tz)
+            return _done(uow, request, held, channel="internal", result=Result.failed, detail=detail)
         policy, tz = InteractionPolicy.model_validate(person.interaction_policy), ZoneInfo(person.timezone)
         snapshot = snapshots.snapshot(ctx, uow, request, policy, tz, concern_state(uow) if concern_state else None)
         route = routing.candidates(
@@ -184,19 +212,15 @@ def reserve(
             detail = {"blocked_by": verdict.blocked_by, "reason": verdict.reason}
             if verdict.not_before is not None:
                 detail["not_before"] = verdict.not_before.astimezone(uow.tz).isoformat()
-            return to_record(
-                new_row(uow, request, channel=first_channel, result=Result.blocked, detail=detail), tz=uow.tz
-            )
+            return _done(uow, request, held, channel=first_channel, result=Result.blocked, detail=detail)
         if not route:
             detail = {
                 "error": "no_reachable_binding",
                 "reason": f"{request.target_person_id} has no reachable channel binding",
                 "attempts": [],
             }
-            return to_record(
-                new_row(uow, request, channel=first_channel, result=Result.failed, detail=detail), tz=uow.tz
-            )
-        pending = new_row(uow, request, channel=first_channel, result=Result.pending, detail={})
+            return _done(uow, request, held, channel=first_channel, result=Result.failed, detail=detail)
+        pending = _row(uow, request, held, channel=first_channel, result=Result.pending, detail={})
         return Reservation(
             pending.action_id, person.locale, [(b.channel, b.external_user_id, b.chat_id) for b in route]
         )

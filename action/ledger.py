@@ -81,6 +81,19 @@ _FINALIZE = (
 )
 
 
+_SETTLE = (  # a held send judged at last: created now, so the cap's day, L3 and L4 count it when it goes
+    update(ActionRow.__table__)
+    .where(ledger.action_id == bindparam("a_id"), ledger.result == Result.pending.value)
+    .values(
+        result=bindparam("new_result"),
+        channel=bindparam("new_channel"),
+        result_detail=bindparam("new_detail"),
+        timestamp=bindparam("new_timestamp"),
+        created_at=bindparam("new_timestamp"),
+        counted=bindparam("new_counted"),
+    )
+    .returning(*ActionRow.__table__.c)
+)
 _TOUCH = (
     update(ActionRow.__table__)
     .where(ledger.action_id == bindparam("a_id"), ledger.result == Result.pending.value)
@@ -177,6 +190,20 @@ def finalize_action(
         "new_counted": counts(result, detail),
     }
     return uow.session.execute(_FINALIZE, params).first()
+
+
+def settle_held(uow: UnitOfWork, *, action_id: str, result: str, channel: str, detail: dict[str, Any]) -> Row | None:
+    """Judge a held send at last: its outcome (or its reservation, pending) with `detail` as it is; None if it was
+    no longer pending."""
+    params = {
+        "a_id": action_id,
+        "new_result": result,
+        "new_channel": channel,
+        "new_detail": detail,
+        "new_timestamp": uow.now,
+        "new_counted": counts(result, detail),
+    }
+    return uow.session.execute(_SETTLE, params).first()
 
 
 _CONTACT_TIMES = select(func.min(ledger.created_at), func.max(ledger.created_at)).where(

@@ -252,8 +252,15 @@ def possibly_delivered(result: str, detail: dict[str, Any]) -> bool:
     return detail.get("error") == "interrupted" or any(a.get("possibly_delivered") for a in detail.get("attempts", []))
 
 
+def held(result: str, detail: dict[str, Any]) -> bool:
+    """A send held for its person's moment (`held_by`, e.g. away): pending, but nothing has been tried yet."""
+    return result == Result.pending and bool(detail.get("held_by"))
+
+
 def counts(result: str, detail: dict[str, Any]) -> bool:
-    """Whether an action with this outcome counts toward the limits (cap, L3, L4)."""
+    """Whether an action with this outcome counts toward the limits (cap, L3, L4); a held send does not (yet)."""
+    if held(result, detail):
+        return False
     return result in (Result.success, Result.pending) or possibly_delivered(result, detail)
 
 

@@ -7,14 +7,15 @@ from datetime import datetime, timedelta
 from prometheus_client import Counter
 from sqlalchemy import select, update
 
-from action import delivery, execution, ledger, operations, rules
+from action import delivery, execution, ledger, operations, routing, rules
 from action.execution import ConcernStateOf, Finished, Guard, Reservation, limits_from, to_record, verdict_now
-from action.models import INTERNAL, ActionRecord, ActionRequest, ActionRow, Outcome, Result
+from action.models import INTERNAL, ActionRecord, ActionRequest, ActionRow, Outcome, Result, held
 from action.rules import ConcernState
 from channels.errors import ChannelError
 from kernel.context import AppContext, UnitOfWork
 from kernel.metrics import PROCESS_REGISTRY
 from kernel.pagination import page_by_key
+from person.models import InteractionPolicy
 
 ACTIONS = Counter(
     "deputy_actions_total",
@@ -25,6 +26,7 @@ ACTIONS = Counter(
 __all__ = [
     "execute",
     "execute_guarded",
+    "hold",
     "admit",
     "verdict_now",
     "recover_interrupted",
@@ -133,19 +135,40 @@ def _execute_internal(ctx: AppContext, request: ActionRequest, actor: str) -> Ac
         return to_record(row, tz=uow.tz)
 
 
+def hold(
+    uow: UnitOfWork, *, request: ActionRequest, held_by: str, held_until: datetime | None, reason: str
+) -> ActionRecord:
+    """Record a send held for its person's moment: pending, not counted, `held_by` / `held_until` in its detail
+    (null: open-ended). Running the same request later judges it then, on this row; held again, the moment moves."""
+    until = held_until.astimezone(uow.tz).isoformat() if held_until is not None else None
+    detail = {"held_by": held_by, "held_until": until, "reason": reason}
+    row = ledger.by_request_key(uow, request_key=request.request_key)
+    if row is None:
+        person = ledger.target(uow, person_id=request.target_person_id)
+        preferred = InteractionPolicy.model_validate(person.interaction_policy).preferred_channel if person else None
+        bindings = ledger.bindings(uow, person_id=request.target_person_id)
+        route = routing.candidates(bindings, preferred=preferred, origin=request.origin_channel)
+        channel = route[0].channel if route else (preferred or "internal")
+        row = execution.new_row(uow, request, channel=channel, result=Result.pending, detail=detail)
+    elif held(row.result, row.result_detail) and row.result_detail != {**row.result_detail, **detail}:
+        ledger.touch_pending(uow, action_id=row.action_id, detail=detail)
+        row = ledger.by_action_id(uow, action_id=row.action_id)
+    return to_record(row, tz=uow.tz)
+
+
 def recover_interrupted(ctx: AppContext, *, older_than: timedelta) -> list[str]:
     """Finalise in-flight actions untouched for `older_than` as failed ("interrupted"); never re-sent.
 
     An interrupted action may well have been delivered, so it keeps counting toward the cap, L3 and L4.
-    A send deferred by the service's own pacing is not in flight: its request's owner finishes it.
+    A send deferred by the service's own pacing, or held for its person (`hold`), is not in flight.
     """
     recovered = []
     with ctx.uow(actor="system") as uow:
         cutoff = uow.now - older_than
         stmt = select(ActionRow).where(ActionRow.result == Result.pending.value, ActionRow.timestamp <= cutoff)
         for row in uow.session.scalars(stmt):
-            if row.result_detail.get("deferred_until"):
-                continue
+            if row.result_detail.get("deferred_until") or row.result_detail.get("held_by"):
+                continue  # waiting for its slot or its person's return: nothing is in flight
             detail = {
                 "error": "interrupted",
                 "reason": "the process ended between decision and send confirmation; not re-sent",

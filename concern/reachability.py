@@ -173,9 +173,12 @@ _MOVES = ("answering_hours", "promised")
 RECHECK = timedelta(hours=6)  # an open-ended leave is looked at again this often (a return may lack a date)
 
 
-def _latest(uow: UnitOfWork, concern: Concern, *, kind: str, step_at: datetime) -> datetime | None:
-    """How late a soft move may place the contact: the deadline, and for a follow-up half its own wait."""
-    bounds = [concern.deadline] if concern.deadline is not None else []
+def _latest(
+    uow: UnitOfWork, concern: Concern, *, kind: str, step_at: datetime, escalation: datetime | None
+) -> datetime | None:
+    """How late a soft move may place the contact: the deadline, the loop's escalation (the caller's word:
+    `concern.schedule.escalates_at`), and for a follow-up half its own wait."""
+    bounds = [moment for moment in (concern.deadline, escalation) if moment is not None]
     waits = uow.settings.follow_up_schedule.get(concern.priority, [])
     if kind == "follow_up" and concern.follow_up_count < len(waits):
         bounds.append(step_at + waits[concern.follow_up_count] / 2)
@@ -188,7 +191,7 @@ def _waits_for_meetings(concern: Concern) -> bool:
 
 
 def _judge(
-    uow: UnitOfWork, concern: Concern, *, kind: str, step_at: datetime
+    uow: UnitOfWork, concern: Concern, *, kind: str, step_at: datetime, escalation: datetime | None = None
 ) -> tuple[Person, Reach, bool, dict] | None:
     """The model's word on contacting the loop's target now: (target, its finding, moved, the fact's extra), or
     None when the target is gone."""
@@ -197,7 +200,7 @@ def _judge(
         return None
     tz = ZoneInfo(target.timezone)
     rhythm = rhythm_of(uow, person_id=target.person_id, tz=tz, now=uow.now)
-    latest = _latest(uow, concern, kind=kind, step_at=step_at)
+    latest = _latest(uow, concern, kind=kind, step_at=step_at, escalation=escalation)
     read = busy_of(uow, person=target) if _waits_for_meetings(concern) else None
     found = reach(
         situation(uow, person=target, priority=concern.priority, kind=kind, rhythm=rhythm, latest=latest, calendar=read)
@@ -213,20 +216,25 @@ def _holds(found: Reach, moved: bool) -> bool:
     return not found.now and (found.held_by in _OWN_HOLDS or moved)
 
 
-def would_gate(uow: UnitOfWork, concern: Concern, *, kind: str, step_at: datetime) -> bool:
+def would_gate(
+    uow: UnitOfWork, concern: Concern, *, kind: str, step_at: datetime, escalation: datetime | None = None
+) -> bool:
     """True when `gate` would hold or move the contact; nothing is changed (a bundle asks this of each item)."""
-    judged = _judge(uow, concern, kind=kind, step_at=step_at)
+    judged = _judge(uow, concern, kind=kind, step_at=step_at, escalation=escalation)
     return judged is not None and _holds(judged[1], judged[2])
 
 
-def gate(uow: UnitOfWork, concern: Concern, *, kind: str, step_at: datetime) -> bool:
+def gate(
+    uow: UnitOfWork, concern: Concern, *, kind: str, step_at: datetime, escalation: datetime | None = None
+) -> bool:
     """Ask the model before a loop contacts its target; True when it held or moved the contact (its timer is set).
+    `escalation`: when the loop escalates (a follow-up's soft move never goes past it).
 
     Away and busy holds and the soft moves (a promise, the usual answering hour) are the model's own; quiet time,
     a pause and the cap are left to L1, which refuses and records them. A calendar that could not be read lets the
     contact go on, and the loop records why (`calendar_unavailable`).
     """
-    judged = _judge(uow, concern, kind=kind, step_at=step_at)
+    judged = _judge(uow, concern, kind=kind, step_at=step_at, escalation=escalation)
     if judged is None:
         return False
     target, found, moved, extra = judged
@@ -274,26 +282,3 @@ def _tell_held(uow: UnitOfWork, concern: Concern, *, target: Person, until: date
         uow, request_key=key, addressee_id=originator.person_id, concern_id=concern.concern_id, options=options
     )
     outbound.notice(uow, concern, to=originator.person_id, text=text, key=key, buttons=buttons)
-
-
-def present_recipient(uow: UnitOfWork, person_id: str | None, *, skip: set[str]) -> str | None:
-    """Who an escalation goes to instead of `person_id` when they are away: their stand-in, else the next level up.
-
-    Nobody away is escalated to at any priority; a person in `skip` (the originator, the target, anyone already
-    asked) ends the walk, as a cycle in the management data would.
-    """
-    seen, current = set(skip), person_id
-    while current and current not in seen:
-        person = persons.get(uow, person_id=current)
-        if person is None or not person.active:
-            return None
-        state = work_state.read(person.work_state)
-        if not state.away_at(uow.now):
-            return current
-        seen.add(current)
-        stand_in = persons.get(uow, person_id=state.stand_in_id) if state.stand_in_id else None
-        usable = stand_in is not None and stand_in.person_id not in seen and stand_in.active
-        if usable and not work_state.read(stand_in.work_state).away_at(uow.now):
-            return stand_in.person_id
-        current = person.manager_id
-    return None

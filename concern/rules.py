@@ -96,3 +96,30 @@ def stretched(
     at = last + waits[follow_up_count] * stretch
     escalation = max(first + sum(waits, timedelta(0)), last + waits[-1])
     return Step("follow_up", at) if at + waits[-1] <= escalation else Step("escalate", escalation)
+
+
+def escalation_at(
+    *,
+    priority: str,
+    schedule: dict[str, list[timedelta]],
+    follow_up_count: int,
+    last_contact_at: datetime,
+    deadline: datetime | None = None,
+    **rest,
+) -> datetime:
+    """When a contacted loop escalates if each of its follow-ups goes when it falls due: `next_step`, taken step by
+    step (`rest`: its contacts, L3 limits, stretch and first contact). No soft move goes past it."""
+    count, last = follow_up_count, last_contact_at
+    contacts = rest.pop("contacts", None)
+    contacts = list(contacts) if contacts is not None else None
+    for _ in range(len(schedule[priority]) + 2 * rest.get("contact_limit", 2) + 1):  # follow-ups are finite
+        step = next_step(
+            priority=priority, schedule=schedule, contacted=True, follow_up_count=count, last_contact_at=last,
+            deadline=deadline, now=last, contacts=contacts, **rest,
+        )  # fmt: skip
+        if step.kind != "follow_up":
+            return step.at
+        count, last = count + 1, step.at
+        if contacts is not None:
+            contacts.append(step.at)
+    return last

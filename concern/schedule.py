@@ -13,7 +13,7 @@ from typing import Any
 from action.ledger import contact_times, contacts
 from concern.kinds import promises
 from concern.models import Concern
-from concern.rules import Step, next_step
+from concern.rules import Step, escalation_at, next_step
 from kernel.context import UnitOfWork
 from person import service as persons
 
@@ -43,21 +43,34 @@ def _first(uow: UnitOfWork, concern: Concern, first: datetime | None) -> datetim
     return min((t for t in times if t >= concern.due_at), default=first)
 
 
+def _inputs(uow: UnitOfWork, concern: Concern, *, follow_up_count: int | None, after_contact: bool) -> dict[str, Any]:
+    """What `next_step` reads of the loop now; `after_contact`: a contact just went (or counts as tried)."""
+    first, last = contact_times(uow, concern_id=concern.concern_id, person_id=concern.target_person_id)
+    contacted = after_contact or (last is not None and not promises.check_in_due(concern, last))
+    return {
+        "priority": concern.priority,
+        "schedule": uow.settings.follow_up_schedule,
+        "contacted": contacted,
+        "follow_up_count": concern.follow_up_count if follow_up_count is None else follow_up_count,
+        "last_contact_at": (last or uow.now) if after_contact else last,
+        "deadline": concern.deadline,
+        "stretch": stretch_of(uow, concern.target_person_id),
+        "first_contact_at": _first(uow, concern, first or (uow.now if after_contact else None)),
+        **_l3(uow, concern),
+    }
+
+
 def planned(
     uow: UnitOfWork, concern: Concern, *, follow_up_count: int | None = None, after_contact: bool = False
 ) -> Step:
     """The loop's next step now; `after_contact`: a contact just went (or counts as tried) and counts as made."""
-    first, last = contact_times(uow, concern_id=concern.concern_id, person_id=concern.target_person_id)
-    contacted = after_contact or (last is not None and not promises.check_in_due(concern, last))
-    return next_step(
-        priority=concern.priority,
-        schedule=uow.settings.follow_up_schedule,
-        contacted=contacted,
-        follow_up_count=concern.follow_up_count if follow_up_count is None else follow_up_count,
-        last_contact_at=(last or uow.now) if after_contact else last,
-        deadline=concern.deadline,
-        now=uow.now,
-        stretch=stretch_of(uow, concern.target_person_id),
-        first_contact_at=_first(uow, concern, first or (uow.now if after_contact else None)),
-        **_l3(uow, concern),
-    )
+    return next_step(now=uow.now, **_inputs(uow, concern, follow_up_count=follow_up_count, after_contact=after_contact))
+
+
+def escalates_at(uow: UnitOfWork, concern: Concern) -> datetime | None:
+    """When the loop escalates if each follow-up goes when due (`concern.rules.escalation_at`); None before the
+    first contact."""
+    inputs = _inputs(uow, concern, follow_up_count=None, after_contact=False)
+    if not inputs.pop("contacted") or inputs["last_contact_at"] is None:
+        return None
+    return escalation_at(**inputs)

@@ -125,7 +125,9 @@ def fire(uow: UnitOfWork, concern: Concern) -> None:
     if (
         step.kind != "escalate"
         and concern.kind == "question"
-        and reachability.gate(uow, concern, kind=step.kind, step_at=step.at)
+        and reachability.gate(
+            uow, concern, kind=step.kind, step_at=step.at, escalation=schedule.escalates_at(uow, concern)
+        )
     ):
         return  # held (away, busy) or moved (a promise, the usual answering hour): the model set the timer
     chosen = reachability.means(uow, concern) if step.kind == "follow_up" and concern.kind == "question" else None

@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 from action.ledger import contact_times
 from action.models import ActionRecord, ActionRequest
 from concern import buttons as concern_buttons
-from concern import notices, queue, reachability, service
+from concern import notices, queue, service
 from concern.escalation import rules as escalation_rules
 from concern.models import Concern
 from concern.queue import Purpose
@@ -24,6 +24,7 @@ from fact import decisions
 from fact.decisions import DecisionKind
 from kernel.context import UnitOfWork
 from person import service as persons
+from person import work_state
 
 HANDLE, REMIND = "handle", "remind"  # the escalation's button verbs
 
@@ -89,7 +90,7 @@ def start(uow: UnitOfWork, concern: Concern, *, decision_id: str) -> None:
     """The first escalation, to the target's manager; without one, the loop stalls (the originator is told)."""
     target = persons.get_or_404(uow, person_id=concern.target_person_id)
     skip = {concern.originator_id, concern.target_person_id}
-    to = reachability.present_recipient(uow, target.manager_id, skip=skip)  # an away manager: stand-in or next up
+    to = present_recipient(uow, target.manager_id, skip=skip)  # an away manager: stand-in or next up
     if to is not None:
         _send(uow, concern, to=to, level=1, repeats=0, decision_id=decision_id)
     else:
@@ -130,7 +131,7 @@ def _next_up(uow: UnitOfWork, concern: Concern) -> str | None:
         target_id=concern.target_person_id,
     )
     skip = {concern.originator_id, concern.target_person_id, *chain, concern.escalated_to or ""}
-    return reachability.present_recipient(uow, up, skip=skip)
+    return present_recipient(uow, up, skip=skip)
 
 
 def step(uow: UnitOfWork, concern: Concern) -> None:
@@ -204,3 +205,26 @@ def reached(uow: UnitOfWork, concern: Concern, *, request: ActionRequest, record
             previous=name[previous],
             manager=name[to],
         )
+
+
+def present_recipient(uow: UnitOfWork, person_id: str | None, *, skip: set[str]) -> str | None:
+    """Who an escalation goes to instead of `person_id` when they are away: their stand-in, else the next level up.
+
+    Nobody away is escalated to at any priority; a person in `skip` (the originator, the target, anyone already
+    asked) ends the walk, as a cycle in the management data would.
+    """
+    seen, current = set(skip), person_id
+    while current and current not in seen:
+        person = persons.get(uow, person_id=current)
+        if person is None or not person.active:
+            return None
+        state = work_state.read(person.work_state)
+        if not state.away_at(uow.now):
+            return current
+        seen.add(current)
+        stand_in = persons.get(uow, person_id=state.stand_in_id) if state.stand_in_id else None
+        usable = stand_in is not None and stand_in.person_id not in seen and stand_in.active
+        if usable and not work_state.read(stand_in.work_state).away_at(uow.now):
+            return stand_in.person_id
+        current = person.manager_id
+    return None

@@ -1,11 +1,13 @@
-"""Nobody away gets a proactive message below P0: a passed-on message or a routed notice waits for their return.
+"""Nobody away gets a proactive message below P0: a passed-on message, a routed notice or an operator's
+notification waits for their return.
 
 Loops already ask the reachability model before contacting their target (concern/reachability.py `gate`); this is
-the same rule for the outbox's other proactive messages. The drainer, having claimed such an entry, holds it
-instead of running it: the entry stays open with `available_at` at the person's return (an open-ended absence is
-looked at again every RECHECK), an `away_held` fact says so once, and whoever passed the message on hears that it
-waits (once). A P0, a reply and anything solicited go as before; the action layer's four layers still judge every
-send. When the person is back (`back`), what was held is due at once.
+the same rule for the outbox's other proactive messages. The drainer (or the request that queued an operator's
+notification), having claimed such an entry, holds it instead of running it: the entry stays open with
+`available_at` at the person's return (an open-ended absence is looked at again every RECHECK), an `away_held`
+fact says so once, and whoever passed the message on hears that it waits (once); an operator's notification is
+answered with its action, pending and `held_by` away, judged by L1-L4 when it goes. A P0, a reply and anything
+solicited go as before. When the person is back (`back`), what was held is due at once.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import select
 
+from action import service as actions
 from action.models import ActionRequest
 from concern import outbound, queue, reachability, service
 from concern.models import ACTIVE_STATES, Concern, OutboxEntry
@@ -26,7 +29,7 @@ from kernel.moments import when
 from person import service as persons
 from person import work_state
 
-HELD_PURPOSES = frozenset({Purpose.tell.value, Purpose.notice.value})
+HELD_PURPOSES = frozenset({Purpose.tell.value, Purpose.notice.value, Purpose.notification.value})
 RECHECK_HOURS = 6
 RELEASE_SPACING = timedelta(minutes=10)  # between the questions that waited for someone, once they are back
 
@@ -48,6 +51,10 @@ def hold(uow: UnitOfWork, entry: OutboxEntry) -> bool:
     entry.claimed_by = None
     entry.available_at = state.until or uow.now + timedelta(hours=RECHECK_HOURS)
     uow.session.flush()
+    if entry.purpose == Purpose.notification.value:  # the operator was answered with an action: it says held
+        returns = f"until {state.until.isoformat()}" if state.until else "with no return time set"
+        reason = f"{person.person_id} is {state.status} {returns}: sent when they are back"
+        actions.hold(uow, request=request, held_by="away", held_until=state.until, reason=reason)
     content = {"event": "away_held", "request_key": entry.request_key, "until": _iso(state.until)}
     _, first = facts.append(
         uow,

@@ -74,10 +74,12 @@ def _claim(ctx: AppContext, owner: str) -> tuple[OutboxEntry | None, bool]:
 
 
 def run_owned(ctx: AppContext, *, request_key: str) -> Outcome | None:
-    """Run an entry the caller queued already claimed (so no drainer took it meanwhile)."""
-    with ctx.reader() as uow:
+    """Run an entry the caller queued already claimed (so no drainer took it meanwhile); None when there is none,
+    or it waits for its person's return (an operator's notification to someone away: its action says held)."""
+    with ctx.uow(actor="concern") as uow:
         entry = queue.open_entry(uow, request_key=request_key)
-    return run(ctx, entry) if entry is not None else None
+        held = entry is not None and away.hold(uow, entry)
+    return run(ctx, entry) if entry is not None and not held else None
 
 
 def _set_aside(ctx: AppContext, entry: OutboxEntry, exc: Exception) -> None:

@@ -122,3 +122,20 @@ def test_metrics_count_actions_by_type_result_and_layer(client, ctx, chans):
     client.post("/v1/notifications", json=BODY)
     text = client.get("/metrics").text
     assert 'deputy_actions_total{action_type="notify",blocked_by="L1:daily_cap",result="blocked"}' in text
+
+
+def test_a_notification_to_someone_away_is_202_pending_held_by_away_with_their_return(client, ctx, chans):
+    add_person(ctx)
+    leave = {"status": "away", "until": "2026-03-20T09:00:00+08:00"}
+    assert client.patch("/v1/persons/p_zhangsan", json={"work_state": leave}).status_code == 200
+    response = client.post("/v1/notifications", json=BODY)
+    assert response.status_code == 202
+    record = response.json()
+    assert record["result"] == "pending" and record["action_type"] == "notify"
+    detail = record["result_detail"]
+    assert (detail["held_by"], detail["held_until"]) == ("away", "2026-03-20T09:00:00+08:00")
+    assert "blocked_by" not in detail and "error" not in detail  # held, not refused
+    assert client.get("/v1/actions", params={"result": "pending"}).json()["items"] == [record]
+    [held] = client.get("/v1/facts", params={"fact_type": "system"}).json()["items"]
+    assert held["content"]["event"] == "away_held" and held["content"]["until"] == "2026-03-20T01:00:00+00:00"
+    assert client.get("/v1/facts", params={"fact_type": "action_result"}).json()["items"] == []  # nothing went

@@ -21,7 +21,7 @@ from person.models import InteractionPolicy, Person
 from person.rules import is_quiet, local_day_bounds
 from tests.simulation.away import AwayTimeline
 from tests.simulation.factlog import FactLogGuard
-from tests.simulation.meetings import placed_past_deadline
+from tests.simulation.meetings import placed_past_deadline, placed_past_escalation
 from tests.simulation.platform import Delivery
 from tests.simulation.politeness import PolitenessFromFacts
 
@@ -94,6 +94,7 @@ class Invariants:
             self._politeness_from_facts_alone,
             self._nothing_proactive_while_away,
             self._soft_moves_keep_the_deadline,
+            self._soft_moves_keep_the_escalation,
         ):
             if rule.__name__.strip("_") not in self.sim.options.ignore:
                 rule(state, final)
@@ -456,6 +457,21 @@ class Invariants:
     def _soft_moves_keep_the_deadline(self, state: State, final: bool) -> None:
         """No contact moved for a meeting, the usual hour or a promise lands after its deadline (meetings.py)."""
         self.violations += placed_past_deadline(self.concern_facts, {c.concern_id: c for c in state.concerns})
+
+    def _soft_moves_keep_the_escalation(self, state: State, final: bool) -> None:
+        """No follow-up moved for a meeting, the usual hour or a promise lands after its escalation (meetings.py)."""
+        concerns = {c.concern_id: c for c in state.concerns}
+
+        def stretches(person_id: str, at: datetime) -> list[float]:
+            found = [p.follow_up_stretch for p in self._policies_at(person_id, at)]
+            person = state.persons.get(person_id)
+            if found or person is None:
+                return found or [1.0]
+            return [InteractionPolicy.model_validate(person.interaction_policy).follow_up_stretch]
+
+        self.violations += placed_past_escalation(
+            self.concern_facts, concerns, state.actions, self.sim.settings, stretches
+        )
 
     def _no_secret_in_logs(self, state: State, final: bool) -> None:
         """No bot token, webhook secret or API token in any log line."""

@@ -11,6 +11,7 @@ import random
 from datetime import UTC as _UTC
 from datetime import datetime, timedelta
 
+from concern.rules import escalation_at
 from person.calendar import CalendarFailed
 from tests.simulation.world import PersonSpec
 
@@ -56,13 +57,17 @@ def _meetings(rng: random.Random, start: datetime) -> list[tuple[datetime, datet
 _SOFT = ("busy", "busy_bounded", "answering_hours", "usually", "promised", "calendar_unavailable")
 
 
+def _soft_move(content: dict) -> bool:
+    reasons = content.get("reasons") or []
+    return content.get("change") in ("moved", "held") and bool(reasons) and all(r in _SOFT for r in reasons)
+
+
 def placed_past_deadline(concern_facts: list, concerns: dict) -> list[str]:
     """A contact the model moved or held for a meeting (a soft move) never lands after the loop's deadline."""
     found = []
     for fact in concern_facts:
         content = fact.content
-        reasons = content.get("reasons") or []
-        if content.get("change") not in ("moved", "held") or not reasons or any(r not in _SOFT for r in reasons):
+        if not _soft_move(content):
             continue
         concern = concerns.get(content["concern_id"])
         placed = (content.get("after") or {}).get("next_follow_up_at")
@@ -71,4 +76,55 @@ def placed_past_deadline(concern_facts: list, concerns: dict) -> list[str]:
         deadline = concern.deadline if concern.deadline.tzinfo else concern.deadline.replace(tzinfo=_UTC)
         if datetime.fromisoformat(placed) > deadline:
             found.append(f"{concern.concern_id} was {content['change']} to {placed}, past its deadline {deadline}")
+    return found
+
+
+def _utc(at: datetime) -> datetime:
+    return at if at.tzinfo else at.replace(tzinfo=_UTC)
+
+
+def _sent_before(actions: dict, concern, at: datetime) -> list[datetime]:
+    """When the loop contacted its target before `at` (what L3 and the schedule count: counted sends, bundles too)."""
+    return sorted(
+        _utc(a.created_at)
+        for a in actions.values()
+        if a.action_type == "send_message" and a.counted and a.result != "pending"
+        and a.target_person_id == concern.target_person_id and _utc(a.created_at) <= at
+        and concern.concern_id in (a.concern_id, *(a.result_detail.get("concerns") or []))
+    )  # fmt: skip
+
+
+def placed_past_escalation(concern_facts: list, concerns: dict, actions: dict, settings, stretches) -> list[str]:
+    """A follow-up the model moved or held (a soft move) never lands after the moment its loop would escalate
+    (`concern.rules.escalation_at`, from what the loop had sent by then); `stretches(person_id, at)`: the person's
+    possible follow_up_stretch then."""
+    found = []
+    for fact in concern_facts:
+        content = fact.content
+        concern = concerns.get(content["concern_id"])
+        placed = (content.get("after") or {}).get("next_follow_up_at")
+        if not _soft_move(content) or content.get("kind") != "follow_up" or placed is None or concern is None:
+            continue
+        if concern.kind == "commitment":  # a promise's escalation counts from its check-in: not moved by the model
+            continue
+        sent = _sent_before(actions, concern, _utc(fact.timestamp))
+        if not sent:
+            continue
+        latest = max(
+            escalation_at(
+                priority=concern.priority,
+                schedule=settings.follow_up_schedule,
+                follow_up_count=content["before"]["follow_up_count"],
+                last_contact_at=sent[-1],
+                deadline=_utc(concern.deadline) if concern.deadline else None,
+                stretch=stretch,
+                first_contact_at=sent[0],
+                contacts=sent if concern.deadline else None,
+                contact_limit=settings.concern_contact_limit,
+                contact_window=settings.concern_contact_window,
+            )  # fmt: skip
+            for stretch in stretches(concern.target_person_id, _utc(fact.timestamp))
+        )
+        if datetime.fromisoformat(placed) > latest:
+            found.append(f"{concern.concern_id} was {content['change']} to {placed}, past its escalation at {latest}")
     return found

@@ -12,7 +12,7 @@ from datetime import timedelta
 from sqlalchemy import func, select
 
 from app.logging import JsonFormatter
-from app.settings import Settings
+from app.settings import DEFAULT_SCHEDULE, Settings
 from concern.models import OutboxEntry
 from kernel.clock import FrozenClock
 from tests.fakes.telegram_server import TOKEN, FakeTelegram
@@ -56,6 +56,7 @@ KINDS = {
 }
 SETTLE_ROUNDS, SETTLE_STEP = 44, timedelta(hours=6)
 SETTLE_PACED_ROUNDS, SETTLE_PACED_STEP = 30, timedelta(seconds=2)
+SHORT_LAST_WAIT = {"P0": ["1h", "1h"], "P1": ["4h", "1d", "2h"], "P2": ["1d", "2d", "1h"], "P3": ["2d", "2h"]}
 
 
 @dataclass(frozen=True)
@@ -112,6 +113,9 @@ class Simulation:
         self.telegram = FakeTelegram().start() if rng.random() < 0.25 else None
         self.crash_rate = rng.choice((0.0, 0.0, 0.01, 0.03))
         self.busy = SimCalendar(rng, self.cast, self.start) if rng.random() < 0.5 else None  # meetings, half the time
+        # A third of the worlds escalate soon after the last follow-up (a short last wait): a soft move of a follow-up
+        # (half its wait, a meeting) could then land past it. Drawn apart: the other draws stay as they were.
+        self.schedule = SHORT_LAST_WAIT if random.Random(f"{self.seed}:schedule").random() < 1 / 3 else DEFAULT_SCHEDULE
         kinds, weights = zip(*KINDS.items(), strict=True)
         planned = [Step(i, k) for i, k in enumerate(rng.choices(kinds, weights, k=self.options.steps))]
         self.steps = [
@@ -124,6 +128,7 @@ class Simulation:
         self.scheduler = Scheduler(random.Random(self.seed), crash_rate=self.crash_rate, log=self.log)
         self.settings = Settings(
             _env_file=None,
+            follow_up_schedule=self.schedule,
             database_url=self.database_url,
             admin_tokens="sim:sim-admin-token",
             timezone="Asia/Shanghai",

@@ -37,10 +37,13 @@ class NotificationIn(BaseModel):
 @router.post(
     "/v1/notifications",
     response_model=ActionRecord,
-    responses={202: {"description": "pending: waiting for a send slot"}},
+    responses={
+        202: {"description": "pending: waiting for a send slot, or held until the person is back (held_by away)"}
+    },
 )
 def send_notification(body: NotificationIn, ctx: Ctx, caller: Admin) -> Any:
-    """Notify a person now: 200 with the Action record (success, blocked or failed), 202 while it waits for a send slot.
+    """Notify a person now: 200 with the Action record (success, blocked or failed), 202 while it waits for a send slot
+    or, below P0, for its person's return (`result_detail.held_by` away, `held_until`).
 
     The decision and its queued action commit together, so a crash right after leaves the action to run, not lost.
     """
