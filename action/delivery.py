@@ -55,6 +55,7 @@ class Reservation:
     locale: str
     route: list[tuple[str, str, str | None]]
     attempts: tuple[dict[str, Any], ...] = ()
+    kept: dict[str, Any] | None = None  # the row's politeness keys and loops (`rules.kept_detail`), as reserved
 
 
 @dataclass(frozen=True)

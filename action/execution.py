@@ -76,9 +76,10 @@ def new_row(
     result: Result,
     detail: dict[str, Any],
     write_fact: bool = True,
+    person: Any = None,
 ) -> Any:
     """Insert an action row (and its fact, unless it is pending); its detail says how the layers judged it."""
-    judged = _judged(uow, request)
+    judged = _judged(uow, request, person)
     detail = {**detail, **judged}
     row = ledger.insert_action(
         uow,
@@ -108,9 +109,11 @@ def new_row(
     return row
 
 
-def _judged(uow: UnitOfWork, request: ActionRequest) -> dict[str, Any]:
+def _judged(uow: UnitOfWork, request: ActionRequest, person: Any = None) -> dict[str, Any]:
     """The politeness keys of a judgement made now (and a bundle's loops)."""
-    target = ledger.target(uow, person_id=request.target_person_id) if request.target_person_id else None
+    target = person
+    if target is None and request.target_person_id:  # not read yet in this transaction (reserve reads it first)
+        target = ledger.target(uow, person_id=request.target_person_id)
     judged = rules.politeness(
         action_type=request.action_type,
         priority=request.priority,
@@ -122,22 +125,22 @@ def _judged(uow: UnitOfWork, request: ActionRequest) -> dict[str, Any]:
     return judged | ({"concerns": request.concerns} if request.concerns else {})
 
 
-def _row(uow: UnitOfWork, request: ActionRequest, held: Any, *, channel: str, result: Result, detail: dict) -> Any:
+def _row(
+    uow: UnitOfWork, request: ActionRequest, held: Any, *, channel: str, result: Result, detail: dict, person=None
+) -> Any:
     """A new action row, or the held one judged at last (its action_id is what the operator was answered)."""
     if held is None:
-        return new_row(uow, request, channel=channel, result=result, detail=detail)
-    detail = {**detail, **_judged(uow, request)}
+        return new_row(uow, request, channel=channel, result=result, detail=detail, person=person)
+    detail = {**detail, **_judged(uow, request, person)}
     row = ledger.settle_held(uow, action_id=held.action_id, result=result.value, channel=channel, detail=detail)
     if result != Result.pending:
         write_result_fact(uow, row)
     return row
 
 
-def _done(
-    uow: UnitOfWork, request: ActionRequest, held: Any, *, channel: str, result: Result, detail: dict
-) -> ActionRecord:
-    """The record of an action that ends here, unsent (blocked, failed)."""
-    return to_record(_row(uow, request, held, channel=channel, result=result, detail=detail), tz=uow.tz)
+def _done(uow: UnitOfWork, request: ActionRequest, held: Any, **row: Any) -> ActionRecord:
+    """The record of an action that ends here, unsent (blocked, failed): `row` as `_row` takes it."""
+    return to_record(_row(uow, request, held, **row), tz=uow.tz)
 
 
 def _existing(
@@ -163,9 +166,9 @@ def _existing(
     ledger.touch_pending(uow, action_id=row.action_id, detail={})
     target = ledger.target(uow, person_id=request.target_person_id)
     route = [tuple(r) for r in row.result_detail.get("route", [])]
-    return Reservation(
-        row.action_id, target.locale if target else "zh", route, tuple(row.result_detail.get("attempts", []))
-    )
+    attempts = tuple(row.result_detail.get("attempts", []))
+    locale = target.locale if target else "zh"
+    return Reservation(row.action_id, locale, route, attempts, kept=rules.kept_detail(row.result_detail))
 
 
 def reserve(
@@ -212,25 +215,26 @@ def reserve(
             detail = {"blocked_by": verdict.blocked_by, "reason": verdict.reason}
             if verdict.not_before is not None:
                 detail["not_before"] = verdict.not_before.astimezone(uow.tz).isoformat()
-            return _done(uow, request, held, channel=first_channel, result=Result.blocked, detail=detail)
+            return _done(uow, request, held, channel=first_channel, result=Result.blocked, detail=detail, person=person)
         if not route:
             detail = {
                 "error": "no_reachable_binding",
                 "reason": f"{request.target_person_id} has no reachable channel binding",
                 "attempts": [],
             }
-            return _done(uow, request, held, channel=first_channel, result=Result.failed, detail=detail)
-        pending = _row(uow, request, held, channel=first_channel, result=Result.pending, detail={})
-        return Reservation(
-            pending.action_id, person.locale, [(b.channel, b.external_user_id, b.chat_id) for b in route]
-        )
+            return _done(uow, request, held, channel=first_channel, result=Result.failed, detail=detail, person=person)
+        # The person row read above, under the person's lock, is the one judged: no second read of it.
+        pending = _row(uow, request, held, channel=first_channel, result=Result.pending, detail={}, person=person)
+        route_of = [(b.channel, b.external_user_id, b.chat_id) for b in route]
+        return Reservation(pending.action_id, person.locale, route_of, kept=rules.kept_detail(pending.result_detail))
 
 
 def _reserve_for_chat(uow: UnitOfWork, request: ActionRequest) -> Reservation:
     """A reactive reply to a chat, not to a person (an unknown sender's /help): no person's layers apply."""
     [route] = routing.candidates([], preferred=None, origin=None, destination=request.destination)
     pending = new_row(uow, request, channel=route.channel, result=Result.pending, detail={})
-    return Reservation(pending.action_id, "zh", [(route.channel, route.external_user_id, route.chat_id)])
+    route_of = [(route.channel, route.external_user_id, route.chat_id)]
+    return Reservation(pending.action_id, "zh", route_of, kept=rules.kept_detail(pending.result_detail))
 
 
 def finalize(
@@ -241,13 +245,17 @@ def finalize(
     actor: str,
     on_finished: Finished | None = None,
     request: ActionRequest | None = None,
+    kept: dict[str, Any] | None = None,
 ) -> ActionRecord:
     """Write the outcome and its action_result fact in one transaction (only if still pending); `on_finished`
-    runs in it too, and the request's buttons learn the message they are on."""
+    runs in it too, and the request's buttons learn the message they are on. `kept`: the reservation's
+    `kept_detail` (read again from the row when not given)."""
     result = Result.success if "message_id" in sent.detail else Result.failed
     detail = {**sent.detail, "items": request.carries} if request is not None and request.carries else sent.detail
     with ctx.uow(actor=actor) as uow:
-        row = ledger.finalize_action(uow, action_id=action_id, result=result.value, channel=sent.channel, detail=detail)
+        row = ledger.finalize_action(
+            uow, action_id=action_id, result=result.value, channel=sent.channel, detail=detail, kept=kept
+        )
         if row is None:
             # Recovery already finalised it as interrupted: keep that record, note the late truth.
             row = ledger.by_action_id(uow, action_id=action_id)

@@ -177,10 +177,14 @@ def insert_action(uow: UnitOfWork, values: dict[str, Any], *, bundled: list[str]
 
 
 def finalize_action(
-    uow: UnitOfWork, *, action_id: str, result: str, channel: str, detail: dict[str, Any]
+    uow: UnitOfWork, *, action_id: str, result: str, channel: str, detail: dict[str, Any], kept: dict | None = None
 ) -> Row | None:
-    """Set the outcome of a pending action; None if it is no longer pending."""
-    detail = {**detail, **_politeness_of(uow, action_id)}
+    """Set the outcome of a pending action; None if it is no longer pending.
+
+    `kept` is the row's `kept_detail` as its reservation read it; no writer changes those keys while the row is
+    pending (insert and `settle_held` set them, `touch_pending` keeps them) and the update only matches a pending
+    row, so passing them saves reading them again."""
+    detail = {**detail, **(_politeness_of(uow, action_id) if kept is None else kept)}
     params = {
         "a_id": action_id,
         "new_result": result,

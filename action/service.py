@@ -107,7 +107,13 @@ def _send(
     if sent.paced_for is not None:
         return delivery.defer(ctx, action_id=reserved.action_id, sent=sent, actor=actor)
     return execution.finalize(
-        ctx, action_id=reserved.action_id, sent=sent, actor=actor, on_finished=on_finished, request=request
+        ctx,
+        action_id=reserved.action_id,
+        sent=sent,
+        actor=actor,
+        on_finished=on_finished,
+        request=request,
+        kept=reserved.kept,
     )
 
 

@@ -1,0 +1,58 @@
+"""How many SQL statements one notify costs: a count (not a timing), so a read added to the hot path shows up here."""
+
+from sqlalchemy import event
+
+from action import service
+from kernel.context import AppContext
+from tests.integration.action_helpers import action_facts, add_memory_channels, add_person, notify
+
+# SQLite: BEGIN IMMEDIATE, the person, the cooldown and daily-cap counts, the bindings, the id counter, the action
+# row; the sandbox fence's read (BEGIN, SELECT); BEGIN IMMEDIATE, the update, the id counter, the result fact, its
+# person ref and three search rows. PostgreSQL: no BEGINs, the person's advisory lock, ids reserved in blocks,
+# one search row.
+MOST = {"sqlite": 17, "postgresql": 11}
+
+
+def _statements_of_one_notify(ctx: AppContext, request) -> list[str]:
+    seen: list[str] = []
+
+    def count(_conn, _cursor, statement, *_):
+        seen.append(" ".join(statement.split())[:100])
+
+    engines = {id(e): e for e in (ctx.db.engine, ctx.db.read_engine)}.values()
+    for engine in engines:
+        event.listen(engine, "before_cursor_execute", count)
+    try:
+        record = service.execute(ctx, request=request)
+    finally:
+        for engine in engines:
+            event.remove(engine, "before_cursor_execute", count)
+    assert record.result == "success"
+    return seen
+
+
+def test_one_notify_reads_its_person_once_and_its_detail_not_at_all(ctx: AppContext):
+    add_memory_channels(ctx)
+    add_person(ctx)
+    service.execute(ctx, request=notify(notification_type="warm_up"))  # first use: compiled statements, id rows
+    seen = _statements_of_one_notify(ctx, notify(notification_type="meeting"))
+    most = MOST[ctx.db.engine.dialect.name]
+    assert len(seen) <= most, f"{len(seen)} statements (at most {most}):\n" + "\n".join(seen)
+    assert len([s for s in seen if s.startswith("SELECT persons.")]) == 1
+    assert not [s for s in seen if s.startswith("SELECT actions.result_detail")]
+
+
+def test_the_result_keeps_the_politeness_keys_it_was_reserved_with(ctx: AppContext):
+    add_memory_channels(ctx)
+    add_person(ctx)
+    record = service.execute(ctx, request=notify(notification_type="meeting"))
+    detail = record.result_detail
+    assert (detail["priority"], detail["proactive"], detail["solicited"], detail["reactive"]) == (
+        "P2",
+        True,
+        False,
+        False,
+    )
+    assert detail["target_local_time"] == "2026-03-18T10:00:00+08:00"
+    [fact] = action_facts(ctx)
+    assert fact.content["result_detail"] == detail
