@@ -81,19 +81,8 @@ _FINALIZE = (
 )
 
 
-_SETTLE = (  # a held send judged at last: created now, so the cap's day, L3 and L4 count it when it goes
-    update(ActionRow.__table__)
-    .where(ledger.action_id == bindparam("a_id"), ledger.result == Result.pending.value)
-    .values(
-        result=bindparam("new_result"),
-        channel=bindparam("new_channel"),
-        result_detail=bindparam("new_detail"),
-        timestamp=bindparam("new_timestamp"),
-        created_at=bindparam("new_timestamp"),
-        counted=bindparam("new_counted"),
-    )
-    .returning(*ActionRow.__table__.c)
-)
+# A held send judged at last: _FINALIZE that also dates it now, so the cap's day, L3 and L4 count it when it goes.
+_SETTLE = _FINALIZE.values(created_at=bindparam("new_timestamp"))
 _TOUCH = (
     update(ActionRow.__table__)
     .where(ledger.action_id == bindparam("a_id"), ledger.result == Result.pending.value)
