@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from cognitive_core.language import forwarding, promises, reminding
 from cognitive_core.language.names import find_person
 from cognitive_core.language.parsing import Intent
-from cognitive_core.language.phrasing import return_moment
+from cognitive_core.language.phrasing import PLAIN_PRIORITY, return_moment
 from cognitive_core.language.when import parse_when
 from cognitive_core.situation import Decision, Situation, WaitingConcern
 from concern import commands as c
@@ -45,9 +45,9 @@ def _ask_or_tell(intent: Intent, situation: Situation) -> Decision:
         return _reply(f"{name}:self", "ask_self")
     text = forwarding.rewrite(args["text"], intent=name, rule=name, speaker=sender.display_name, aliases=sender.aliases)
     if name == "tell":
-        return Decision("tell", c.Tell(target.person_id, text, args.get("prio", "P2").upper()))
+        return Decision("tell", c.Tell(target.person_id, text, args.get("prio", PLAIN_PRIORITY).upper()))
     deadline = promises.deadline(args["text"], timezone=sender.timezone, now=situation.now)
-    question = c.Ask(target.person_id, text, args.get("prio", "P1").upper(), **deadline)
+    question = c.Ask(target.person_id, text, args.get("prio", PLAIN_PRIORITY).upper(), **deadline)
     return Decision("ask", question)
 
 

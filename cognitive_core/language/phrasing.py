@@ -30,6 +30,9 @@ _SIMPLIFIED = (
 _TO_SIMPLIFIED = str.maketrans(_TRADITIONAL, _SIMPLIFIED)
 _WIDE = str.maketrans("：，。！？；（）　～＠", ":,.!?;() ~@")
 
+# What an ask or a tell says when no word says how urgent it is: P1 is "today" in the source documents, P2 "soon";
+# a routine question is chased after a day, and `尽快` / `asap` (P1) then means something.
+PLAIN_PRIORITY = "P2"
 # Priority words, lifted out of the text: (pattern, priority).
 _PRIORITIES = (
     (r"\b[Pp]([0-3])\b", None),

@@ -104,10 +104,11 @@ def complete(request: dict[str, Any], *, target_id: str, intent: str | None = No
     """The decision a pending request becomes once its person (and ask-or-tell) is known."""
     intent = intent or request["intent"]
     notes = {"matched": request.get("matched", {})}
+    priority = request.get("priority", phrasing.PLAIN_PRIORITY)
     if intent == "tell":
-        return Decision("tell", c.Tell(target_id, request["text"], request.get("priority", "P2")), notes)
+        return Decision("tell", c.Tell(target_id, request["text"], priority), notes)
     deadline = {k: request[k] for k in ("deadline", "deadline_words") if request.get(k)}
-    return Decision("ask", c.Ask(target_id, request["text"], request.get("priority", "P1"), **deadline), notes)
+    return Decision("ask", c.Ask(target_id, request["text"], priority, **deadline), notes)
 
 
 def about_someone(

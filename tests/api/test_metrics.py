@@ -18,7 +18,7 @@ from perception.models import InboxEntry
 from tests.conftest import make_settings
 from tests.integration.story_helpers import say
 
-ASK = "/ask @p_zhangsan 提测什么时候能给？"
+ASK = "/ask @p_zhangsan P1 提测什么时候能给？"
 
 
 def scrape(client) -> dict[tuple[str, tuple], float]:
@@ -44,7 +44,7 @@ def fresh_gauges(client) -> None:
 
 def test_concerns_are_counted_by_state_and_kind_with_every_state_present(ctx, client, team):
     say(ctx, channel="feishu", user="ou_boss", text=ASK)
-    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_lisi 周报写了吗？")
+    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_lisi P1 周报写了吗？")
     say(ctx, channel="telegram", user="tg_ls", text="写了")
     samples = scrape(client)
     assert value(samples, "deputy_concerns", state="waiting_reply", kind="question") == 1

@@ -7,6 +7,7 @@ held-out set by `python -m tests.heldout`.
 
 from __future__ import annotations
 
+from cognitive_core.language.phrasing import PLAIN_PRIORITY
 from tests.heldout.scoring import Verdict
 from tests.unit.cognitive_core.corpus.en import EN
 from tests.unit.cognitive_core.corpus.gist import GIST, SOCIAL
@@ -27,7 +28,7 @@ def _row(text: str, lang: str, expected: tuple) -> Verdict:
         got["say"] = said
         if body is not None and _norm(said) != _norm(body):
             wrong.append("say")
-        if d.params.get("priority") != (priority or ("P1" if intent == "ask" else "P2")):
+        if d.params.get("priority") != (priority or PLAIN_PRIORITY):
             wrong.append("priority")
         if intent == "ask" and d.params.get("deadline_words") != deadline:
             wrong.append("deadline")

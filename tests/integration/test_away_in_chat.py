@@ -31,7 +31,7 @@ def loops(ctx) -> list[Concern]:
 
 def test_someone_waited_on_who_says_they_are_on_leave_sets_it_and_the_question_waits(ctx, clock, client, team):
     feishu, telegram = team
-    say(ctx, channel="feishu", user="ou_boss", text="问一下张三：提测什么时候能给？")
+    say(ctx, channel="feishu", user="ou_boss", text="尽快问一下张三：提测什么时候能给？")
     assert telegram.texts_to("tg_zs") == ["老板想了解：提测什么时候能给？"]
     say(ctx, channel="telegram", user="tg_zs", text="我请假到周五")  # a command, not the answer
     assert work_state(client, "p_zhangsan") == {
@@ -88,7 +88,7 @@ def test_a_stand_in_an_admin_named_is_kept_when_the_person_restates_their_leave(
 
 def test_a_reply_that_mentions_a_trip_is_still_the_answer(ctx, clock, client, team):
     _, telegram = team
-    say(ctx, channel="feishu", user="ou_boss", text="问一下张三：合同什么时候给？")
+    say(ctx, channel="feishu", user="ou_boss", text="尽快问一下张三：合同什么时候给？")
     say(ctx, channel="telegram", user="tg_zs", text="我在出差，合同下周给你")
     [loop] = [c for c in loops(ctx) if c.kind == "question"]
     assert loop.state == "resolved" and loop.answer == "我在出差，合同下周给你"
@@ -108,7 +108,7 @@ def test_the_asker_of_a_question_held_for_someone_away_can_ask_the_stand_in_with
     feishu, telegram = team
     leave = {"status": "on_leave", "until": "2026-03-20T09:00:00+08:00", "stand_in_id": "p_lisi"}
     assert client.patch("/v1/persons/p_zhangsan", json={"work_state": leave}).status_code == 200
-    say(ctx, channel="feishu", user="ou_boss", text="问一下张三：提测什么时候能给？")
+    say(ctx, channel="feishu", user="ou_boss", text="尽快问一下张三：提测什么时候能给？")
     offered = buttons_to(feishu, "ou_boss")
     assert list(offered) == ["改问李四", "等张三回来", "取消"]
     press(ctx, channel="feishu", user="ou_boss", token=offered["改问李四"])
@@ -121,7 +121,7 @@ def test_the_asker_of_a_question_held_for_someone_away_can_ask_the_stand_in_with
 def test_without_a_stand_in_the_held_notice_offers_to_wait_or_cancel(ctx, clock, client, team):
     feishu, _ = team
     assert client.patch("/v1/persons/p_zhangsan", json={"work_state": {"status": "away"}}).status_code == 200
-    say(ctx, channel="feishu", user="ou_boss", text="问一下张三：提测什么时候能给？")
+    say(ctx, channel="feishu", user="ou_boss", text="尽快问一下张三：提测什么时候能给？")
     offered = buttons_to(feishu, "ou_boss")
     assert list(offered) == ["等张三回来", "取消"]
     press(ctx, channel="feishu", user="ou_boss", token=offered["等张三回来"])

@@ -45,7 +45,7 @@ def platforms(ctx, clock):
 
 def _two_asks_then_the_follow_ups(ctx, clock, who: str) -> None:
     for question in ("提测什么时候能给？", "周报写了吗？"):
-        say(ctx, channel="telegram", user="9001", text=f"/ask @{who} {question}")
+        say(ctx, channel="telegram", user="9001", text=f"/ask @{who} P1 {question}")
         clock.advance(10 * M)
     clock.advance(4 * H - 20 * M)  # the first's follow-up is due, the second's within the window
     tick(ctx)

@@ -23,7 +23,7 @@ def _ask(ctx, clock, *questions, gap=10 * M):
     for n, question in enumerate(questions):
         if n:
             clock.advance(gap)
-        say(ctx, channel="feishu", user="ou_boss", text=f"/ask @p_zhangsan {question}")
+        say(ctx, channel="feishu", user="ou_boss", text=f"/ask @p_zhangsan P1 {question}")
 
 
 def _loops(ctx):

@@ -30,7 +30,7 @@ def _changes(ctx, concern_id):
 
 def _promise(ctx, clock, client, team, answer="明天下午3点给你"):
     feishu, telegram = team
-    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_zhangsan 测试报告什么时候给？")
+    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_zhangsan P1 测试报告什么时候给？")
     clock.advance(H)
     say(ctx, channel="telegram", user="tg_zs", text=answer)
     [commitment] = _concerns(client, kind="commitment")
@@ -169,7 +169,7 @@ def test_silence_after_the_check_in_follows_up_then_escalates_and_the_slip_is_to
 
 def test_an_english_promise_is_read_in_the_targets_timezone(ctx, clock, client, team):
     _, telegram = team
-    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_lisi weekly report?")
+    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_lisi P1 weekly report?")
     say(ctx, channel="telegram", user="tg_ls", text="by Friday 5pm")
     [commitment] = _concerns(client, kind="commitment")
     assert commitment["due_at"] == "2026-03-20T17:00:00+08:00"
@@ -177,7 +177,7 @@ def test_an_english_promise_is_read_in_the_targets_timezone(ctx, clock, client, 
 
 def test_a_deadline_in_the_ask_is_set_and_the_escalation_comes_by_it(ctx, clock, client, team):
     feishu, telegram = team
-    say(ctx, channel="feishu", user="ou_boss", text="问一下张三：周报今天下班前能交吗？")
+    say(ctx, channel="feishu", user="ou_boss", text="尽快问一下张三：周报今天下班前能交吗？")
     [concern] = _concerns(client)
     assert concern["deadline"] == "2026-03-18T18:00:00+08:00"
     assert concern["question"] == "周报今天下班前能交吗？"
@@ -195,6 +195,6 @@ def test_a_deadline_in_the_ask_is_set_and_the_escalation_comes_by_it(ctx, clock,
 
 
 def test_a_deadline_already_past_sets_none(ctx, clock, client, team):
-    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_zhangsan by 9:00 today: is the build green?")
+    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_zhangsan P1 by 9:00 today: is the build green?")
     [concern] = _concerns(client)
     assert concern["deadline"] is None

@@ -28,21 +28,21 @@ def _count(ctx, model, *where):
 def test_the_same_inbound_event_three_times_makes_one_fact_and_one_question(ctx, client, team):
     _, telegram = team
     for _ in range(3):
-        say(ctx, channel="feishu", user="ou_boss", text="问一下张三：提测什么时候能给？", event_id="evt_dup")
+        say(ctx, channel="feishu", user="ou_boss", text="尽快问一下张三：提测什么时候能给？", event_id="evt_dup")
     assert _count(ctx, Fact, Fact.fact_type == "message_received") == 1
     assert len(_concerns(client)) == 1 and len(telegram.texts_to("tg_zs")) == 1
 
 
 def test_a_member_cannot_make_the_bot_ask_someone(ctx, client, team):
     feishu, telegram = team
-    say(ctx, channel="telegram", user="tg_zs", text="/ask @p_lisi 你好吗")
+    say(ctx, channel="telegram", user="tg_zs", text="/ask @p_lisi P1 你好吗")
     assert _concerns(client) == [] and telegram.texts_to("tg_ls") == []
     assert "只有负责人" in telegram.texts_to("tg_zs")[-1]
 
 
 def test_an_unknown_sender_is_recorded_but_cannot_command(ctx, client, team):
     feishu, telegram = team
-    say(ctx, channel="telegram", user="tg_stranger", text="/ask @p_zhangsan 你好")
+    say(ctx, channel="telegram", user="tg_stranger", text="/ask @p_zhangsan P1 你好")
     [fact] = client.get("/v1/facts", params={"fact_type": "message_received"}).json()["items"]
     assert fact["content"]["person_id"] is None and fact["person_refs"] == []
     [decision] = client.get("/v1/facts", params={"fact_type": "decision"}).json()["items"]
@@ -52,7 +52,7 @@ def test_an_unknown_sender_is_recorded_but_cannot_command(ctx, client, team):
 
 def test_a_reply_that_wins_the_race_stops_the_follow_up(ctx, clock, client, team):
     _, telegram = team
-    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_zhangsan 提测什么时候能给？")
+    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_zhangsan P1 提测什么时候能给？")
     clock.advance(4 * H)
     with ctx.uow(actor="scheduler") as uow:  # the timer fires and queues the follow-up ...
         from concern import service
@@ -68,7 +68,7 @@ def test_a_reply_that_wins_the_race_stops_the_follow_up(ctx, clock, client, team
 
 def test_snooze_moves_the_next_follow_up(ctx, clock, client, team):
     _, telegram = team
-    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_zhangsan 提测什么时候能给？")
+    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_zhangsan P1 提测什么时候能给？")
     clock.advance(3 * H)
     say(ctx, channel="telegram", user="tg_zs", text="稍后 2小时")
     [concern] = _concerns(client)
@@ -84,7 +84,7 @@ def test_snooze_moves_the_next_follow_up(ctx, clock, client, team):
 
 def test_the_originator_cancels_and_no_one_else_can(ctx, clock, client, team):
     feishu, telegram = team
-    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_zhangsan 提测什么时候能给？")
+    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_zhangsan P1 提测什么时候能给？")
     [concern] = _concerns(client)
     say(ctx, channel="telegram", user="tg_ls", text=f"/cancel {concern['concern_id']}")
     assert _concerns(client)[0]["state"] == "waiting_reply" and "can't cancel" in telegram.texts_to("tg_ls")[-1]
@@ -116,17 +116,17 @@ def test_without_a_manager_the_originator_hears_that_the_loop_stalled(ctx, clock
     feishu, telegram = team
     say(ctx, channel="feishu", user="ou_boss", text="ask 李四: when is the build ready?")
     assert telegram.texts_to("tg_ls") == ["老板 would like to know: when is the build ready?"]
-    for _ in range(60):
-        clock.advance(H)
+    for _ in range(7):  # P2 (nothing said about urgency): follow-ups after 1 d and 2 d, the escalation 2 d later
+        clock.advance(24 * H)
         tick(ctx)
     assert any(t.startswith("【停滞】你问李四") for t in feishu.texts_to("ou_boss"))
 
 
 def test_a_quoted_reply_resolves_the_concern_it_quotes(ctx, clock, client, team):
     feishu, telegram = team
-    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_zhangsan 提测什么时候能给？")
+    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_zhangsan P1 提测什么时候能给？")
     clock.advance(H)
-    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_zhangsan 周报写了吗？")
+    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_zhangsan P1 周报写了吗？")
     first_message = telegram.sent[0].message_id
     say(ctx, channel="telegram", user="tg_zs", text="周五", reply_to=first_message)
     states = {c["question"]: c["state"] for c in _concerns(client, kind="question")}
@@ -154,7 +154,7 @@ def test_a_deadline_brings_the_escalation_forward(ctx, clock, client, team):
 def test_a_backflow_blocked_by_quiet_hours_is_delivered_when_they_end(ctx, clock, client, team):
     feishu, _ = team
     client.patch("/v1/persons/p_boss/interaction_policy", json={"quiet_hours": [{"start": "23:00", "end": "08:00"}]})
-    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_zhangsan 提测什么时候能给？")
+    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_zhangsan P1 提测什么时候能给？")
     clock.advance(11 * H + H / 2)  # 23:30 local, the boss's quiet hours
     say(ctx, channel="telegram", user="tg_zs", text="明天下午")
     [concern] = _concerns(client, kind="question")
@@ -194,7 +194,7 @@ def test_a_signal_recorded_before_a_crash_is_processed_once_on_restart(ctx, clie
         chat_id="c1",
         chat_type="p2p",
         external_user_id="ou_boss",
-        text="/ask @p_zhangsan 提测什么时候能给？",
+        text="/ask @p_zhangsan P1 提测什么时候能给？",
         occurred_at=ctx.clock.now(),
     )
     perception.record_message(ctx, message=message)  # durable, then the process "dies" before processing
@@ -219,5 +219,5 @@ def test_two_messages_relayed_within_the_hour_both_arrive(ctx, client, team):
 
 
 def test_asking_yourself_is_answered_not_raised(ctx, client, team):
-    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_boss 在吗")
+    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_boss P1 在吗")
     assert _concerns(client) == [] and team[0].texts_to("ou_boss")[-1] == "这是你自己呀。"

@@ -167,7 +167,7 @@ def test_ill_handle_it_on_a_closed_escalation_changes_nothing(ctx, clock, chain)
 
 def test_nudge_now_skips_the_follow_up_interval(ctx, clock, chain):
     _, telegram = chain
-    say(ctx, channel="feishu", user="ou_boss", text=f"/ask @p_zhangsan {ASKED}")
+    say(ctx, channel="feishu", user="ou_boss", text=f"/ask @p_zhangsan P1 {ASKED}")
     clock.advance(H)  # P1's first follow-up is 4 h away
     outcome = _press(ctx, escalation.nudge, "p_boss")
     assert (outcome.code, outcome.text) == ("nudged", "好的，马上再催张三一次。")
@@ -177,7 +177,7 @@ def test_nudge_now_skips_the_follow_up_interval(ctx, clock, chain):
 
 def test_nudge_now_keeps_the_contact_limit_and_says_when_it_could(ctx, clock, chain):
     _, telegram = chain
-    say(ctx, channel="feishu", user="ou_boss", text=f"/ask @p_zhangsan {ASKED}")
+    say(ctx, channel="feishu", user="ou_boss", text=f"/ask @p_zhangsan P1 {ASKED}")
     clock.advance(H)
     _press(ctx, escalation.nudge, "p_boss")
     clock.advance(2 * H + 5 * timedelta(minutes=1))
@@ -189,7 +189,7 @@ def test_nudge_now_keeps_the_contact_limit_and_says_when_it_could(ctx, clock, ch
 
 def test_nudge_now_keeps_quiet_hours_and_says_when_they_end(ctx, clock, client, chain):
     _, telegram = chain
-    say(ctx, channel="feishu", user="ou_boss", text=f"/ask @p_zhangsan {ASKED}")
+    say(ctx, channel="feishu", user="ou_boss", text=f"/ask @p_zhangsan P1 {ASKED}")
     client.patch(
         "/v1/persons/p_zhangsan/interaction_policy", json={"quiet_hours": [{"start": "12:30", "end": "14:00"}]}
     )
@@ -200,13 +200,13 @@ def test_nudge_now_keeps_quiet_hours_and_says_when_they_end(ctx, clock, client, 
 
 
 def test_only_the_asker_or_the_escalations_recipient_may_nudge(ctx, clock, chain):
-    say(ctx, channel="feishu", user="ou_boss", text=f"/ask @p_zhangsan {ASKED}")
+    say(ctx, channel="feishu", user="ou_boss", text=f"/ask @p_zhangsan P1 {ASKED}")
     assert _press(ctx, escalation.nudge, "p_lisi").code == "not_allowed"
 
 
 def test_remind_them_from_the_manager_nudges_the_person_asked_at_once(ctx, clock, chain):
     feishu, telegram = chain
-    say(ctx, channel="feishu", user="ou_boss", text=f"/ask @p_zhangsan {ASKED}")
+    say(ctx, channel="feishu", user="ou_boss", text=f"/ask @p_zhangsan P1 {ASKED}")
     _hours(ctx, clock, 52)  # P1: follow-ups after 4 h and 24 h, the escalation 24 h later
     assert _concern(ctx).escalated_to == "p_wangwu"
     before = len(telegram.texts_to("tg_zs"))

@@ -9,7 +9,7 @@ from concern.models import Concern
 from tests.integration.story_helpers import say
 
 H = timedelta(hours=1)
-ASK = "/ask @p_zhangsan 提测什么时候能给？"
+ASK = "/ask @p_zhangsan P1 提测什么时候能给？"
 
 
 def _loop(ctx) -> Concern:

@@ -46,7 +46,7 @@ def test_a_held_question_is_announced_with_its_time_then_goes_out_and_the_loop_c
     feishu, telegram = team
     client.patch("/v1/persons/p_zhangsan/interaction_policy", json=policy)
     clock.set(at)
-    say(ctx, channel="feishu", user="ou_boss", text="问一下张三：提测什么时候能给？")
+    say(ctx, channel="feishu", user="ou_boss", text="尽快问一下张三：提测什么时候能给？")
     concern = _concern(ctx)
     assert feishu.texts_to("ou_boss") == [f"{held}：提测什么时候能给？"]
     assert (
@@ -67,7 +67,7 @@ def test_a_question_held_by_the_daily_cap_goes_out_after_local_midnight(ctx, clo
     feishu, telegram = team
     client.patch("/v1/persons/p_zhangsan/interaction_policy", json={"max_proactive_contacts_per_day": 1})
     assert actions.execute(ctx, request=notify("p_zhangsan")).result == "success"
-    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_zhangsan 周报写了吗？")
+    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_zhangsan P1 周报写了吗？")
     assert feishu.texts_to("ou_boss")[-1] == "张三今天收到的消息已达上限，问题将在 明天 00:00 发出：周报写了吗？"
     clock.set(datetime(2026, 3, 18, 16, 0, 30, tzinfo=UTC))  # 00:00:30 local
     tick(ctx)
@@ -77,7 +77,7 @@ def test_a_question_held_by_the_daily_cap_goes_out_after_local_midnight(ctx, clo
 def test_a_cap_of_zero_closes_the_loop_and_says_why_in_the_principals_language(ctx, client, team):
     feishu, telegram = team
     client.patch("/v1/persons/p_zhangsan/interaction_policy", json={"max_proactive_contacts_per_day": 0})
-    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_zhangsan 周报写了吗？")
+    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_zhangsan P1 周报写了吗？")
     assert _concern(ctx).state == "cancelled" and telegram.sent == []
     assert feishu.texts_to("ou_boss") == [
         "没能把问题发给张三：张三不接受主动消息（每天上限为 0）。这个问题已关闭：“周报写了吗？”"
@@ -87,11 +87,11 @@ def test_a_cap_of_zero_closes_the_loop_and_says_why_in_the_principals_language(c
 def test_an_answer_reaches_the_principal_whose_cap_is_used_up_and_does_not_use_it(ctx, clock, client, team):
     feishu, telegram = team
     client.patch("/v1/persons/p_boss/interaction_policy", json={"max_proactive_contacts_per_day": 1})
-    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_zhangsan 提测什么时候能给？")
+    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_zhangsan P1 提测什么时候能给？")
     say(ctx, channel="telegram", user="tg_zs", text="明天下午")
     assert feishu.texts_to("ou_boss")[-1].startswith("张三回复了你的问题“提测什么时候能给？”：明天下午")
     assert actions.execute(ctx, request=notify("p_boss")).result == "success"  # the answer took no slot of the cap
-    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_zhangsan 周报写了吗？")
+    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_zhangsan P1 周报写了吗？")
     say(ctx, channel="telegram", user="tg_zs", text="写好了")  # the cap is now used up: the answer still arrives
     assert feishu.texts_to("ou_boss")[-1].startswith("张三回复了你的问题“周报写了吗？”：写好了")
 
@@ -104,7 +104,7 @@ def test_an_answer_reaches_a_principal_who_turned_proactive_contact_off_but_wait
         "/v1/persons/p_boss/interaction_policy",
         json={"allow_proactive_ping": False, "quiet_hours": [{"start": "23:00", "end": "08:00"}]},
     )
-    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_zhangsan 提测什么时候能给？")
+    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_zhangsan P1 提测什么时候能给？")
     clock.set(EVENING + H / 2)  # 23:30 local
     say(ctx, channel="telegram", user="tg_zs", text="明天下午")
     assert not any("明天下午" in t for t in feishu.texts_to("ou_boss"))
@@ -145,6 +145,6 @@ def test_what_someone_says_before_a_held_question_reaches_them_does_not_answer_i
         "/v1/persons/p_zhangsan/interaction_policy", json={"quiet_hours": [{"start": "22:00", "end": "08:00"}]}
     )
     clock.set(EVENING)
-    say(ctx, channel="feishu", user="ou_boss", text="问一下张三：提测什么时候能给？")
+    say(ctx, channel="feishu", user="ou_boss", text="尽快问一下张三：提测什么时候能给？")
     say(ctx, channel="telegram", user="tg_zs", text="在吗？")
     assert _concern(ctx).state == "waiting_reply" and not any("在吗" in t for t in feishu.texts_to("ou_boss"))

@@ -20,7 +20,7 @@ def _concerns(ctx) -> list[Concern]:
 
 
 def _ask(ctx) -> Concern:
-    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_zhangsan 提测什么时候能给？")
+    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_zhangsan P1 提测什么时候能给？")
     return _concerns(ctx)[-1]
 
 
@@ -99,7 +99,7 @@ def test_a_principal_who_owes_an_answer_can_still_ask_someone_else(ctx, team):
     say(
         ctx, channel="telegram", user="tg_ls", text="The client wants to change the contract payment terms, OK?"
     )  # waits on the boss
-    say(ctx, channel="feishu", user="ou_boss", text="问一下张三：周报写了吗？")
+    say(ctx, channel="feishu", user="ou_boss", text="尽快问一下张三：周报写了吗？")
     by_question = {c.question: c for c in _concerns(ctx)}
     assert by_question["The client wants to change the contract payment terms, OK?"].state == "waiting_reply"
     assert by_question["周报写了吗？"].target_person_id == "p_zhangsan"

@@ -15,7 +15,7 @@ from tests.integration.story_helpers import say
 
 H = timedelta(hours=1)
 FRIDAY_9 = datetime(2026, 3, 20, 1, 0, tzinfo=UTC)  # Friday 09:00 Asia/Shanghai
-QUESTION = "问一下张三：提测什么时候能给？"
+QUESTION = "尽快问一下张三：提测什么时候能给？"  # 尽快: P1, followed up after 4 h
 
 
 def _concern(ctx) -> Concern:

@@ -11,7 +11,7 @@ from fact.models import Fact
 from tests.integration.press_helpers import buttons_to, outcomes_to, press
 from tests.integration.story_helpers import say
 
-ASK = "/ask @p_zhangsan 提测什么时候能给？"
+ASK = "/ask @p_zhangsan P1 提测什么时候能给？"
 H = timedelta(hours=1)
 WHY, FEWER = "为什么收到这条？", "消息太多"
 
@@ -65,7 +65,7 @@ def test_why_reads_the_times_in_the_readers_timezone_and_language(ctx, clock, cl
     _, telegram = team
     response = client.patch("/v1/persons/p_lisi", json={"timezone": "Europe/Berlin"})
     assert response.status_code == 200, response.text
-    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_lisi weekly report done?")
+    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_lisi P1 weekly report done?")
     press(ctx, channel="telegram", user="tg_ls", token=buttons_to(telegram, "tg_ls")["Why this?"])
     # 12:00 in Shanghai is 05:00 in Berlin; 李四 has no manager, so no escalation is promised.
     assert telegram.texts_to("tg_ls")[-1] == (

@@ -15,7 +15,7 @@ from tests.integration.workers import tick_at
 
 @pytest.mark.slow
 def test_two_schedulers_ticking_the_same_due_concern_send_once(ctx, clock, team):
-    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_zhangsan 提测什么时候能给？")
+    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_zhangsan P1 提测什么时候能给？")
     due = clock.advance(timedelta(hours=4, minutes=1))
     spawn = multiprocessing.get_context("spawn")
     barrier = spawn.Manager().Barrier(2)
@@ -36,8 +36,8 @@ def test_two_schedulers_ticking_the_same_due_concern_send_once(ctx, clock, team)
 def test_a_replica_fires_other_due_concerns_while_one_is_being_fired(ctx, clock, team, database_url):
     if database_url.startswith("sqlite"):
         pytest.skip("SQLite has one writer at a time: there is no second replica firing alongside")
-    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_zhangsan 提测什么时候能给？")
-    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_lisi 周报写完了吗？")
+    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_zhangsan P1 提测什么时候能给？")
+    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_lisi P1 周报写完了吗？")
     clock.advance(timedelta(hours=4, minutes=1))
     firing, go = threading.Event(), threading.Event()
     real = timers.fire

@@ -104,7 +104,7 @@ def test_ask_follow_up_answer_and_backflow_across_both_platforms(app_ctx, clock,
     with TestClient(
         create_app(ctx=app_ctx, run_migrations=False), headers={"Authorization": f"Bearer {ADMIN_TOKEN}"}
     ) as client:
-        feishu_says(client, clock, event_id="ev_ask", open_id="ou_boss", text="问一下张三：提测什么时候能给？")
+        feishu_says(client, clock, event_id="ev_ask", open_id="ou_boss", text="尽快问一下张三：提测什么时候能给？")
         questions = telegram.calls("sendMessage")
         assert [q["chat_id"] for q in questions] == ["1001"] and "提测什么时候能给？" in questions[0]["text"]
         acks = feishu.sent_to("ou_boss")

@@ -58,7 +58,7 @@ def _sent_to_zhangsan(ctx):
 
 def test_the_whole_story(ctx, clock, client, story):
     feishu, telegram = story
-    say(ctx, channel="feishu", user="ou_boss", text="问一下张三：提测什么时候能给？")
+    say(ctx, channel="feishu", user="ou_boss", text="尽快问一下张三：提测什么时候能给？")
     [concern] = client.get("/v1/concerns").json()["items"]
     assert concern["state"] == "waiting_reply" and concern["priority"] == "P1"
     assert telegram.texts_to("tg_zs") == ["老板想了解：提测什么时候能给？"]
@@ -104,5 +104,5 @@ def test_the_whole_story(ctx, clock, client, story):
     backflow = client.get("/v1/actions", params={"action_type": "backflow"}).json()["items"][0]
     chain = client.get(f"/v1/actions/{backflow['action_id']}/trace").json()["chain"]
     signals = [step["fact"]["content"]["text"] for step in chain if step["kind"] == "signal"]
-    assert signals == ["明天下午", "问一下张三：提测什么时候能给？"]
+    assert signals == ["明天下午", "尽快问一下张三：提测什么时候能给？"]
     assert [s["kind"] for s in chain][:2] == ["action_result", "decision"] and "concern" in [s["kind"] for s in chain]

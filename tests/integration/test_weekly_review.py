@@ -25,11 +25,11 @@ def _api_facts(client) -> list[dict]:
 
 def test_review_numbers_match_the_fact_log(ctx, clock, client, team):
     feishu, _ = team
-    say(ctx, channel="feishu", user="ou_boss", text="问一下张三：提测什么时候能给？")
-    say(ctx, channel="feishu", user="ou_boss", text="问一下李四：预算表呢？")
+    say(ctx, channel="feishu", user="ou_boss", text="尽快问一下张三：提测什么时候能给？")
+    say(ctx, channel="feishu", user="ou_boss", text="尽快问一下李四：预算表呢？")
     clock.advance(timedelta(hours=2))
     say(ctx, channel="telegram", user="tg_ls", text="The budget sheet is in the shared folder")
-    say(ctx, channel="feishu", user="ou_boss", text="问一下李四：合同呢？")
+    say(ctx, channel="feishu", user="ou_boss", text="尽快问一下李四：合同呢？")
     clock.advance(timedelta(hours=5))
     tick(ctx)
     say(ctx, channel="telegram", user="tg_ls", text="The contract is signed")
@@ -52,7 +52,7 @@ def test_scheduled_review_goes_out_once_at_weekly_review_at(ctx, clock, client, 
     assert (
         client.patch("/v1/persons/p_boss/interaction_policy", json={"weekly_review_at": "MON 09:00"}).status_code == 200
     )
-    say(ctx, channel="feishu", user="ou_boss", text="问一下张三：提测什么时候能给？")
+    say(ctx, channel="feishu", user="ou_boss", text="尽快问一下张三：提测什么时候能给？")
     monday = datetime(2026, 3, 23, 1, 0, tzinfo=UTC)  # Monday 09:00 Asia/Shanghai
     clock.set(monday - timedelta(minutes=1))
     tick(ctx)
@@ -68,7 +68,7 @@ def test_scheduled_review_goes_out_once_at_weekly_review_at(ctx, clock, client, 
 
 def test_review_is_off_by_default(ctx, clock, team):
     feishu, _ = team
-    say(ctx, channel="feishu", user="ou_boss", text="问一下张三：提测什么时候能给？")
+    say(ctx, channel="feishu", user="ou_boss", text="尽快问一下张三：提测什么时候能给？")
     clock.set(datetime(2026, 3, 23, 1, 0, tzinfo=UTC))
     tick(ctx)
     assert not any(t.startswith("**本周回顾") for t in feishu.texts_to("ou_boss"))

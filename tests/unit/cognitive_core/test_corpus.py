@@ -10,6 +10,7 @@ import re
 from collections import Counter
 from datetime import UTC, datetime
 
+from cognitive_core.language.phrasing import PLAIN_PRIORITY
 from cognitive_core.rules import Decision, OpenAsk, PersonView, SignalView, Situation, decide
 from tests.unit.cognitive_core.corpus import PEOPLE as CAST
 from tests.unit.cognitive_core.corpus.en import EN
@@ -119,7 +120,7 @@ def _run(rows: list[tuple]) -> tuple[list[tuple[str, str]], list[str], Counter]:
                 if _norm(said) != _norm(body):
                     misses.append(f"{text!r}: text {said!r} instead of {body!r}")
             fields["priority"] += 1
-            fields["priority_ok"] += d.params.get("priority") == (priority or ("P1" if intent == "ask" else "P2"))
+            fields["priority_ok"] += d.params.get("priority") == (priority or PLAIN_PRIORITY)
             if intent == "ask":
                 fields["deadline"] += 1
                 fields["deadline_ok"] += d.params.get("deadline_words") == deadline

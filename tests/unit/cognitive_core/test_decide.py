@@ -35,12 +35,12 @@ def sit(text, sender=BOSS, *, waiting=(), chat_type="p2p", mentions_bot=False, r
         "/ask 老张 提测什么时候能给？",
     ],
 )
-def test_ask_commands_raise_a_p1_concern_on_the_named_person_in_words_ending_as_a_question(text):
+def test_ask_commands_raise_a_p2_concern_on_the_named_person_in_words_ending_as_a_question(text):
     [d] = decide(sit(text))
     assert d.kind == "raise_concern" and d.params == {
         "target_person_id": "p_zhangsan",
         "question": "提测什么时候能给？",
-        "priority": "P1",
+        "priority": "P2",
     }
 
 

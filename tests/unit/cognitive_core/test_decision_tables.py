@@ -33,7 +33,7 @@ PRESSES = [
     ("ask_stand_in", {"person_id": "p_ls"}, c.Reassign("con_1", "p_ls")),
     ("wait_back", {}, c.WaitForReturn("con_1")),
     ("extend", {"hours": 2}, c.Extend("con_1", 2)),
-    ("pick_person", {"person_id": "p_ls", **PENDING}, c.Ask("p_ls", "在吗", "P1")),
+    ("pick_person", {"person_id": "p_ls", **PENDING}, c.Ask("p_ls", "在吗", "P2")),
     ("ask_or_tell", {"person_id": "p_ls", "as": "tell", **PENDING}, c.Tell("p_ls", "在吗", "P2")),
     ("nudge_pick", {"concern_id": "con_7"}, c.Nudge("con_7")),
     ("cancel_pick", {"concern_id": "con_7"}, c.Cancel("con_7")),
@@ -72,7 +72,7 @@ WAITING = (WaitingConcern("con_1", "p_boss", "提测？", last_contact_at=NOW - 
 
 # A typed command's intent → the command it is carried out as.
 TYPED = [
-    (Intent("ask", {"who": "张三", "text": "在吗"}), BOSS, c.Ask("p_zhangsan", "在吗？", "P1")),
+    (Intent("ask", {"who": "张三", "text": "在吗"}), BOSS, c.Ask("p_zhangsan", "在吗？", "P2")),
     (Intent("tell", {"who": "张三", "text": "开会", "prio": "p0"}), BOSS, c.Tell("p_zhangsan", "开会。", "P0")),
     (Intent("cancel", {"concern_id": "con_20260318_001"}), BOSS, c.Cancel("con_20260318_001")),
     (Intent("snooze", {"duration": timedelta(hours=2)}), ZS, c.Snooze("con_1", 7200)),
