@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from cognitive_core.language import forwarding, promises, reminding
 from cognitive_core.language.names import find_person
 from cognitive_core.language.parsing import Intent
-from cognitive_core.language.phrasing import PLAIN_PRIORITY, return_moment
+from cognitive_core.language.phrasing import PLAIN_PRIORITY, priority, return_moment
 from cognitive_core.language.when import parse_when
 from cognitive_core.situation import Decision, Situation, WaitingConcern
 from concern import commands as c
@@ -44,11 +44,18 @@ def _ask_or_tell(intent: Intent, situation: Situation) -> Decision:
     if target.person_id == sender.person_id:
         return _reply(f"{name}:self", "ask_self")
     text = forwarding.rewrite(args["text"], intent=name, rule=name, speaker=sender.display_name, aliases=sender.aliases)
+    prio = (args.get("prio") or _said_priority(args["text"])).upper()
     if name == "tell":
-        return Decision("tell", c.Tell(target.person_id, text, args.get("prio", PLAIN_PRIORITY).upper()))
+        return Decision("tell", c.Tell(target.person_id, text, prio))
     deadline = promises.deadline(args["text"], timezone=sender.timezone, now=situation.now)
-    question = c.Ask(target.person_id, text, args.get("prio", PLAIN_PRIORITY).upper(), **deadline)
+    question = c.Ask(target.person_id, text, prio, **deadline)
     return Decision("ask", question)
+
+
+def _said_priority(text: str) -> str:
+    """`问一下张三：…急` → P0: urgency words in the body (rewrite lifts them); a `P1` in the body is its words."""
+    said = priority(text)
+    return said.priority if said.priority and not re.fullmatch(r"[Pp][0-3]", said.words or "") else PLAIN_PRIORITY
 
 
 def _remind(intent: Intent, situation: Situation) -> Decision:

@@ -44,6 +44,21 @@ def test_ask_commands_raise_a_p2_concern_on_the_named_person_in_words_ending_as_
     }
 
 
+@pytest.mark.parametrize(
+    ("text", "priority"),
+    [
+        ("问一下张三：提测什么时候能给？尽快", "P1"),
+        ("问一下张三：服务器挂了吗，急", "P0"),
+        ("/ask @zhangsan 不急，周报写了吗", "P3"),
+        ("/ask @zhangsan P0 周报写了吗", "P0"),
+        ("/ask @zhangsan is the P1 bug fixed?", "P2"),  # a priority named inside the question is its words
+    ],
+)
+def test_urgency_words_anywhere_in_a_command_ask_set_its_priority(text, priority):
+    [d] = decide(sit(text))
+    assert d.kind == "raise_concern" and d.params["priority"] == priority
+
+
 def test_ask_with_a_priority_keeps_it():
     [d] = decide(sit("/ask @p_zhangsan P0 线上挂了，能看下吗"))
     assert d.params["priority"] == "P0" and d.params["question"] == "线上挂了，能看下吗？"
