@@ -26,6 +26,7 @@ def _did(uow: UnitOfWork, values: dict[str, Any], sender: Any, tz: ZoneInfo) -> 
         window=timedelta(seconds=values["window_s"]),
         today=values["today"],
         person_id=values.get("person_id"),
+        everything=bool(values.get("everything")),
     )
 
 

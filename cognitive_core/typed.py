@@ -96,6 +96,7 @@ def _did(intent: Intent, situation: Situation) -> Decision:
     values = {
         "today": bool(args.get("today")),
         "window_s": int(args["window"].total_seconds()) if "window" in args else 86400,
+        **({"everything": True} if args.get("all") else {}),
     }
     if args.get("who"):
         who = find_person(args["who"], situation.people, situation.signal.mentions)

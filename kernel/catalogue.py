@@ -240,6 +240,7 @@ def latin_words(text: str, *, allowed: Iterable[str] = ()) -> list[str]:
         "concern.replies.usage",  # how to type each command: its arguments are the words people type (all, later)
         "concern.replies.help",  # the command list, as people type the commands
         "cognitive_core.brief_texts:more",  # "/brief all" is the command to type
+        "cognitive_core.did_texts:more",  # "/did all" is the command to type
         "app.console:first_start_hint",  # names the file var/first-login.txt, as it is on the server
     ),
 )

@@ -194,6 +194,8 @@ def _did_args(rest: str) -> dict:
             args["window"] = span(*match.groups())
         elif token.startswith("@") or token.startswith("p_"):
             args["who"] = token
+        elif token.lower() in ("all", "全部"):
+            args["all"] = True
     return args
 
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections import Counter
+from dataclasses import replace
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import or_, select
 
+from cognitive_core.reports import did_rules, did_texts
 from concern import outbound, sandbox
 from concern.models import ACTIVE_STATES, Concern
 from concern.texts import reasons
@@ -15,8 +16,6 @@ from concern.texts.messages import duration, when
 from kernel.context import UnitOfWork
 from person.models import Person
 from person.rules import local_day_bounds
-
-MAX_LINES = 15
 
 
 def _names(uow: UnitOfWork) -> dict[str, str]:
@@ -33,49 +32,90 @@ def did(
     window: timedelta,
     today: bool,
     person_id: str | None,
+    everything: bool = False,
 ) -> str:
-    """Grouped summary of actions: sent, blocked and why, failed, and what is still waiting."""
+    """Whom Deputy contacted for the viewer and where each stands: a summary first, then a line per loop."""
     since = local_day_bounds(uow.now, tz)[0] if today else uow.now - window
-    target = viewer_id if viewer_role != "principal" else (person_id or None)
-    rows = sandbox.real_actions(uow, outbound.actions_since(uow, since=since, target_id=target))
+    span = None if today else did_rules.span_words(int(window.total_seconds()), locale)
+    if viewer_role != "principal":
+        return _did_mine(uow, viewer_id=viewer_id, locale=locale, since=since, span=span)
+    rows = sandbox.real_actions(uow, outbound.actions_since(uow, since=since, target_id=person_id or None))
     names = _names(uow)
-    zh = locale == "zh"
-    by_result = Counter(r.result for r in rows)
-    head = (
-        f"自 {since.astimezone(tz):%m-%d %H:%M} 起：发送成功 {by_result['success']}，"
-        f"被拦截 {by_result['blocked']}，失败 {by_result['failed']}。"
-        if zh
-        else f"Since {since.astimezone(tz):%m-%d %H:%M}: {by_result['success']} sent, "
-        f"{by_result['blocked']} blocked, {by_result['failed']} failed."
-    )
-    lines = [head]
-    for r in rows[-MAX_LINES:]:
-        who = names.get(r.target_person_id or "", r.target_person_id or "-")
-        not_before = r.result_detail.get("not_before")
-        until = when(datetime.fromisoformat(not_before), tz, locale, now=uow.now) if not_before else None
-        why = (
-            f"（{reasons.why(r.result_detail, locale, target=who, until=until)}）"
-            if r.result in ("blocked", "failed")
-            else ""
-        )
-        if not zh and why:
-            why = f" ({why[1:-1]})"
-        kind, channel, result = (
-            reasons.action_type(r.action_type, locale),
-            reasons.channel(r.channel, locale),
-            reasons.result(r.result, locale),
-        )
-        lines.append(
-            f"{r.action_id} {kind} → {who}（{channel}）{result}{why}：{r.content_preview[:40]}"
-            if zh
-            else f"{r.action_id} {kind} → {who} ({channel}) {result}{why}: {r.content_preview[:40]}"
-        )
-    waiting = _active(uow, viewer_id=viewer_id)
-    if waiting:
-        lines.append("仍在等待：" if zh else "Still waiting:")
-        lines += [
-            f"{c.concern_id} {names.get(c.target_person_id, c.target_person_id)}: {c.question[:40]}" for c in waiting
+    ids = {r.concern_id for r in rows if r.concern_id}
+    loops = {c.concern_id: c for c in uow.session.scalars(select(Concern).where(Concern.concern_id.in_(ids)))}
+    outcomes, seen = [], set()
+    for r in rows:
+        if not r.target_person_id or r.target_person_id == viewer_id or r.action_type == "backflow":
+            continue
+        key = r.concern_id or r.action_id
+        loop = loops.get(r.concern_id or "")
+        # One line per loop, about the person it waits on: its escalations to a manager are part of that line.
+        if key in seen or (
+            loop is not None and (loop.originator_id, loop.target_person_id) != (viewer_id, r.target_person_id)
+        ):
+            continue
+        seen.add(key)
+        last = [x for x in rows if (x.concern_id or x.action_id) == key and x.target_person_id == r.target_person_id][
+            -1
         ]
+        found = _outcome(uow, last, loop, names=names, locale=locale, tz=tz)
+        sent = last.result == "success" and last.channel != "internal"
+        outcomes.append(replace(found, via=reasons.channel(last.channel, locale)) if sent else found)
+    public = uow.settings.public_url
+    link = f"{public.rstrip('/')}/console/actions" if public else None
+    return did_rules.reply(outcomes, locale=locale, span=span, everything=everything, link=link)
+
+
+def _outcome(
+    uow: UnitOfWork, last, loop: Concern | None, *, names: dict[str, str], locale: str, tz: ZoneInfo
+) -> did_rules.Outcome:
+    """Where one loop (or one message passed on) stands, from the loop's state and its latest action."""
+    who = names.get(last.target_person_id or "", last.target_person_id or "")
+    about = loop.question if loop is not None else last.content_preview
+    not_before = last.result_detail.get("not_before")
+    if last.result in ("blocked", "failed", "pending") and not_before:
+        held = reasons.held(last.result_detail.get("blocked_by", ""), locale)
+        until = when(datetime.fromisoformat(not_before), tz, locale, now=uow.now)
+        return did_rules.Outcome(who, "held", about, note=held, until=until)
+    if last.result in ("blocked", "failed") and (loop is None or loop.state in ACTIVE_STATES):
+        note = reasons.not_done(last.result_detail, locale, target=who)
+        return did_rules.Outcome(who, "not_done", about, note=note)
+    if loop is None:
+        return did_rules.Outcome(who, "told", about)
+    if loop.answer is not None:
+        return did_rules.Outcome(who, "answered", about, answer=loop.answer)
+    if loop.kind == "commitment" and loop.state in ACTIVE_STATES and loop.due_at:
+        if loop.due_at <= uow.now:
+            return did_rules.Outcome(who, "promise_due", about)
+        return did_rules.Outcome(who, "promised", about, until=when(loop.due_at, tz, locale, now=uow.now))
+    if loop.state == "escalated" or loop.escalation_level > 0:
+        return did_rules.Outcome(who, "escalated", about, note=names.get(loop.escalated_to or "", "-"))
+    if loop.state not in ACTIVE_STATES:
+        return did_rules.Outcome(who, "closed", about, note=reasons.state(loop.state, locale))
+    if loop.held_by == "away":
+        back = when(loop.held_until, tz, locale, now=uow.now) if loop.held_until else None
+        return did_rules.Outcome(who, "held", about, note="away", until=back or did_texts.text("back_open", locale))
+    return did_rules.Outcome(who, "waiting", about, follow_ups=loop.follow_up_count)
+
+
+def _did_mine(uow: UnitOfWork, *, viewer_id: str, locale: str, since: datetime, span: str | None) -> str:
+    """A person who is not a principal asks what Deputy sent them: one line per message, newest last."""
+    rows = sandbox.real_actions(uow, outbound.actions_since(uow, since=since, target_id=viewer_id))
+    if not rows:
+        return did_texts.text("nothing_mine", locale)
+    plural = did_texts.text("messages" if len(rows) != 1 else "message", locale)
+    head = did_texts.text("head_mine_today" if span is None else "head_mine", locale, n=len(rows), messages=plural,
+                          span=span or "")  # fmt: skip
+    shown = rows[-did_rules.MAX_LINES :]
+    lines = [head] + [
+        did_texts.text(
+            "line_mine",
+            locale,
+            note=reasons.action_type(r.action_type, locale),
+            about=did_rules.clip(r.content_preview),
+        )  # fmt: skip
+        for r in shown
+    ]
     return "\n".join(lines)
 
 

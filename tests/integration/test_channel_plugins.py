@@ -136,7 +136,9 @@ def test_a_new_platform_is_named_as_its_plugin_names_it_in_a_did_line(ctx, wecom
     say(ctx, channel="wecom", user="wx_boss", text="问一下张三：提测什么时候能给？")
     assert wecom.channel.texts_to("wx_zs") == ["老板想了解：提测什么时候能给？"]
     say(ctx, channel="wecom", user="wx_boss", text="/did 24h")
-    assert "→ 张三（企业微信）成功" in wecom.channel.texts_to("wx_boss")[-1]
+    assert (
+        wecom.channel.texts_to("wx_boss")[-1].splitlines()[1] == "· 张三：“提测什么时候能给？”，还在等回复（企业微信）"
+    )
 
 
 def test_a_new_platform_brings_its_name_as_people_read_it(wecom):

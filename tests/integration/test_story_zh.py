@@ -95,10 +95,13 @@ def test_the_whole_story(ctx, clock, client, story):
     # check-in at 15:00 the next day.
     assert len(_sent_to_zhangsan(ctx)) == 5 and "已转告老板。" in telegram.texts_to("tg_zs")
 
-    # /did tells the principal what happened, with ids.
+    # /did tells the principal what happened in plain words: the summary first, one line per loop, no ids.
     say(ctx, channel="feishu", user="ou_boss", text="/did 7d")
-    summary = feishu.texts_to("ou_boss")[-1]
-    assert "act_" in summary and "回传答复" in summary and "升级" in summary
+    assert feishu.texts_to("ou_boss")[-1].splitlines() == [
+        "最近7天替你联系了 1 个人：张三答应的事到时间了。",
+        "· 张三回复了“提测什么时候能给？”：明天下午（Telegram）",
+        "· 张三答应的“提测什么时候能给？”到时间了，已问过进展，还在等（Telegram）",
+    ]
 
     # The trace of the backflow reaches both signals: the answer and the original request.
     backflow = client.get("/v1/actions", params={"action_type": "backflow"}).json()["items"][0]

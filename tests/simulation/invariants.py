@@ -13,6 +13,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import select
 
 from action.models import ActionRow, ButtonRow
+from cognitive_core.reports.did_rules import clip
 from concern import metrics as concern_metrics
 from concern.models import ACTIVE_STATES, Concern, OutboxEntry
 from fact.models import Fact
@@ -329,8 +330,10 @@ class Invariants:
         deliveries = self.sim.platform.deliveries[self._language_checked :]
         self._language_checked += len(deliveries)
         texts = sorted(self.user_texts, key=len, reverse=True)
-        # What the bot quotes (a /did line shows the start of what it sent someone else) is quoted, not written.
-        quoted = sorted({a.content_preview[:40] for a in state.actions.values()}, key=len, reverse=True)
+        # What the bot quotes (a /did line shows the start of a question or of what it passed on) is quoted, not
+        # written: the question and message previews, as /did clips them.
+        previews = [a.content_preview for a in state.actions.values()] + [c.question for c in state.concerns]
+        quoted = sorted({clip(t) for t in previews} | set(previews), key=len, reverse=True)
         for d in deliveries:
             row = state.actions.get(d.action_id)
             person = state.persons.get(row.target_person_id) if row else None
@@ -339,9 +342,8 @@ class Invariants:
             bare = d.text
             for command in _BOT_COMMANDS:
                 bare = bare.replace(command, " ")
-            if "act_" in d.text:  # a /did summary quotes the start of each message it lists
-                for t in quoted:
-                    bare = bare.replace(t, " ")
+            for t in quoted:
+                bare = bare.replace(t, " ")
             # Words passed on in the other language are framed in their language (issue 21).
             carried = [t for t in texts if t in bare]
             for t in texts:

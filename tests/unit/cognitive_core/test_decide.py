@@ -191,6 +191,7 @@ def test_command_table_in_both_languages(text, name):
 def test_did_arguments():
     intent = parse("/did 48h @zhangsan")
     assert intent.args == {"window": timedelta(hours=48), "who": "@zhangsan"}
+    assert parse("/did all 7d").args == {"window": timedelta(days=7), "all": True}
 
 
 def test_person_matching_by_id_name_alias_and_mention():
