@@ -7,16 +7,14 @@ then "and N more" with the way to see them. No record ids, no counters of result
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from cognitive_core.reports.did_texts import text
+from concern.texts.messages import clip
 
 NAMED = 2  # a group of at most this many people is named in the summary, a larger one counted
-PREVIEW = 40  # characters of a question or message quoted in a detail line
 MAX_LINES = 8  # detail lines on one screen; the rest is "… and N more"
 _UNITS = ((86400, "天", "day"), (3600, "小时", "hour"), (60, "分钟", "minute"))
-_STOP = re.compile(r"[\s，,。.;；、:：!！?？]")  # where a quoted preview may end
 # Where each outcome stands, in the order the summary tells them (what needs nothing from the principal last).
 KINDS = ("not_done", "escalated", "promise_due", "answered", "promised", "waiting", "held", "told", "closed")
 
@@ -34,22 +32,6 @@ class Outcome:
     until: str = ""  # held: when it goes out · promised: by when
     follow_ups: int = 0  # waiting: follow-ups sent so far
     via: str = ""  # the platform the latest message went out on, as its plugin names it
-
-
-def clip(words: str, limit: int = PREVIEW) -> str:
-    """At most `limit` characters, ending at a pause near the end or else never inside a Latin word, then `…`."""
-    words = " ".join(words.split())
-    if len(words) <= limit:
-        return words
-    head = words[: limit - 1]
-    inside_latin = bool(re.search(r"[A-Za-z0-9]$", head) and re.match(r"[A-Za-z0-9]", words[limit - 1]))
-    stops = [m.end() for m in _STOP.finditer(head)]
-    near = [s for s in stops if s >= len(head) * 2 // 3]
-    if near:
-        head = head[: near[-1]]
-    elif inside_latin and stops:
-        head = head[: stops[-1]]
-    return head.rstrip(" ,，、:：;；.。") + "…"
 
 
 def span_words(seconds: int, locale: str) -> str:

@@ -23,12 +23,12 @@ _TEMPLATES: dict[str, dict[str, str]] = {
         "en": "{target} promised it by {when}; I'll check in then.",
     },
     "check_in": {
-        "zh": "你说过 {when} 给{asker}：{text}，完成了吗？",
-        "en": "You said you'd get back to {asker} by {when}: {text}. Is it done?",
+        "zh": "你答应过{asker}：“{promise}”（{when}），是关于“{text}”。现在完成了吗？",
+        "en": "You told {asker} “{promise}” ({when}), about “{text}”. Is it done?",
     },
     "check_in_follow_up": {
-        "zh": "【跟进】你答应 {when} 给{asker}：{text}，现在怎么样了？",
-        "en": "[Follow-up] You promised {asker} by {when}: {text}. How is it going?",
+        "zh": "【跟进】你答应过{asker}：“{promise}”（{when}），是关于“{text}”。现在怎么样了？",
+        "en": "[Follow-up] You told {asker} “{promise}” ({when}), about “{text}”. How is it going?",
     },
     "done": {"zh": "{target}：已完成 ——“{text}”（{timing}）", "en": '{target}: done — "{text}" ({timing})'},
     "answered": {
@@ -82,7 +82,14 @@ def request(uow: UnitOfWork, concern: Concern, *, purpose: str, decision_ref: st
         action_type="send_message",
         decision_ref=decision_ref,
         target_person_id=target.person_id,
-        text=render(template, target.locale, when=when, asker=asker.display_name, text=concern.question),
+        text=render(
+            template,
+            target.locale,
+            when=when,
+            asker=asker.display_name,
+            text=concern.question,
+            promise=_promise_words(uow, concern),
+        ),  # fmt: skip
         priority=concern.priority,
         concern_id=concern.concern_id,
         follow_up=purpose == "follow_up",
@@ -90,6 +97,12 @@ def request(uow: UnitOfWork, concern: Concern, *, purpose: str, decision_ref: st
         request_key=key,
         buttons=specs,
     )
+
+
+def _promise_words(uow: UnitOfWork, concern: Concern) -> str:
+    """The promise as its maker said it: the answer that opened the commitment (the question itself, if none)."""
+    parent = service.get(uow, concern_id=concern.parent_id) if concern.parent_id else None
+    return messages.clip(parent.answer if parent is not None and parent.answer else concern.question)
 
 
 def check_in_due(concern: Concern, last_contact_at: datetime | None) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -225,3 +226,22 @@ def risk_question(member: str, text: str, locale: str) -> str:
 def decision_back(maker: str, answer: str, locale: str) -> str:
     """The decision flowing back to the member."""
     return render("decision_back", locale, maker=maker, answer=answer)
+
+
+_PAUSE = re.compile(r"[\s，,。.;；、:：!！?？]")  # where a quoted preview may end
+
+
+def clip(words: str, limit: int = 40) -> str:
+    """At most `limit` characters, ending at a pause near the end or else never inside a Latin word, then `…`."""
+    words = " ".join(words.split())
+    if len(words) <= limit:
+        return words
+    head = words[: limit - 1]
+    inside_latin = bool(re.search(r"[A-Za-z0-9]$", head) and re.match(r"[A-Za-z0-9]", words[limit - 1]))
+    stops = [m.end() for m in _PAUSE.finditer(head)]
+    near = [s for s in stops if s >= len(head) * 2 // 3]
+    if near:
+        head = head[: near[-1]]
+    elif inside_latin and stops:
+        head = head[: stops[-1]]
+    return head.rstrip(" ,，、:：;；.。") + "…"

@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import select
 
 from action.models import ActionRow, ButtonRow
-from cognitive_core.reports.did_rules import clip
+from concern.texts.messages import clip
 from concern import metrics as concern_metrics
 from concern.models import ACTIVE_STATES, Concern, OutboxEntry
 from fact.models import Fact

@@ -4,7 +4,8 @@ import re
 
 import pytest
 
-from cognitive_core.reports.did_rules import MAX_LINES, Outcome, clip, line, reply, span_words, summary
+from cognitive_core.reports.did_rules import MAX_LINES, Outcome, line, reply, span_words, summary
+from concern.texts.messages import clip
 
 ZS_WAITS = Outcome("张三", "waiting", "提测什么时候能给？")
 LS_HELD = Outcome("李四", "held", "周报写了吗？", note="正处于免打扰时间", until="明天 08:00")
