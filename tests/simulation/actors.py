@@ -15,7 +15,7 @@ from channels.inbound import InboundMessage, InboundPress, InboundRead
 from concern.models import ACTIVE_STATES, Concern
 from concern.outbox import drain as outbox
 from perception import service as perception
-from tests.simulation import inputs
+from tests.simulation import conversation, inputs
 from tests.simulation.inputs import Said
 from tests.simulation.platform import Delivery
 from tests.simulation.scheduler import Task
@@ -156,7 +156,13 @@ class Actors:
     def _ask_chat(self, rng: random.Random) -> None:
         asker = rng.choice(self._principals())
         target = rng.choice([p for p in self.sim.cast if p.person_id != asker.person_id])
-        q = inputs.question(rng, next(self._n), asker.locale)
+        if rng.random() < 0.5:
+            q = inputs.question(rng, next(self._n), asker.locale)
+        else:  # as people type: their 我 / my, fillers, or a question whose answer is information
+            q, information = inputs.spoken_question(rng, next(self._n), asker.locale)
+            if information is not None:
+                self.sim.checker.conversation.information[conversation.marker(q) or ""] = information
+        self.sim.checker.conversation.asked_in_chat.add(conversation.marker(q) or "")
         self.sim.checker.user_texts.add(q)
         self.say(self._said(rng, asker, inputs.ask_text(rng, asker, target, q)), rng)
 
@@ -230,7 +236,9 @@ class Actors:
         concern = rng.choice(waiting)
         target = self.people[concern.target_person_id]
         quoting = self._last_message_to(target, concern.concern_id) if rng.random() < 0.4 else None
-        self.say(self._said(rng, target, inputs.answer(rng, next(self._n), target.locale), quoting=quoting), rng)
+        said = self.sim.checker.conversation.information.get(conversation.marker(concern.question) or "")
+        said = said or inputs.answer(rng, next(self._n), target.locale)
+        self.say(self._said(rng, target, said, quoting=quoting), rng)
 
     def _reply_other(self, rng: random.Random) -> None:
         person = rng.choice(self.sim.cast)
@@ -342,7 +350,12 @@ class Actors:
         if open_:
             concern = rng.choice(open_)
             originator = self.people[concern.originator_id]
-            self.say(self._said(rng, originator, rng.choice(("/cancel ", "取消 ")) + concern.concern_id), rng)
+            target = self.people.get(concern.target_person_id)
+            if target is not None and originator.role == "principal" and rng.random() < 0.5:
+                said = inputs.cancel_text(rng, originator, target)  # in words: `跟张三那个事不用问了`
+            else:
+                said = rng.choice(("/cancel ", "取消 ")) + concern.concern_id
+            self.say(self._said(rng, originator, said), rng)
 
     def _cancel_api(self, rng: random.Random) -> None:
         open_ = self._active()
@@ -373,7 +386,8 @@ class Actors:
             self.sim.run_tasks()
 
     def _status(self, rng: random.Random) -> None:
-        self.say(self._said(rng, rng.choice(self._principals()), rng.choice(inputs.STATUS)), rng)
+        said = rng.choice(inputs.STATUS if rng.random() < 0.5 else inputs.SPOKEN_STATUS)
+        self.say(self._said(rng, rng.choice(self._principals()), said), rng)
 
     def _duplicate(self, rng: random.Random) -> None:
         if self.sent:

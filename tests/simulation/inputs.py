@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from dataclasses import dataclass
 from typing import Any
 
+from tests.simulation.conversation import INFORMATION_PAIRS
 from tests.simulation.world import PersonSpec
 from tests.unit.cognitive_core.corpus import PEOPLE as CORPUS_PEOPLE
 from tests.unit.cognitive_core.corpus.en import EN as CORPUS_EN
+from tests.unit.cognitive_core.corpus.gist import GIST as CORPUS_GIST
 from tests.unit.cognitive_core.corpus.zh import ZH as CORPUS_ZH
 
 ACKS = ("收到", "好的", "ok", "got it", "我看下", "好的👌", "收到！", "OK.")
@@ -96,6 +99,29 @@ def question(rng: random.Random, n: int, locale: str) -> str:
     )
 
 
+def spoken_question(rng: random.Random, n: int, locale: str) -> tuple[str, str | None]:
+    """(a question as a principal types it, with their 我 / my and fillers; the answer, if it is information).
+
+    A third of them come from the promises corpus's information pairs: the reply is that pair's answer.
+    """
+    if rng.random() < 0.3:
+        pairs = [p for p in INFORMATION_PAIRS if bool(_CJK.search(p[0])) == (locale == "zh")]
+        asked, said = rng.choice(pairs)
+        return (f"问题{n}：{asked}" if locale == "zh" else f"Q{n}: {asked}"), said
+    if locale == "zh":
+        return rng.choice(
+            (
+                f"问题{n}：我的报销单批了没啊",
+                f"问题{n}：那个方案你看完了吗",
+                f"问题{n}：能不能把合同发我一份",
+                f"问题{n}：嗯 我们明天几点出发",
+            )  # fmt: skip
+        ), None
+    return rng.choice(
+        (f"Q{n}: did you get my email?", f"Q{n}: can you send me the deck pls", f"Q{n}: um is the build green?")
+    ), None
+
+
 def _phrasings(rows: list[tuple], intent: str) -> tuple[str, ...]:
     """The corpus's ways of saying `intent` as templates: its person as `{who}`, its message as `{text}`.
 
@@ -112,12 +138,43 @@ def _phrasings(rows: list[tuple], intent: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _naming(rows: list[tuple], intent: str) -> tuple[str, ...]:
+    """The corpus's ways of saying `intent` about one person with no message (a cancel, a nudge), as `{who}`."""
+    words = {name: (name, *aliases) for _, name, aliases in CORPUS_PEOPLE}
+    found = []
+    for text, kind, person, body, *_ in rows:
+        said = next((w for w in words.get(person or "", ()) if text.count(w) == 1), None) if kind == intent else None
+        if said is not None and body is None and "{" not in text:
+            found.append(text.replace(said, "{who}"))
+    return tuple(dict.fromkeys(found))
+
+
+def _plain(rows: list[tuple], intents: tuple[str, ...]) -> tuple[str, ...]:
+    """The corpus's status and did phrasings that name nobody (`还有谁没回我`, `what's still outstanding?`)."""
+    return tuple(dict.fromkeys(text for text, kind, person, *_ in rows if kind in intents and person is None))
+
+
 PHRASINGS = {
     ("ask", "zh"): _phrasings(CORPUS_ZH, "ask"),
     ("ask", "en"): _phrasings(CORPUS_EN, "ask"),
     ("tell", "zh"): _phrasings(CORPUS_ZH, "tell"),
     ("tell", "en"): _phrasings(CORPUS_EN, "tell"),
+    ("cancel", "zh"): tuple(t for t in _naming([*CORPUS_ZH, *CORPUS_GIST], "cancel") if _CJK.search(t)),
+    ("cancel", "en"): tuple(t for t in _naming([*CORPUS_EN, *CORPUS_GIST], "cancel") if not _CJK.search(t)),
 }
+# Status and "what did you do" in the corpus's everyday words, beside the commands in STATUS.
+SPOKEN_STATUS = tuple(
+    t for t in _plain([*CORPUS_ZH, *CORPUS_EN, *CORPUS_GIST], ("status", "did")) if not re.search(r"con_\d", t)
+)
+
+
+def cancel_text(rng: random.Random, asker: PersonSpec, target: PersonSpec) -> str:
+    """A cancel in the corpus's plain words, naming the person the question went to."""
+    who = target.display_name if asker.locale == "zh" else target.aliases[0]
+    return rng.choice(PHRASINGS[("cancel", asker.locale)]).format(who=who)
 
 
 def _natural(rng: random.Random, intent: str, asker: PersonSpec, target: PersonSpec, text: str) -> str:

@@ -13,14 +13,15 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import select
 
 from action.models import ActionRow, ButtonRow
-from concern.texts.messages import clip
 from concern import metrics as concern_metrics
 from concern.models import ACTIVE_STATES, Concern, OutboxEntry
+from concern.texts.messages import clip
 from fact.models import Fact
 from perception.models import InboxEntry
 from person.models import InteractionPolicy, Person
 from person.rules import is_quiet, local_day_bounds
 from tests.simulation.away import AwayTimeline
+from tests.simulation.conversation import ConversationChecks
 from tests.simulation.factlog import FactLogGuard
 from tests.simulation.meetings import placed_past_deadline, placed_past_escalation
 from tests.simulation.platform import Delivery
@@ -64,6 +65,7 @@ class Invariants:
         self.log_guard = FactLogGuard(sim)
         self.from_facts = PolitenessFromFacts(sim)
         self.away = AwayTimeline()
+        self.conversation = ConversationChecks()
         self._last_fact_pk = 0
         self._policies: dict[str, list[tuple[datetime, InteractionPolicy]]] = defaultdict(list)
         self._reported_outcome: dict[str, str] = {}
@@ -96,6 +98,7 @@ class Invariants:
             self._nothing_proactive_while_away,
             self._soft_moves_keep_the_deadline,
             self._soft_moves_keep_the_escalation,
+            self._forwarded_words_are_the_readers,
         ):
             if rule.__name__.strip("_") not in self.sim.options.ignore:
                 rule(state, final)
@@ -329,7 +332,8 @@ class Invariants:
         unless it frames words passed on in the other language: then the frame follows those words."""
         deliveries = self.sim.platform.deliveries[self._language_checked :]
         self._language_checked += len(deliveries)
-        texts = sorted(self.user_texts, key=len, reverse=True)
+        # The principal's words as forwarded (rewritten for the reader) are theirs too.
+        texts = sorted(self.user_texts | {c.question for c in state.concerns}, key=len, reverse=True)
         # What the bot quotes (a /did line shows the start of a question or of what it passed on) is quoted, not
         # written: the question and message previews, as /did clips them.
         previews = [a.content_preview for a in state.actions.values()] + [c.question for c in state.concerns]
@@ -455,6 +459,10 @@ class Invariants:
         """Nobody away gets a proactive message below P0 (tests/simulation/away)."""
         kinds = {c.concern_id: c.kind for c in state.concerns}
         self.violations += self.away.violations(self._deliveries(state), kinds)
+
+    def _forwarded_words_are_the_readers(self, state: State, final: bool) -> None:
+        """Forwarded words leave no 我 / me nor filler; information never opens a commitment (conversation.py)."""
+        self.violations += self.conversation.violations(state.concerns)
 
     def _soft_moves_keep_the_deadline(self, state: State, final: bool) -> None:
         """No contact moved for a meeting, the usual hour or a promise lands after its deadline (meetings.py)."""
