@@ -92,9 +92,11 @@ def _buttons(
             out.append(
                 {"intent": intent, "verb": f"{intent}_pick", "person_id": target, "args": {"concern_id": mine[0]}}
             )
-        else:  # how someone named is doing is a status of them
-            about = {"person_id": target} if intent == "status" and target else {}
-            out.append({"intent": intent, "verb": "guess", "args": {"intent": intent, **about}})
+        elif intent == "status" and target:  # how someone named is doing is their status
+            args = {"intent": intent, "person_id": target}
+            out.append({"intent": "status_of", "verb": "guess", "person_id": target, "args": args})
+        else:
+            out.append({"intent": intent, "verb": "guess", "args": {"intent": intent}})
     return out
 
 

@@ -208,6 +208,7 @@ GUESSES = Catalogue(
     "concern.replies.guesses",
     {
         "status": {"zh": "现在在等谁回复", "en": "What am I waiting on?"},
+        "status_of": {"zh": "{target}回复了吗", "en": "Has {target} replied?"},
         "did": {"zh": "你最近替我做了什么", "en": "What did you do for me?"},
         "brief": {"zh": "今天的简报", "en": "Today's brief"},
         "review": {"zh": "本周回顾", "en": "This week's review"},

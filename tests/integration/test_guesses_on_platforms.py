@@ -14,7 +14,7 @@ def test_an_unsure_readings_buttons_are_one_telegram_keyboard(ctx, platforms):  
     say(ctx, channel="telegram", user="9001", text=UNSURE)
     [key] = [key for key in telegram_fake.sent if key[0] == "9001"]
     labels = [label for row in telegram_fake.keyboard(*key) for label, _ in row]
-    assert labels == ["去问张三", "现在在等谁回复"]
+    assert labels == ["去问张三", "张三回复了吗"]
 
 
 def test_an_unsure_readings_buttons_are_a_feishu_card(ctx, platforms):  # noqa: F811
@@ -23,4 +23,4 @@ def test_an_unsure_readings_buttons_are_a_feishu_card(ctx, platforms):  # noqa: 
                bindings=[{"channel": "feishu", "external_user_id": "ou_chief"}])  # fmt: skip
     say(ctx, channel="feishu", user="ou_chief", text=UNSURE)
     [sent] = feishu_fake.sent_to("ou_chief")
-    assert [label for label, _ in feishu_fake.buttons(sent["message_id"])] == ["Ask 张三", "What am I waiting on?"]
+    assert [label for label, _ in feishu_fake.buttons(sent["message_id"])] == ["Ask 张三", "Has 张三 replied?"]

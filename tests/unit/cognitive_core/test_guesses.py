@@ -56,7 +56,11 @@ def test_an_ask_is_offered_only_with_a_named_person_and_its_button_carries_the_p
     ask, status = d.command.values["guesses"]
     assert (ask["verb"], ask["person_id"], ask["args"]["as"]) == ("ask_or_tell", "p_zhangsan", "ask")
     assert ask["args"]["text"].startswith("上线的事有谱了吗")
-    assert status == {"intent": "status", "verb": "guess", "args": {"intent": "status", "person_id": "p_zhangsan"}}
+    assert (status["intent"], status["verb"], status["args"]) == (
+        "status_of",
+        "guess",
+        {"intent": "status", "person_id": "p_zhangsan"},
+    )
 
 
 def test_a_nudge_is_offered_only_on_the_one_open_question_to_that_person():
