@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test test-all lint migrate bench simulate clean
+.PHONY: run test test-all lint migrate bench simulate clean intent-rows
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,12 @@ test: $(STAMP)
 # service that cannot be had fails its tests instead of skipping them (scripts/test-all).
 test-all: $(STAMP)
 	scripts/test-all $(PYTEST_ARGS)
+
+# The intent classifier's training rows, exported from the tuning corpus (tests/unit/cognitive_core/corpus) into
+# cognitive_core/language/intent_rows.json with the threshold cross-validation chooses; run it after changing the
+# corpus (tests/unit/cognitive_core/test_classifier.py fails until then). The held-out set is never read.
+intent-rows: $(STAMP)
+	$(BIN)/python -m tests.unit.cognitive_core.intent_rows
 
 # The layer map (import-linter contracts in pyproject.toml) and the style (ruff): a violation names the import or line.
 lint: $(STAMP)

@@ -18,6 +18,7 @@ from typing import Any
 from action.service import recover_interrupted
 from app.receipts import ChannelReceipts
 from cognitive_core.inbox import process_pending
+from cognitive_core.language import classifier
 from cognitive_core.llm import worker as llm_worker
 from cognitive_core.reports import briefs, reviews
 from concern import queue, receipts, sandbox, timers
@@ -120,6 +121,7 @@ class Processor:
         """Start the thread (and the Redis wake-up listener when Redis is configured)."""
         if not self.threaded:
             return
+        classifier.warm()  # this process decides: its intent model is trained before the first message needs it
         self._thread.start()
         if self.ctx.redis is not None:
             self._listener.start()

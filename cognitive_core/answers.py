@@ -79,14 +79,25 @@ def _ask_or_tell(uow: UnitOfWork, values: dict[str, Any], locale: str) -> list[t
     return [("ask_or_tell", labels[verb], pending | {"as": verb}) for verb in ("ask", "tell")]
 
 
+def _guesses(uow: UnitOfWork, values: dict[str, Any], locale: str) -> list[tuple[str, str, dict]]:
+    """The classifier's readings (language.guesses), each a button labelled in the sender's language."""
+    out = []
+    for guess in values["guesses"]:
+        target = persons.get(uow, person_id=guess["person_id"]) if guess.get("person_id") else None
+        label = replies.GUESSES.text(guess["intent"], locale, target=target.display_name if target else "")
+        out.append((guess["verb"], label, guess["args"]))
+    return out
+
+
 def _which(verb: str) -> Callable[[UnitOfWork, dict[str, Any], str], list[tuple[str, str, dict]]]:
     return lambda uow, values, locale: [(verb, q, {"concern_id": cid}) for cid, q in values["choices"]]
 
 
-# The buttons a question back carries: who was meant, ask or tell, which open question.
+# The buttons a question back carries: who was meant, ask or tell, which reading, which open question.
 CHOICES: dict[str, Callable[[UnitOfWork, dict[str, Any], str], list[tuple[str, str, dict]]]] = {
     "did_you_mean_person": _people,
     "ask_or_tell": _ask_or_tell,
+    "did_you_mean": _guesses,
     "nudge_which": _which("nudge_pick"),
     "cancel_which": _which("cancel_pick"),
 }

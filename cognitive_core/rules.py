@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from cognitive_core import typed
-from cognitive_core.language import gist, intents, promises, understood
+from cognitive_core.language import classifier, gist, guesses, intents, promises, understood
 from cognitive_core.language.names import find_person
 from cognitive_core.language.parsing import (
     Intent,
@@ -201,6 +201,22 @@ def _risk_escalation(situation: Situation, text: str) -> Decision | None:
     return Decision("risk_keywords", c.Escalate(maker, text, tuple(keywords))) if maker else None
 
 
+def _guess(situation: Situation, text: str) -> Decision | None:
+    """What neither the table nor the gist read: the classifier's guess, answered or offered (language.guesses)."""
+    sender = situation.sender
+    model = classifier.model()
+    return guesses.decide(
+        text,
+        model.probabilities(classifier.masked(text, situation.people)),
+        sure=model.sure,
+        people=situation.people,
+        speaker=sender,
+        open_asks=tuple((a.concern_id, a.target_person_id, a.question) for a in situation.open_asks),
+        tz=sender.timezone,
+        now=situation.now,
+    )
+
+
 def decide(situation: Situation) -> list[Decision]:
     """Decisions for one inbound message (an empty list never happens: at least `ignore`)."""
     sig = situation.signal
@@ -233,4 +249,7 @@ def decide(situation: Situation) -> list[Decision]:
         return [typed.usage(keyword)]
     if (risky := _risk_escalation(situation, text)) is not None:
         return [risky]
-    return [understood.nothing_matched(text, principal=situation.sender.role == "principal")]
+    nothing = understood.nothing_matched(text, principal=situation.sender.role == "principal")
+    if nothing.rule == "not_understood" and (guessed := _guess(situation, text)) is not None:
+        return [guessed]
+    return [nothing]

@@ -12,6 +12,7 @@ from typing import Any
 from cognitive_core import flows
 from cognitive_core.llm import proposals
 from cognitive_core.presses import rules as press_rules
+from cognitive_core.situation import Decision, SignalView, Situation
 from concern import buttons as concern_buttons
 from concern import commands as c
 from concern import handlers, outbound, recipients, said
@@ -25,7 +26,7 @@ from kernel.context import UnitOfWork
 from person import service as persons
 
 # A choice on a question the bot asked back: carried out as if typed in full (its answers go to the chat too).
-PICKED = {"pick_person": "picked", "ask_or_tell": "picked", "cancel_pick": "picked"}
+PICKED = {"pick_person": "picked", "ask_or_tell": "picked", "cancel_pick": "picked", "guess": "picked"}
 
 
 def view_of(uow: UnitOfWork, button: Any, presser_id: str | None, fact_id: str | None = None) -> press_rules.PressView:
@@ -131,6 +132,17 @@ def _explain(uow: UnitOfWork, command: c.Explain, button: Any, presser: Any, pre
     )  # fmt: skip
 
 
+def _answer(uow: UnitOfWork, command: c.Command, presser: Any, press: Fact, decision_id: str, people: tuple) -> None:
+    """An answer the core gives itself (a reply, a brief, a review), sent to the presser where they pressed."""
+    sender = next((p for p in people if p.person_id == presser.person_id), None)
+    if sender is None:  # not among the active people any more: nothing to answer
+        return
+    signal = SignalView(fact_id=press.fact_id, channel=press.content.get("channel") or "", text="")
+    situation = Situation(signal=signal, sender=sender, people=people, now=uow.now)
+    decision = Decision(f"press:{command.KIND.value}", command)
+    flows.apply(uow, decision, decision_id=decision_id, situation=situation, fact_id=press.fact_id)
+
+
 def _carry_out(
     uow: UnitOfWork, command: c.Command, button: Any, presser: Any, press: Fact, decision_id: str, people: tuple
 ) -> tuple[str, Outcome | None]:
@@ -139,6 +151,9 @@ def _carry_out(
         return press_text("llm_cancelled", presser.locale), None
     if isinstance(command, c.ConfirmProposal):
         return proposals.confirm(uow, command=command, presser=presser, press=press, people=people), None
+    if type(command) in flows.ANSWERS:  # a reading offered (language.guesses): answered as if typed, in the chat
+        _answer(uow, command, presser, press, decision_id, people)
+        return press_text("picked", presser.locale), None
     channel = press.content.get("channel") or ""
     origin = handlers.Origin(
         decision_id=decision_id, actor_id=presser.person_id, channel=channel, fact_id=press.fact_id

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from cognitive_core.language import understood
+from cognitive_core.language import guesses, understood
 from cognitive_core.situation import Decision
 from concern import commands as c
 
@@ -20,7 +20,7 @@ ON_OPEN_LOOPS = frozenset(
      "extend", "remind_later", "ask_stand_in", "wait_back"}
 )  # fmt: skip
 # Verbs of a question the bot asked back: the pending request (or the loop picked) is in the button's args.
-PICKS = frozenset({"pick_person", "ask_or_tell", "nudge_pick", "cancel_pick"})
+PICKS = frozenset({"pick_person", "ask_or_tell", "nudge_pick", "cancel_pick", "guess"})
 # Verbs only while the loop still waits on the person asked (not once it was escalated).
 WHILE_WAITING = frozenset({"later", "tomorrow"})
 # Verbs that only read: never spent, pressable again and again (a press is still recorded once per platform event).
@@ -87,6 +87,7 @@ VERBS: dict[str, Callable[[PressView], c.Command]] = {
     "ask_or_tell": lambda v: _completed(v).command,
     "nudge_pick": lambda v: c.Nudge(v.args["concern_id"]),
     "cancel_pick": lambda v: c.Cancel(v.args["concern_id"]),
+    "guess": lambda v: guesses.command(v.args.get("intent", "help"), v.args.get("person_id")),  # a reading offered
     "llm_confirm": lambda v: c.ConfirmProposal(v.args.get("decision_id", "")),
     "llm_cancel": lambda v: c.DropProposal(v.args.get("decision_id", "")),
     "why": lambda v: c.Explain(v.args.get("message", ""), v.concern_id, v.args.get("kind", ""), v.args.get("decision")),

@@ -164,6 +164,10 @@ _REPLIES = {
         "zh": '我不认识"{who}"，你是指 {names} 吗？',
         "en": 'I don\'t know "{who}"; do you mean {names}?',
     },
+    "did_you_mean": {
+        "zh": "我不太确定你的意思，是下面哪一个？",
+        "en": "I'm not sure what you mean. Is it one of these?",
+    },
     "ask_or_tell": {
         "zh": "要我去问{target}（等回复并跟进），还是只转告一声？",
         "en": "Should I ask {target} (and follow up until they answer), or just pass it on?",
@@ -196,6 +200,30 @@ REPLIES = Catalogue("concern.replies", _REPLIES)
 ASK_OR_TELL = Catalogue(
     "concern.replies.ask_or_tell",
     {"ask": {"zh": "去问（等回复）", "en": "Ask"}, "tell": {"zh": "只转告", "en": "Just tell"}},
+)
+
+
+# The buttons of a did-you-mean the intent classifier offers (cognitive_core.language.guesses), one per reading.
+GUESSES = Catalogue(
+    "concern.replies.guesses",
+    {
+        "status": {"zh": "现在在等谁回复", "en": "What am I waiting on?"},
+        "status_of": {"zh": "{target}回复了吗", "en": "Has {target} replied?"},
+        "did": {"zh": "你最近替我做了什么", "en": "What did you do for me?"},
+        "brief": {"zh": "今天的简报", "en": "Today's brief"},
+        "review": {"zh": "本周回顾", "en": "This week's review"},
+        "reminders": {"zh": "我的提醒", "en": "My reminders"},
+        "help": {"zh": "你能做什么", "en": "What can you do?"},
+        "resume": {"zh": "恢复消息", "en": "Resume my messages"},
+        "pause": {"zh": "暂停消息", "en": "Pause my messages"},
+        "quiet": {"zh": "设免打扰时段", "en": "Set quiet hours"},
+        "remind": {"zh": "设个提醒", "en": "Set a reminder"},
+        "snooze": {"zh": "推迟跟进", "en": "Put a follow-up off"},
+        "ask": {"zh": "去问{target}", "en": "Ask {target}"},
+        "tell": {"zh": "转告{target}", "en": "Tell {target}"},
+        "nudge": {"zh": "催一下{target}", "en": "Nudge {target}"},
+        "cancel": {"zh": "不用问{target}了", "en": "Drop the question to {target}"},
+    },
 )
 
 

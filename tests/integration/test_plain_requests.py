@@ -138,3 +138,30 @@ def test_a_principals_message_that_means_nothing_gets_one_line_not_the_help(ctx,
     say(ctx, channel="feishu", user="ou_boss", text="那个事你看着办吧")
     [line] = feishu.texts_to("ou_boss")
     assert line.startswith("没看懂；你是想") and "\n" not in line
+
+
+def test_an_unsure_reading_offers_its_likely_readings_as_buttons_and_one_press_carries_it_out(ctx, team):
+    feishu, telegram = team
+    say(ctx, channel="feishu", user="ou_boss", text="张三那边最近咋样")
+    assert feishu.texts_to("ou_boss")[-1] == "我不太确定你的意思，是下面哪一个？"
+    choices = buttons_to(feishu, "ou_boss")
+    assert list(choices) == ["去问张三", "张三回复了吗"]
+    assert telegram.texts_to("tg_zs") == [] and _concerns(ctx) == []  # a guess contacts nobody by itself
+    assert _last_decision(ctx)["rule"] == "did_you_mean:guess"
+    press(ctx, channel="feishu", user="ou_boss", token=choices["去问张三"])
+    [concern] = _concerns(ctx)
+    assert (concern.target_person_id, concern.originator_id) == ("p_zhangsan", "p_boss")
+    assert concern.question in telegram.texts_to("tg_zs")[-1]
+
+
+def test_a_pressed_harmless_reading_is_answered_in_the_chat_and_a_sure_one_at_once(ctx, team):
+    feishu, telegram = team
+    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_zhangsan 提测什么时候能给？")
+    say(ctx, channel="feishu", user="ou_boss", text="张三那边最近咋样")
+    press(ctx, channel="feishu", user="ou_boss", token=buttons_to(feishu, "ou_boss")["张三回复了吗"])
+    status = feishu.texts_to("ou_boss")[-1]  # 张三's status in a message of its own; the pressed one says "done"
+    assert status.startswith("张三还没回你问的“提测什么时候能给？”") and len(_concerns(ctx)) == 1
+    assert feishu.edits[-1].text == "我不太确定你的意思，是下面哪一个？\n\n— 好的"
+    say(ctx, channel="feishu", user="ou_boss", text="有什么在等着")  # the classifier is sure: a status, at once
+    assert _last_decision(ctx)["rule"] == "guess:status"
+    assert "提测什么时候能给" in feishu.texts_to("ou_boss")[-1] and len(telegram.texts_to("tg_zs")) == 1

@@ -21,6 +21,11 @@ def test_the_app_loads_neither_alembic_nor_the_console_templates_nor_the_feishu_
     assert _loaded_after_importing_the_app("alembic", "jinja2", "lark_oapi") == set()
 
 
+def test_the_app_loads_no_intent_classifier_until_a_process_decides():
+    # scikit-learn and what it stands on (about 125 MB and 2.5 s): the processor trains the model, the web never.
+    assert _loaded_after_importing_the_app("sklearn", "numpy", "scipy", "threadpoolctl") == set()
+
+
 # The web process as `deputy serve` runs it (migrations in a child, the processor in a process of its own), built
 # and through its start-up: Telegram receiving by webhook, Feishu off, the LLM off unless LLM_URL is given.
 WEB_PROCESS = """
@@ -39,6 +44,7 @@ async def serve():
 asyncio.run(serve())
 """
 SDKS = ("lark_oapi", "cognitive_core.llm.client", "httpx", "telegram", "jinja2", "alembic", "Crypto", "yaml")
+SDKS += ("sklearn", "numpy", "scipy")  # the intent classifier: only the process that decides trains it
 
 
 def _loaded_by_a_started_web_process(tmp_path: Path, *extra: str) -> set[str]:
@@ -53,7 +59,8 @@ def _loaded_by_a_started_web_process(tmp_path: Path, *extra: str) -> set[str]:
 
 def test_a_started_web_process_loads_no_sdk_of_a_path_it_does_not_take(tmp_path):
     # Feishu off: no lark_oapi, no pycryptodome; the LLM off: no client (nor httpx); Telegram by webhook: the
-    # parsing is ours, the Bot API client loads with the first send; no console page yet: no jinja2.
+    # parsing is ours, the Bot API client loads with the first send; no console page yet: no jinja2; the web
+    # process decides nothing: no scikit-learn, numpy or scipy.
     assert _loaded_by_a_started_web_process(tmp_path) == set()
 
 

@@ -37,6 +37,7 @@ PRESSES = [
     ("ask_or_tell", {"person_id": "p_ls", "as": "tell", **PENDING}, c.Tell("p_ls", "在吗", "P2")),
     ("nudge_pick", {"concern_id": "con_7"}, c.Nudge("con_7")),
     ("cancel_pick", {"concern_id": "con_7"}, c.Cancel("con_7")),
+    ("guess", {"intent": "status", "person_id": "p_ls"}, c.Reply("concerns", {"target_person_id": "p_ls"})),
     ("llm_confirm", {"decision_id": "dec_20260318_002"}, c.ConfirmProposal("dec_20260318_002")),
     ("llm_cancel", {"decision_id": "dec_20260318_002"}, c.DropProposal("dec_20260318_002")),
     ("why", {"message": "con_1:follow_up:v3", "kind": "follow_up"},
