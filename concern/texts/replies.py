@@ -78,7 +78,10 @@ _USAGE = {
         "en": "Usage: /pause 3d (m minutes, h hours, d days)",
     },
     "later": {"zh": "用法：/later 2h，或回复“稍后 2小时”", "en": 'Usage: /later 2h, or reply "later 2h"'},
-    "did": {"zh": "用法：/did [24h] [@某人] [all]", "en": "Usage: /did [24h] [@someone] [all]"},
+    "did": {
+        "zh": "用法：/did [24h] [@某人] · /did all 列出全部",
+        "en": "Usage: /did [24h] [@someone] · /did all lists everything",
+    },
     "remind": {
         "zh": "用法：提醒我1分钟后提交周报、提醒我明天上午10点交周报，或 /remind 10m 内容",
         "en": "Usage: /remind 10m call the vendor, or /remind tomorrow 9:30 standup notes",

@@ -71,7 +71,9 @@ def test_at_the_due_moment_the_person_gets_a_check_in_with_done_and_more_time(ct
     assert len(telegram.texts_to("tg_zs")) == before
     clock.advance(M)
     tick(ctx)
-    assert telegram.texts_to("tg_zs")[-1] == "你答应过老板：“明天下午3点给你”（今天 15:00），是关于“测试报告什么时候给？”。现在完成了吗？"
+    assert telegram.texts_to("tg_zs")[-1] == (
+        "你答应过老板：“明天下午3点给你”（今天 15:00），是关于“测试报告什么时候给？”。现在完成了吗？"
+    )
     with ctx.reader() as uow:
         entry = uow.session.scalars(
             select(OutboxEntry).where(
@@ -140,7 +142,9 @@ def test_two_more_hours_moves_the_due_moment_and_tells_the_new_time(ctx, clock, 
     assert extended["next_follow_up_at"] == "2026-03-19T17:10:00+08:00"
     clock.set(due + 2 * H + 10 * M)
     tick(ctx)
-    assert telegram.texts_to("tg_zs")[-1] == "你答应过老板：“明天下午3点给你”（今天 17:10），是关于“测试报告什么时候给？”。现在完成了吗？"
+    assert telegram.texts_to("tg_zs")[-1] == (
+        "你答应过老板：“明天下午3点给你”（今天 17:10），是关于“测试报告什么时候给？”。现在完成了吗？"
+    )
 
 
 def test_silence_after_the_check_in_follows_up_then_escalates_and_the_slip_is_told_once(ctx, clock, client, team):
