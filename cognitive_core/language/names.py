@@ -21,6 +21,14 @@ if TYPE_CHECKING:
 # Chinese nickname frames: 小张 / 老张 / 阿张 / 张总 / 张工 / 张哥 / 张老师 name someone by the surname.
 _NICK_PREFIX = ("小", "老", "阿")
 _NICK_SUFFIX = ("老师", "经理", "总", "工", "哥", "姐", "sir")
+# The common surnames, and characters that after one make a word rather than a name ("周会", "王牌", "高手").
+_SURNAMES = set(
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾"
+    "夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤"
+)
+_NOT_GIVEN = set(
+    "会议末报年月日天点号个次些样么们家里边面上下前后中内外总工哥姐老师经理部门牌手一二三四五六七八九十案价格期题目间份量况度法式场时线务品"
+)
 FUZZY_CUTOFF = 0.6  # difflib ratio for a spelling slip ("Zhang Shan", "Zhnag San", "张叁")
 MAX_SUGGESTIONS = 3
 
@@ -111,6 +119,13 @@ def _nickname_core(word: str) -> str:
 def nickname(word: str) -> bool:
     """小刘 / 老王 / 张总 / 李工: a Chinese way to name someone by the surname."""
     return not word.isascii() and _nickname_core(word) != word and len(_nickname_core(word)) == 1
+
+
+def looks_like_name(word: str) -> bool:
+    """孙悦 / 吴昊 / 欧阳娜: two or three Chinese characters that read as a surname and a given name."""
+    if not 2 <= len(word) <= 3 or word.isascii() or word[0] not in _SURNAMES:
+        return False
+    return not any(ch in _NOT_GIVEN for ch in word[1:])
 
 
 def _score(word: str, person: PersonView) -> float:
