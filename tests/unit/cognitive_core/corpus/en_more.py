@@ -119,6 +119,38 @@ EN_MORE = [
     ("no pings after 9pm please", "quiet", None, None, None, None),
     ("what did you get done for me today?", "did", None, None, None, None),
     ("how do I use you?", "help", None, None, None, None),
+    # written after the rules met the rows above, before running them: more of the same kinds
+    ("could you check in with Chen Jing about the visa letter", "ask", "陈静", "the visa letter", None, None),
+    ("hey quick q for alice: are we still on for lunch?", "ask", "Alice Chen", "are we still on for lunch?", None, None),
+    ("mind asking Bob whether the van is booked", "ask", "Bob Smith", "whether the van is booked", None, None),
+    ("can you reach out to Zhao Min and ask if the samples arrived", "ask", "赵敏", "if the samples arrived", None, None),
+    ("ping Zhang Wei and ask whether the build is green", "ask", "张伟", "whether the build is green", None, None),
+    ("Bob - when's the vendor demo? pls ask", "ask", "Bob Smith", "when's the vendor demo?", None, None),
+    ("ask alice re: offsite headcount", "ask", "Alice Chen", "offsite headcount", None, None),
+    ("check w/ zhang wei abt the hotfix", "ask", "张伟", "the hotfix", None, None),
+    ("ask Wang Wu if the quote is ready, need it by EOD", "ask", "王五", "if the quote is ready", None, "by EOD"),
+    ("ask Chen Jing whether the room is free, pls reply within the hour", "ask", "陈静", "whether the room is free", None, "within the hour"),
+    ("ask Bob if he signed the form - by tomorrow noon", "ask", "Bob Smith", "if you signed the form", None, "by tomorrow noon"),
+    ("URGENT ask Zhang Wei why checkout is broken", "ask", "张伟", "why checkout is broken", "P0", None),
+    ("let Alice know the client loved the demo", "tell", "Alice Chen", "the client loved the demo", None, None),
+    ("tell bob thx for covering", "tell", "Bob Smith", "thx for covering", None, None),
+    ("give Chen Jing a heads up that the bus is late", "tell", "陈静", "the bus is late", None, None),
+    ("remind me at 2pm to prep the slides", "remind", None, "prep the slides", None, None),
+    ("in 30 mins remind me to call Bob", "remind", None, "call Bob", None, None),
+    ("tomorrow morning remind me to send the invoice", "remind", None, "send the invoice", None, None),
+    ("anything back from Alice?", "status", None, None, None, None),
+    ("who's still ignoring me?", "status", None, None, None, None),
+    ("any updates?", "status", None, None, None, None),
+    ("has Zhang Wei answered?", "status", None, None, None, None),
+    ("forget about asking Bob", "cancel", "Bob Smith", None, None, None),
+    ("stop asking Zhang Wei, sorted", "cancel", "张伟", None, None, None),
+    ("nm the Alice question", "cancel", "Alice Chen", None, None, None),
+    ("chase Bob on it", "nudge", "Bob Smith", None, None, None),
+    ("poke Zhang San again", "nudge", "张三", None, None, None),
+    ("follow up w/ Li Si", "nudge", "李四", None, None, None),
+    ("ask Jordan if the venue is booked", "unknown_person", "Jordan", None, None, None),
+    ("Quick one for Priya - is the PR merged?", "unknown_person", "Priya", None, None, None),
+    ("chase Tom!", "unknown_person", "Tom", None, None, None),
 ]  # fmt: skip
 
 MIXED = [
@@ -144,11 +176,19 @@ MIXED = [
     ("问下赵敏 invoice 开了吗, within the hour", "ask", "赵敏", "invoice 开了吗", None, "within the hour"),
     ("问一下 Priya 合同签了没", "unknown_person", "Priya", None, None, None),
     ("赶紧 ping 一下 Alice，问她 server 好了没", "ask", "Alice Chen", "server 好了没", "P0", None),
+    ("问下Bob 那个PR merge了没", "ask", "Bob Smith", "PR merge了没", None, None),
+    ("ask 张伟 明天 demo 准备好了吗", "ask", "张伟", "明天 demo 准备好了吗", None, None),
+    ("帮我 check 一下 Alice 那边 design 定了没", "ask", "Alice Chen", "design 定了没", None, None),
+    ("催下 Alice", "nudge", "Alice Chen", None, None, None),
+    ("Alice 那个不用问了", "cancel", "Alice Chen", None, None, None),
+    ("问下王五 quote 好了没, 今天下班前回我", "ask", "王五", "quote 好了没", None, "今天下班前"),
 ]
 
 SOCIAL_EN = ["ok thanks", "thanks a lot!", "cheers", "great, thank you", "ty", "got it, thanks", "appreciate it",
-             "sounds good", "awesome, thx 🙏", "perfect", "谢谢 thanks", "ok 👍"]  # fmt: skip
+             "sounds good", "awesome, thx 🙏", "perfect", "谢谢 thanks", "ok 👍",
+             "thanks heaps", "cool thx", "nice one, thanks"]  # fmt: skip
 
 NONE_EN = ["I talked to Bob yesterday", "Alice is out sick today", "the client asked about pricing again", "lunch?",
            "that meeting was long", "hmm let me see", "Bob said he'd check", "we should ask the vendor at some point",
-           "Zhang Wei is doing a great job", "my flight got delayed", "lol that's wild", "brb"]  # fmt: skip
+           "Zhang Wei is doing a great job", "my flight got delayed", "lol that's wild", "brb",
+           "Bob's presentation went well", "we need to ask the landlord about the lease", "the client wants to check the numbers"]  # fmt: skip

@@ -153,13 +153,44 @@ ZH_MORE = [
     ("你今天都帮我问了谁", "did", None, None, None, None),
     ("这周你帮我干了些啥", "did", None, None, None, None),
     ("你都能干啥", "help", None, None, None, None),
+    # written after the rules met the rows above, before running them: more of the same kinds
+    ("张伟那个接口 你问下他 今天能联调不", "ask", "张伟", "接口今天能联调不", None, None),
+    ("赵敏 在不在 问下她下午的会来不来", "ask", "赵敏", "下午的会来不来", None, None),
+    ("陈静，帮忙问问发票抬头是什么", "ask", "陈静", "发票抬头是什么", None, None),
+    ("王五那边帮我确认一下，机器几号到", "ask", "王五", "机器几号到", None, None),
+    ("就是说你帮我问问赵敏哈她那个方案改完没", "ask", "赵敏", "你的方案改完没", None, None),
+    ("问下张伟呗 测试服咋又挂了", "ask", "张伟", "测试服咋又挂了", None, None),
+    ("帮我问一下下王五 报销批了没", "ask", "王五", "报销批了没", None, None),
+    ("问下陈静啦，年会节目定了吗", "ask", "陈静", "年会节目定了吗", None, None),
+    ("麻烦帮我跟赵敏确认下 客户几点到", "ask", "赵敏", "客户几点到", None, None),
+    ("急急急 问下王五 网站打不开了", "ask", "王五", "网站打不开了", "P0", None),
+    ("赶紧的，告诉张伟先别发版", "tell", "张伟", "先别发版", "P0", None),
+    ("问下陈静报名截止了没，今天之内回我", "ask", "陈静", "报名截止了没", None, "今天之内"),
+    ("问下张伟bug修好没 下班之前回我", "ask", "张伟", "bug修好没", None, "下班之前"),
+    ("问问赵敏样品的事，明天下午三点前给我答复", "ask", "赵敏", "样品的事", None, "明天下午三点前"),
+    ("10点提醒我开站会", "remind", None, "开站会", None, None),
+    ("明天提醒我给王五发合同", "remind", None, "给王五发合同", None, None),
+    ("过10分钟提醒我关烤箱", "remind", None, "关烤箱", None, None),
+    ("三点钟提醒我一下开会", "remind", None, "开会", None, None),
+    ("王五回了没啊", "status", None, None, None, None),
+    ("张伟有回复吗", "status", None, None, None, None),
+    ("谁还没理我", "status", None, None, None, None),
+    ("问张伟的那个有消息了吗", "status", None, None, None, None),
+    ("那个事张伟那边不用管了", "cancel", "张伟", None, None, None),
+    ("不用再问王五了", "cancel", "王五", None, None, None),
+    ("撤回问陈静的那个问题", "cancel", "陈静", None, None, None),
+    ("王五那边帮我再催一下", "nudge", "王五", None, None, None),
+    ("再催催张伟吧", "nudge", "张伟", None, None, None),
+    ("问一下钱多多报销的事", "unknown_person", "钱多多", None, None, None),
+    ("告诉马冬梅明天开会", "unknown_person", "马冬梅", None, None, None),
+    ("催下欧阳锋", "unknown_person", "欧阳锋", None, None, None),
 ]
 
 # Thanks and acknowledgements: a social reply.
 SOCIAL_ZH = ["辛苦了", "辛苦辛苦", "谢啦", "感谢感谢", "好的谢谢", "收到，辛苦", "麻烦你了", "好的好的", "行，知道了",
-             "谢谢哈🙏", "OK 收到", "嗯嗯好的"]  # fmt: skip
+             "谢谢哈🙏", "OK 收到", "嗯嗯好的", "辛苦啦～", "谢了哈", "好的收到👌"]  # fmt: skip
 
 # Chat nobody acts on: no command, nobody contacted.
 NONE_ZH = ["今天好累啊", "张三这人做事挺细的", "李四昨天问我要不要一起吃饭", "刚才问了王五，他说下周", "明天可能要下雨",
            "这个需求有点问题", "哈哈哈笑死", "我在想要不要换个方案", "周报模板在共享盘里", "群里有人问报销流程",
-           "陈静说客户挺满意的", "🤔🤔"]  # fmt: skip
+           "陈静说客户挺满意的", "🤔🤔", "王五今天穿得挺精神", "我问了一圈都没人知道", "张伟说他晚点到"]  # fmt: skip
