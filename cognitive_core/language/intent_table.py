@@ -30,7 +30,7 @@ from cognitive_core.language.parsing import span
 
 # Politeness before a request and particles after it: neither changes what is asked.
 LEAD = (
-    r"(?:(?:请|麻烦(?:你)?|劳驾|帮忙|你|hi|hey|ok|okay|pls|plz|please|can you|could you|can u|could u|would you|would you mind|"
+    r"(?:(?:请|麻烦(?:你)?|劳驾|帮忙|你|的(?=[\s,])|hi|hey|ok|okay|pls|plz|please|can you|could you|can u|could u|would you|would you mind|"
     r"would you be (?:so kind as to|able to)|i was wondering if you could|i wonder if you could|any chance you could|mind|"
     r"i need you to|i want you to|go|quickly|quick|有空(?:的时候|的话)?|方便(?:的话|时)?|回头|顺便)[\s,.:!]*)*"
 )
@@ -68,7 +68,7 @@ class Context:
 
 _ASK_ZH = (
     r"(?:帮我|替我|帮偶|帮俺|帮忙|你)?(?:去|再)?"
-    r"(?:问一下|问一问|问问看|问问|问下|问|ask(?=\s*(?:一下|下))|wen(?=一下|下)|[闻文](?=一下|下))"  # 闻/文: voice input's 问
+    r"(?:问一下|问一问|问问看|问问|问一?哈|问下|问|ask(?=\s*(?:一下|下))|wen(?=一下|下)|[闻文](?=一下|下))"  # 闻/文: voice input's 问
 )
 _TELL_ZH = r"(?:帮我|替我|帮忙|你)?(?:去)?(?:告诉|通知|转告|提醒|知会)(?:一下|下)?"
 _NUDGE_ZH = r"(?:帮我|替我|你)?(?:再)?(?:催一下|催一催|催催|催下|催)"
@@ -92,8 +92,8 @@ FRAMES: tuple[Frame, ...] = (
     Frame("nudge", r"(?:nudge|chase|ping|poke|remind)\s+{P}\s+(?:again|once more)(?P<body>.*)", "nudge:en:again"),
     Frame("nudge", r"(?:nudge|poke)\s+{P}(?:\s+(?:about|on|for|re:?))?(?P<body>.*)", "nudge:en:nudge", True),
     Frame("nudge", r"chase\s+{P}", "nudge:en:chase", True),
-    Frame("ask", rf"{_ASK_ZH}(?:一下|以下|下)?{{P}}(?:一下|下(?![周午个次班月面载单雨]))?(?:[啊嘛呀][\s,]*)?(?:就是(?!说))?"
-          r"(?P<body>.*)", "ask:zh:verb_first", True),
+    Frame("ask", rf"{_ASK_ZH}(?:一下|以下|下)?{{P}}(?:一下|下(?![周午个次班月面载单雨]))?(?:[啊嘛呀啦哈呗][\s,]*)?"
+          r"(?:就是(?!说))?(?!的(?:那个|事|问题))(?P<body>.*)", "ask:zh:verb_first", True),
     Frame("ask", r"(?:帮我|替我|你)?(?:跟|和|向|找)(?:一下)?{P}(?:确认|核实|核对|了解|打听|问|要)(?:一下|下)?(?P<body>.+)",
           "ask:zh:confirm_with", True),
     Frame("ask", r"(?:帮我|替我)?(?:跟进|追)(?:一下|下)?{P}(?:的|那边的?)?(?P<body>.+)", "ask:zh:follow_up", True),
@@ -109,6 +109,8 @@ FRAMES: tuple[Frame, ...] = (
           "tell:zh:body_first"),
     Frame("ask", r"(?:ask|aks|asks|asking|check(?:ing)? with|find out from|follow up with|chase|query|confirm with"
           r"|check in with)\s+{P}(?:\b(?:about|abt|on|for|re)\b:?\s*)?(?P<body>.+)", "ask:en:verb_first", True),
+    Frame("ask", r"(?:reach out to|ping|message|contact)\s+{P}\s+and\s+ask(?:\s+(?:him|her))?\s+(?P<body>.+)",
+          "ask:en:reach_and_ask"),
     Frame("ask", r"(?:quick\s+(?:one|q|question)|q)\s+for\s+{P}\s*[:\-–—,]\s*(?P<body>.+)", "ask:en:q_for", True),
     Frame("ask", r"(?:find out|check|see|confirm)\s+(?:from|with)?\s*{P}\s+(?P<body>.+)", "ask:en:find_out"),
     Frame("ask", r"(?:find out|check|see|confirm)\s+(?P<body>.+?)\s+(?:from|with)\s+{P}", "ask:en:body_first"),
@@ -116,6 +118,7 @@ FRAMES: tuple[Frame, ...] = (
     Frame("tell", r"(?:let)\s+{P}\s+know(?:\s+that)?(?P<body>.+)", "tell:en:let_know", True, soft=True),
     Frame("tell", r"(?:tell|inform|notify|remind|message|ping)\s+{P}(?:\s+(?:that|to|about))?(?P<body>.+)",
           "tell:en:verb_first", True),
+    Frame("tell", r"give\s+{P}\s+a\s+heads[- ]up(?:\s+that|\s*:)?\s*(?P<body>.+)", "tell:en:heads_up"),
     Frame("tell", r"(?:fyi|heads up)\s*(?:to|for)\s+{P}\s*[:\-–—,]?\s*(?P<body>.+)", "tell:en:fyi_to"),
     Frame("tell", r"(?:pass on|pass along|relay|forward)\s+"
           r"(?:to\s+{P}\s+(?:that\s+)?(?P<body>.+)|(?P<b2>.+?)\s+to\s+{P})", "tell:en:pass_on"),

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from cognitive_core.language import away, names, phrasing
+from cognitive_core.language import away, names, phrasing, when
 from cognitive_core.language.intent_table import END, FRAMES, LEAD, PHRASES, Context
 
 if TYPE_CHECKING:
@@ -106,6 +106,12 @@ def _unknown(original: str, folded: str, people: tuple, sender_id: str | None) -
         if m is None or _PRONOUN.match(m.group("who")) or m.group("who").lower() in _NOBODY:
             continue
         who = original[m.start("who") : m.end("who")]
+        longer = original[m.start("who") : m.end("who") + 1]
+        if "的" in who:  # "问张伟的那个…": a known name and its thing, not a stranger
+            continue
+        timed = names.looks_like_name(longer) and _time_next(original, m.end("who") + 1)
+        if len(who) == 2 and (names.three_character_name(longer) or timed):
+            who = longer  # "马冬梅明天开会" names 马冬梅, not 马冬
         suggestions = tuple(names.suggest(who, people, exclude=sender_id))
         after = folded[m.end("who") :]
         separated = re.match(r"\s*[,:.!\s]", after) is not None or (who.isascii() and not after.strip())
@@ -114,6 +120,12 @@ def _unknown(original: str, folded: str, people: tuple, sender_id: str | None) -
         body = _body(original, m, 0)
         return Reading(frame.intent, {"text": body}, frame.rule, _words(original, m), who=who, suggestions=suggestions)
     return None
+
+
+def _time_next(text: str, at: int) -> bool:
+    """A time expression starts right at `at` (so the character before it still belongs to the name)."""
+    found = when.parse_when(text[at:], now=datetime(2026, 1, 1, tzinfo=UTC), tz="UTC")
+    return found is not None and found.span[0] == 0
 
 
 def _away(said: away.Said, original: str) -> Reading:

@@ -29,6 +29,7 @@ _SURNAMES = set(
 _NOT_GIVEN = set(
     "会议末报年月日天点号个次些样么们家里边面上下前后中内外总工哥姐老师经理部门牌手一二三四五六七八九十案价格期题目间份量况度法式场时线务品"
 )
+_COMPOUND = {"欧阳", "司马", "诸葛", "上官", "慕容", "东方", "令狐", "皇甫", "尉迟", "公孙", "夏侯", "长孙", "宇文"}
 FUZZY_CUTOFF = 0.6  # difflib ratio for a spelling slip ("Zhang Shan", "Zhnag San", "张叁")
 MAX_SUGGESTIONS = 3
 
@@ -122,10 +123,16 @@ def nickname(word: str) -> bool:
 
 
 def looks_like_name(word: str) -> bool:
-    """孙悦 / 吴昊 / 欧阳娜: two or three Chinese characters that read as a surname and a given name."""
-    if not 2 <= len(word) <= 3 or word.isascii() or word[0] not in _SURNAMES:
+    """孙悦 / 吴昊 / 欧阳锋: two or three Chinese characters that read as a surname and a given name."""
+    if not 2 <= len(word) <= 3 or word.isascii():
         return False
-    return not any(ch in _NOT_GIVEN for ch in word[1:])
+    given = word[2:] if word[:2] in _COMPOUND else word[1:] if word[0] in _SURNAMES else ""
+    return bool(given) and not any(ch in _NOT_GIVEN for ch in given)
+
+
+def three_character_name(word: str) -> bool:
+    """钱多多 / 马冬梅 / 欧阳锋 rather than 钱多 / 马冬 / 欧阳: a compound surname or a doubled given name."""
+    return len(word) == 3 and looks_like_name(word) and (word[:2] in _COMPOUND or word[1] == word[2])
 
 
 def _score(word: str, person: PersonView) -> float:

@@ -89,7 +89,7 @@ ATOMS = re.compile(
             r"(?P<eclock>\b(?P<eh>1[0-2]|0?[1-9])\s*(?P<ampm2>[ap]\.?m\.?)(?!\w))",
             r"(?P<eat>\bat\s+(?P<eath>1[0-2]|0?[1-9]|1[3-9]|2[0-3])\b(?![.:]\d))",
             # "before" markers
-            r"(?P<zbefore>之前|以前|前)",
+            r"(?P<zbefore>之前|以前|之内|以内|前)",  # "今天之内": within that day, its end
             r"(?P<zlatest>最晚|最迟|不晚于)",  # "最晚明天上午": a deadline said before its day
             r"(?P<ebefore>\b(?:by|before|until|till|no later than)\b)",
             r"(?P<elatest>\bat\s+(?:the\s+)?latest\b)",  # "tomorrow morning at the latest": after it

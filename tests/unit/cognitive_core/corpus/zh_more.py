@@ -155,7 +155,7 @@ ZH_MORE = [
     ("你都能干啥", "help", None, None, None, None),
     # written after the rules met the rows above, before running them: more of the same kinds
     ("张伟那个接口 你问下他 今天能联调不", "ask", "张伟", "接口今天能联调不", None, None),
-    ("赵敏 在不在 问下她下午的会来不来", "ask", "赵敏", "下午的会来不来", None, None),
+    ("赵敏 在不在 问下她下午的会来不来", "ask", "赵敏", "你下午的会来不来", None, None),  # 问问他X → 你X, as in gist.py
     ("陈静，帮忙问问发票抬头是什么", "ask", "陈静", "发票抬头是什么", None, None),
     ("王五那边帮我确认一下，机器几号到", "ask", "王五", "机器几号到", None, None),
     ("就是说你帮我问问赵敏哈她那个方案改完没", "ask", "赵敏", "你的方案改完没", None, None),
