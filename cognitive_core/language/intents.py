@@ -124,7 +124,7 @@ def _unknown(original: str, folded: str, people: tuple, sender_id: str | None) -
 
 def _time_next(text: str, at: int) -> bool:
     """A time expression starts right at `at` (so the character before it still belongs to the name)."""
-    found = when.parse_when(text[at:], now=datetime(2026, 1, 1, tzinfo=UTC), tz="UTC")
+    found = when.parse_when(text[at:], now=datetime(2026, 1, 1, tzinfo=UTC), tz="UTC")  # any moment: only where
     return found is not None and found.span[0] == 0
 
 
