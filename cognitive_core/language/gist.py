@@ -24,41 +24,58 @@ if TYPE_CHECKING:
 
 # Cue families, tried in this order (a cancel says 问 too; a status question says 回).
 _CANCEL = (
-    r"不用问了|不用问|别问了?|不问了|算了|不用了|撤回|撤销|取消"
-    r"|\bdrop\b|never ?mind|forget (?:about )?|\bcancel\b|scrap"
+    r"不用(?:再)?(?:问|催|找)了?|不用(?:再)?管了|别(?:再)?(?:问|催|找|管).{0,4}了|\bnm\b|不问了|算了|不用了|撤回|撤销|撤了|撤掉|取消"
+    r"|\bdrop\b|never ?mind|forget (?:about )?|\bcancel\b|scrap|no need to (?:ask|chase)"
+    r"|don'?t bother (?:asking|chasing)"
 )
 _NUDGE = r"再?催(?:一下|一催|催|下)?|再提醒(?:一?下)?|再问(?:一?下)?|follow ?up|\bchase\b|\bnudge\b|\bpoke\b"
 _STATUS_ONE = (
     r"回(?:我)?了(?:吗|没有?)|回我了?没|有(?:消息|回音|回复|动静)(?:吗|没有?)|回复了(?:吗|没)|反馈了(?:吗|没)"
-    r"|get back to me|any word|\breplied\b|heard back|回了吗"
+    r"|get back to me|gotten back|anything back|any (?:word|news|updates?)"
+    r"|\b(?:has|have|did)\b.{1,30}\banswer(?:ed)?\b|有(?:消息|回音|回复)了(?:吗|没)"
+    r"|\breplied\b|heard back|回了吗|回消息了(?:吗|没有?)"
+    r"|^did\b.{1,30}\brepl(?:y|ied)\b"
 )
 _STATUS_ALL = (
     r"谁(?:还)?没回|还有谁|在等谁|在跟|都怎么样了|那些.*怎么样|outstanding|waiting on|hasn'?t replied|\bpending\b"
-    r"|没reply|still open"
+    r"|没\s?reply|still open|有(?:结果|回复|回音)了(?:吗|没)|没给我(?:答复|回复)|卡在谁|owes? me|where are we"
+    r"|not (?:yet )?replied|没理我|ignoring me|any updates?"
 )
-_DID = r"干了(?:啥|什么|些啥)|做了(?:什么|啥|哪些)|联系了谁|did you (?:do|contact)|have you done|what have you"
+_DID = (
+    r"干了(?:啥|什么|些啥)|做了(?:什么|啥|哪些)|(?:联系|问)了(?:谁|哪些人)"
+    r"|did you (?:do|contact|get done)|have you done|what have you"
+)
 _REMINDERS = r"(?:哪些|什么|看看|列出|查看|有啥).{0,4}提醒|提醒.{0,3}(?:有哪些|列表)|\breminders\b"
-_REMIND = r"提醒(?:一下)?我|叫我|remind me(?: to| about)?|ping me(?: about)?"
+_REMIND = r"提醒(?:一下)?我(?:一下)?|叫我|remind me(?: to| about)?|ping me(?: about)?"
 _BRIEF = r"简报|\bbrief\b|morning summary|有啥要我知道|今天有什么要我"
 _REVIEW = r"回顾|weekly review|\breview\b"
-_QUIET = r"免打扰|别打扰|不要打扰|don'?t bother|do not disturb|\bquiet\b"
+_QUIET = (
+    r"免打扰|别打扰|不要打扰|别给我发消息|don'?t bother|do not disturb|\bquiet\b|no (?:pings|messages|notifications)"
+)
 _PAUSE = r"别找我|暂停|\bmute\b|\bpause\b"
 _RESUME = r"恢复|\bresume\b|i'?m back"
+# Someone else's doing, or the sender's own plan ("Bob said he'd check", "I'll ask him later"): no request.
+_THEIRS = r"(?<!'ll )(?<!'d )(?<!will )(?<!i )(?<!he )(?<!she )(?<!they )(?<!we )"
 _ASK = (
-    r"问一嘴|问一?下|问问|问哈|问他|问她|问(?![我题])|瞅瞅|看看|check(?: with| w/)?(?: 一下)?|find out(?: from)?"
-    r"|\bask\b|quick (?:one|q|question) for|\bq for\b|ping(?:一下)?"
+    r"问一嘴|问一?下子|问一?下|问问|问一?哈|问他|问她|问(?![我题了过])|瞅瞅|看看"
+    rf"|{_THEIRS}check(?:ing)?(?: with| w/)(?: 一下)?|{_THEIRS}(?<!to )\bcheck\b(?: 一下)?|find out(?: from)?"
+    rf"|(?<![^帮]我)(?<!^我)(?:确认|核实)一?下|{_THEIRS}\bask\b|quick (?:one|q|question) for|\bq for\b|ping(?:一下)?"
 )
-_TELL = r"说一?声|说一?下|告诉|通知|转告|发个消息|let .{1,20}? know|heads up to|pass it on|\btell\b"
+_TELL = (
+    r"说一?声|说一?下(?![周午个次班月])|告诉[他她]?|通知|转告|发个消息|let .{1,20}? know|heads up to|fyi to|pass it on"
+    r"|\btell\b"
+)
 # What is taken out at either end of a body: politeness, pointers at the person, fillers, glue.
 _LEADING = re.compile(
     r"^(?:[\s,，:：;；\-—]|would you be able to\b|could you(?: please)?\b|can (?:you|u)\b|please\b|pls\b|hey\b"
     r"|hi\b|but\b|and\b|so\b|ok(?:ay)?\b|i (?:need|want|'d like) to know\b|when you get a chance\b|with\b|from\b"
-    r"|for\b|about\b|w/|re:|帮我|帮忙|麻烦|你去|就是那个|就是|那个啥|那个|嗯+|啊|问他|问她|问问|问一?下|你|去|给|跟|和|那边"
-    r"|在吗|一下|一声|说(?=[\u4e00-\u9fff]))+",
+    r"|for\b|about\b|abt\b|w/|re:|him\b|her\b|[?？。.]|帮我|帮偶|帮俺|帮忙|麻烦|你去|就是那个|就是吧?|那个啥|那个|然后|嗯+|呃+"
+    r"|啊|吧|嘛|哈|呗|啦|呀|的(?=[,，\s])|问他|问她|问问|问一?下|你|去|给|跟|和|那边"
+    r"|在吗|在不在|一下|一声|说(?=[\u4e00-\u9fff]))+",
     re.I,
 )
 _TRAILING = re.compile(
-    r"(?:[\s,，;；\-—?？]|ask (?:him|her)\b|can you(?: ask)? (?:him|her)\??|\b(?:him|her)\b|pls|please"
+    r"(?:[\s,，;；\-—?？]|ask (?:him|her)\b|can (?:you|u)(?: ask)?(?: (?:him|her))?\??|\b(?:him|her)\b|pls|please"
     r"|你帮我问问?|帮我问问?|问一?下"
     r"|你)+$",
     re.I,
@@ -77,7 +94,8 @@ def read(
         return None
     found = [n for n in names.named(phrasing.simplified(original), people) if n.person.person_id != sender_id]
     who = found[0] if found else None
-    reading = _about(original, folded, who) if who else _own(original, folded, now, tz)
+    mine = _has(_REMIND, folded) is not None and not re.search(r"再提醒", folded)
+    reading = _about(original, folded, who) if who and not mine else _own(original, folded, now, tz)
     if reading is not None and stated.priority:
         reading = Reading(**{**reading.__dict__, "args": {**reading.args, "priority": stated.priority}})
     return reading
@@ -94,7 +112,7 @@ def _about(original: str, folded: str, who: names.Named) -> Reading | None:
         if (m := _has(cue, folded)) is not None and (told is None or told.start() > m.start()):
             return Reading(intent, {"text": ""}, f"gist:{intent}", m.group(0), who.person)
     if _has(_REMIND, folded) and not re.search(r"再提醒", folded):
-        return None
+        return None  # "提醒我给Sam发合同": the sender's own reminder (read by `_own`), never a message to Sam
     ask, tell = _has(_ASK, folded), _has(_TELL, folded)
     if ask is None and tell is None:
         return None
@@ -108,7 +126,12 @@ def _about(original: str, folded: str, who: names.Named) -> Reading | None:
 
 def _body(original: str, folded: str, who: names.Named, cue: re.Match) -> str:
     """The message once the person, the cue and the politeness are out (positions are the same in both)."""
-    cut = sorted([(who.start, who.end), (cue.start(), cue.end())])
+    start, end = cue.start(), cue.end()
+    if (before := re.search(r"(?:你帮我|帮我|你去|你|麻烦|帮忙)\s*$", original[:start])) and before.start() >= who.end:
+        start = before.start()  # "…你问下他…": the words around the cue are the cue's
+    # "问下他 今天…" / "ask him if…": the pronoun is whom to ask; in "问问他报销单交了没" it is also who did it
+    end += len(m.group(0)) if (m := re.match(r"\s*(?:[他她](?=[\s,，])|him\b|her\b)", original[end:], re.I)) else 0
+    cut = sorted([(who.start, who.end), (start, end)])
     kept = original
     for start, end in reversed(cut):
         kept = kept[:start] + " " + kept[end:]
@@ -122,9 +145,12 @@ def _own(original: str, folded: str, now: datetime | None, tz: str) -> Reading |
         return Reading("reminders", {}, "gist:reminders", "")
     if (m := _has(_REMIND, folded)) is not None and now is not None:
         rest = (original[: m.start()] + " " + original[m.end() :]).strip()
-        rest = re.sub(r"(?i)^(?:记得|别忘了|please|pls)\s*", "", rest)
+        rest = re.sub(r"(?i)^(?:记得|别忘了|等下|等会儿?|待会儿?|please|pls)\s*", "", rest)
+        rest = re.sub(r"^过\s*(\S{1,4}?(?:分钟|小时|钟头))(?!后)", r"\1后", rest)  # "过10分钟提醒我…"
         if reminding.read(rest, now=now, tz=tz) is not None:
             return Reading("remind", {"rest": rest}, "gist:remind", m.group(0))
+        if (alone := reminding.read(f"{rest} {original}", now=now, tz=tz)) is not None and alone[2] == rest:
+            return Reading("remind", {"rest": f"{rest} {original}"}, "gist:remind", m.group(0))  # "10分钟后提醒我"
         return None
     for intent, cue in (("status", _STATUS_ALL), ("did", _DID), ("brief", _BRIEF), ("review", _REVIEW)):
         if (m := _has(cue, folded)) is not None:
@@ -132,8 +158,11 @@ def _own(original: str, folded: str, now: datetime | None, tz: str) -> Reading |
             return Reading(intent, args, f"gist:{intent}", m.group(0))
     if _has(_QUIET, folded) and now is not None:
         windows = phrasing.quiet_windows(original, now=now, tz=tz)
-        if not windows and (after := re.search(r"after (\d{1,2})\s*(pm|am)?|(\d{1,2})点以后", folded)):
-            hour = int(after.group(1) or after.group(3)) + (12 if (after.group(2) or "pm") == "pm" else 0)
+        after = re.search(r"after (\d{1,2})\s*(pm|am)?|(\d{1,2}|[一二三四五六七八九十])点(?:以后|之后|后)", folded)
+        if not windows and after:
+            said = after.group(1) or after.group(3)
+            hour = int(said) if said.isdigit() else "一二三四五六七八九十".index(said) + 1
+            hour += 12 if (after.group(2) or "pm") == "pm" else 0  # "九点以后" / "after 9": the evening
             windows = [{"start": f"{hour % 24:02d}:00", "end": "08:00"}]
         if windows:
             return Reading("quiet", {"windows": windows}, "gist:quiet", "")

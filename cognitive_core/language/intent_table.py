@@ -30,7 +30,8 @@ from cognitive_core.language.parsing import span
 
 # Politeness before a request and particles after it: neither changes what is asked.
 LEAD = (
-    r"(?:(?:请|麻烦(?:你)?|劳驾|帮忙|你|hi|hey|ok|okay|pls|please|can you|could you|would you|would you mind|"
+    r"(?:(?:请|麻烦(?:你)?|劳驾|帮忙|你|的(?=[\s,])|hi|hey|ok|okay|pls|plz|please|can you|could you|can u|could u|would you|would you mind|"
+    r"would you be (?:so kind as to|able to)|i was wondering if you could|i wonder if you could|any chance you could|mind|"
     r"i need you to|i want you to|go|quickly|quick|有空(?:的时候|的话)?|方便(?:的话|时)?|回头|顺便)[\s,.:!]*)*"
 )
 END = r"[\s.!?,~…。]*(?:了|的|呢|吧|呀|啊|哈|哦|谢谢|thanks|thx|please|pls)?[\s.!?,~…]*"
@@ -65,7 +66,10 @@ class Context:
     tz: str
 
 
-_ASK_ZH = r"(?:帮我|替我|帮忙|你)?(?:去|再)?(?:问一下|问一问|问问|问下|问|ask|wen(?=一下|下))"
+_ASK_ZH = (
+    r"(?:帮我|替我|帮偶|帮俺|帮忙|你)?(?:去|再)?"
+    r"(?:问一下|问一问|问问看|问问|问一?哈|问下|问|ask(?=\s*(?:一下|下))|wen(?=一下|下)|[闻文](?=一下|下))"  # 闻/文: voice input's 问
+)
 _TELL_ZH = r"(?:帮我|替我|帮忙|你)?(?:去)?(?:告诉|通知|转告|提醒|知会)(?:一下|下)?"
 _NUDGE_ZH = r"(?:帮我|替我|你)?(?:再)?(?:催一下|催一催|催催|催下|催)"
 FRAMES: tuple[Frame, ...] = (
@@ -77,11 +81,19 @@ FRAMES: tuple[Frame, ...] = (
     Frame("cancel", r"(?:never\s?mind|forget)\s+(?:about\s+)?(?:asking\s+)?{P}(?P<body>.*)", "cancel:en:never_mind"),
     Frame("cancel", r"(?:stop|don't|do not)\s+(?:asking|chasing|pinging|bugging)\s+{P}(?P<body>.*)",
           "cancel:en:stop_asking"),
+    Frame("cancel", r"(?:问|催|找|给){P}的?(?:那个|这个)?(?:事|问题)?(?:就)?(?:算了|不用了|不问了|取消(?:掉)?|撤了|撤回)",
+          "cancel:zh:that_one_off"),
+    Frame("nudge", r"(?:帮我|替我|你)?(?:再)?(?:去)?(?:追|跟催)(?:一下|下)?{P}(?:一下)?", "nudge:zh:chase"),
+    Frame("nudge", r"(?:再|又)(?:去)?(?:问问|问一下|问下|找)(?:一下)?{P}(?:一下)?", "nudge:zh:again"),
+    Frame("nudge", r"(?:follow up|chase|ping|nudge|bump|poke)\s+(?:with\s+)?{P}"
+          r"(?:\s*(?:again|once more|on (?:that|it|this)|about (?:that|it|this)|pls|please))*", "nudge:en:bare"),
+    Frame("nudge", r"bump\s+{P}", "nudge:en:bump", True),
     Frame("nudge", rf"{_NUDGE_ZH}(?:一下)?{{P}}(?:一下|下(?![周午个次班月面载单雨]))?(?:的)?(?P<body>.*)", "nudge:zh:cui", True),
     Frame("nudge", r"(?:nudge|chase|ping|poke|remind)\s+{P}\s+(?:again|once more)(?P<body>.*)", "nudge:en:again"),
     Frame("nudge", r"(?:nudge|poke)\s+{P}(?:\s+(?:about|on|for|re:?))?(?P<body>.*)", "nudge:en:nudge", True),
     Frame("nudge", r"chase\s+{P}", "nudge:en:chase", True),
-    Frame("ask", rf"{_ASK_ZH}(?:一下|以下|下)?{{P}}(?:一下|下(?![周午个次班月面载单雨]))?(?P<body>.*)", "ask:zh:verb_first", True),
+    Frame("ask", rf"{_ASK_ZH}(?:一下|以下|下)?{{P}}(?:一下|下(?![周午个次班月面载单雨]))?(?:[啊嘛呀啦哈呗][\s,]*)?"
+          r"(?:就是(?!说))?(?!的(?:那个|事|问题))(?P<body>.*)", "ask:zh:verb_first", True),
     Frame("ask", r"(?:帮我|替我|你)?(?:跟|和|向|找)(?:一下)?{P}(?:确认|核实|核对|了解|打听|问|要)(?:一下|下)?(?P<body>.+)",
           "ask:zh:confirm_with", True),
     Frame("ask", r"(?:帮我|替我)?(?:跟进|追)(?:一下|下)?{P}(?:的|那边的?)?(?P<body>.+)", "ask:zh:follow_up", True),
@@ -95,14 +107,19 @@ FRAMES: tuple[Frame, ...] = (
           "tell:zh:say_to", True, soft=True),
     Frame("tell", r"(?P<body>.+?)[\s,]*(?:帮我|你)?(?:告诉|通知|转告|转达给)(?:一下|下)?{P}(?:看一下|看下|一下|一声|下)?",
           "tell:zh:body_first"),
-    Frame("ask", r"(?:ask|aks|check with|find out from|follow up with|chase|query|confirm with|check in with)\s+{P}"
-          r"(?:\s+(?:about|on|for|re:?))?(?P<body>.+)", "ask:en:verb_first", True),
+    Frame("ask", r"(?:ask|aks|asks|asking|check(?:ing)? with|find out from|follow up with|chase|query|confirm with"
+          r"|check in with)\s+{P}(?:\b(?:about|abt|on|for|re)\b:?\s*)?(?P<body>.+)", "ask:en:verb_first", True),
+    Frame("ask", r"(?:reach out to|ping|message|contact)\s+{P}\s+and\s+ask(?:\s+(?:him|her))?\s+(?P<body>.+)",
+          "ask:en:reach_and_ask"),
+    Frame("ask", r"(?:quick\s+(?:one|q|question)|q)\s+for\s+{P}\s*[:\-–—,]\s*(?P<body>.+)", "ask:en:q_for", True),
     Frame("ask", r"(?:find out|check|see|confirm)\s+(?:from|with)?\s*{P}\s+(?P<body>.+)", "ask:en:find_out"),
     Frame("ask", r"(?:find out|check|see|confirm)\s+(?P<body>.+?)\s+(?:from|with)\s+{P}", "ask:en:body_first"),
     Frame("ask", r"(?:have|get)\s+{P}\s+(?:to\s+)?(?P<body>.{4,})", "ask:en:have_them"),
     Frame("tell", r"(?:let)\s+{P}\s+know(?:\s+that)?(?P<body>.+)", "tell:en:let_know", True, soft=True),
     Frame("tell", r"(?:tell|inform|notify|remind|message|ping)\s+{P}(?:\s+(?:that|to|about))?(?P<body>.+)",
           "tell:en:verb_first", True),
+    Frame("tell", r"give\s+{P}\s+a\s+heads[- ]up(?:\s+that|\s*:)?\s*(?P<body>.+)", "tell:en:heads_up"),
+    Frame("tell", r"(?:fyi|heads up)\s*(?:to|for)\s+{P}\s*[:\-–—,]?\s*(?P<body>.+)", "tell:en:fyi_to"),
     Frame("tell", r"(?:pass on|pass along|relay|forward)\s+"
           r"(?:to\s+{P}\s+(?:that\s+)?(?P<body>.+)|(?P<b2>.+?)\s+to\s+{P})", "tell:en:pass_on"),
 )  # fmt: skip
@@ -217,7 +234,7 @@ PHRASES: tuple[Phrase, ...] = (
     Phrase("did", r"what (?:did|have) you (?:do|done|been doing|been up to|get done)"
            r"(?: (?:today|this week|lately|so far))?|"
            r"what have you done(?: today| this week)?", "did:en", _did),
-    Phrase("help", r"(?:你是谁|你能(?:做|干)(?:什么|啥|些什么)|你会(?:做)?(?:什么|啥)|怎么用(?:你)?|(?:怎么|如何)使用|有什么功能|帮助|使用说明)",
+    Phrase("help", r"(?:你是谁|你(?:都)?能(?:做|干)(?:什么|啥|些什么)|你会(?:做)?(?:什么|啥)|怎么用(?:你)?|(?:怎么|如何)使用|有什么功能|帮助|使用说明)",
            "help:zh"),
     Phrase("help", r"(?:who are you|what can you do|what do you do|how do i use (?:you|this)|help me\??"
            r"|how does this work)", "help:en"),

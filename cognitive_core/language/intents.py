@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from cognitive_core.language import away, names, phrasing
+from cognitive_core.language import away, names, phrasing, when
 from cognitive_core.language.intent_table import END, FRAMES, LEAD, PHRASES, Context
 
 if TYPE_CHECKING:
@@ -27,8 +27,10 @@ _Q = (
 )
 _EN_Q = r"(?:\?|^(?:when|what|whether|if|is|are|can|could|will|would|did|does|do|how|who|where|why)\b)"
 _PRONOUN = re.compile(r"^(?:你|我|他|她|它|咱|大家|自己|一下|一声|这|那|谁)")
-# A name nobody has: two or three Chinese characters, an @handle, or capitalised words ("Bob", "Wang Fang").
-_UNKNOWN = r"(?P<who>[\u4e00-\u9fff]{2,3}?|@\w+|(?-i:[A-Z][a-z]+(?:\s[A-Z][a-z]+)?))"
+# A name nobody has: two or three Chinese characters, an @handle, capitalised words ("Bob", "Wang Fang"), or a
+# lower-case word before a dash ("q for kevin - …").
+_UNKNOWN = r"(?P<who>[\u4e00-\u9fff]{2,3}?|@\w+|(?-i:[A-Z][a-z]+(?:\s[A-Z][a-z]+)?)|(?-i:[a-z]{3,})(?=\s+[-–—]\s))"
+_NOBODY = ("me", "us", "them", "him", "her", "everyone", "everybody", "someone", "anyone", "all", "team")
 _MARK = "\ue000"
 
 
@@ -51,7 +53,7 @@ def _compiled(pattern: str, marker: str) -> re.Pattern:
     return re.compile(LEAD + pattern.replace("{P}", spaced) + END, re.I | re.S)
 
 
-_KNOWN = [(f, _compiled(f.pattern, f"@?{_MARK}+")) for f in FRAMES]
+_KNOWN = [(f, _compiled(f.pattern, f"@?{_MARK}++")) for f in FRAMES]
 _STRANGER = [(f, _compiled(f.pattern, rf"@?{_UNKNOWN}\s*[,:]?\s*")) for f in FRAMES if f.strong]
 _PHRASES = [(p, re.compile(rf"{LEAD}(?:{p.pattern}){END}", re.I | re.S)) for p in PHRASES]
 _QUOTE = re.compile(r"^(?:>.*\n|「[^」]*」\s*|“[^”]*”\s*\n|-{3,}.*\n|—{2,}.*\n)+")
@@ -101,16 +103,29 @@ def _frames(original: str, folded: str, people: tuple, mentions: tuple) -> Readi
 def _unknown(original: str, folded: str, people: tuple, sender_id: str | None) -> Reading | None:
     for frame, pattern in _STRANGER:
         m = pattern.fullmatch(folded)
-        if m is None or _PRONOUN.match(m.group("who")) or m.group("who").lower() in ("me", "us", "them", "him", "her"):
+        if m is None or _PRONOUN.match(m.group("who")) or m.group("who").lower() in _NOBODY:
             continue
         who = original[m.start("who") : m.end("who")]
-        suggestions = tuple(names.suggest(who, people, exclude=sender_id))
-        separated = re.match(r"\s*[,:\s]", folded[m.end("who") :]) is not None
-        if not suggestions and not separated and not names.nickname(who):  # "问题是…" names nobody
+        longer = original[m.start("who") : m.end("who") + 1]
+        if "的" in who:  # "问张伟的那个…": a known name and its thing, not a stranger
             continue
+        timed = names.looks_like_name(longer) and _time_next(original, m.end("who") + 1)
+        if len(who) == 2 and (names.three_character_name(longer) or timed):
+            who = longer  # "马冬梅明天开会" names 马冬梅, not 马冬
+        suggestions = tuple(names.suggest(who, people, exclude=sender_id))
+        after = folded[m.end("who") :]
+        separated = re.match(r"\s*[,:.!\s]", after) is not None or (who.isascii() and not after.strip())
+        if not suggestions and not separated and not names.nickname(who) and not names.looks_like_name(who):
+            continue  # "问题是…" names nobody
         body = _body(original, m, 0)
         return Reading(frame.intent, {"text": body}, frame.rule, _words(original, m), who=who, suggestions=suggestions)
     return None
+
+
+def _time_next(text: str, at: int) -> bool:
+    """A time expression starts right at `at` (so the character before it still belongs to the name)."""
+    found = when.parse_when(text[at:], now=datetime(2026, 1, 1, tzinfo=UTC), tz="UTC")  # any moment: only where
+    return found is not None and found.span[0] == 0
 
 
 def _away(said: away.Said, original: str) -> Reading:

@@ -21,6 +21,15 @@ if TYPE_CHECKING:
 # Chinese nickname frames: 小张 / 老张 / 阿张 / 张总 / 张工 / 张哥 / 张老师 name someone by the surname.
 _NICK_PREFIX = ("小", "老", "阿")
 _NICK_SUFFIX = ("老师", "经理", "总", "工", "哥", "姐", "sir")
+# The common surnames, and characters that after one make a word rather than a name ("周会", "王牌", "高手").
+_SURNAMES = set(
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾"
+    "夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤"
+)
+_NOT_GIVEN = set(
+    "会议末报年月日天点号个次些样么们家里边面上下前后中内外总工哥姐老师经理部门牌手一二三四五六七八九十案价格期题目间份量况度法式场时线务品"
+)
+_COMPOUND = {"欧阳", "司马", "诸葛", "上官", "慕容", "东方", "令狐", "皇甫", "尉迟", "公孙", "夏侯", "长孙", "宇文"}
 FUZZY_CUTOFF = 0.6  # difflib ratio for a spelling slip ("Zhang Shan", "Zhnag San", "张叁")
 MAX_SUGGESTIONS = 3
 
@@ -111,6 +120,19 @@ def _nickname_core(word: str) -> str:
 def nickname(word: str) -> bool:
     """小刘 / 老王 / 张总 / 李工: a Chinese way to name someone by the surname."""
     return not word.isascii() and _nickname_core(word) != word and len(_nickname_core(word)) == 1
+
+
+def looks_like_name(word: str) -> bool:
+    """孙悦 / 吴昊 / 欧阳锋: two or three Chinese characters that read as a surname and a given name."""
+    if not 2 <= len(word) <= 3 or word.isascii():
+        return False
+    given = word[2:] if word[:2] in _COMPOUND else word[1:] if word[0] in _SURNAMES else ""
+    return bool(given) and not any(ch in _NOT_GIVEN for ch in given)
+
+
+def three_character_name(word: str) -> bool:
+    """钱多多 / 马冬梅 / 欧阳锋 rather than 钱多 / 马冬 / 欧阳: a compound surname or a doubled given name."""
+    return len(word) == 3 and looks_like_name(word) and (word[:2] in _COMPOUND or word[1] == word[2])
 
 
 def _score(word: str, person: PersonView) -> float:

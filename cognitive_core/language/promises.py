@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta
 
-from cognitive_core.language.when import Found, parse_when
+from cognitive_core.language.when import Found, every_when, parse_when
 from cognitive_core.situation import Decision
 from concern.commands import Commit
 
@@ -80,7 +80,26 @@ def deadline(text: str, *, timezone: str, now: datetime | None) -> dict:
     """
     if now is None:
         return {}
-    found = parse_when(text, now=now, tz=timezone)
-    if found is None or not found.before or not _ahead(found, now):
+    found = next((f for f in every_when(text, now=now, tz=timezone) if f.before), None)  # "明天的会几点, EOD前回我"
+    if found is None or not _ahead(found, now):
         return {}
     return {"deadline": found.at.isoformat(), "deadline_words": found.words}
+
+
+def without_reply_by(body: str, words: str) -> str:
+    """The body without the clause that only says when to answer ("…，一小时内回我", "…, by EOD please").
+
+    Only a clause of its own at the end goes: "周五前能不能把方案给我" keeps its "周五前" (it is what is asked).
+    """
+    if not words or words not in body:
+        return body
+    lead = r"(?:(?:i\s+)?need\s+(?:an\s+answer|it|this|to\s+know)|answer|reply|respond|get back to me|最晚|最迟)"
+    tail = r"(?:回我|回复我?|给我(?:个)?(?:答复|回复|回音|回话|消息)|答复|回个话|please|pls|thanks|at the latest)"
+    said = re.escape(words)
+    clause = re.compile(  # after a comma or a stop; after a space only with words that say "answer me"
+        rf"(?:[,，;；:：—\-.。!！?？]+\s*{lead}?\s*{said}|\s+{lead}\s*{said}|\s+{said}(?=\s*{tail}))"
+        rf"\s*(?:{tail}|[!！.。])*\s*$",
+        re.I,
+    )
+    kept = clause.sub("", body)
+    return body if kept == body or not kept.strip() else kept

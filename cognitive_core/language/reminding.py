@@ -16,7 +16,7 @@ from cognitive_core.language.when import parse_when
 _COMPACT = re.compile(r"^(?:in\s+)?(\d{1,4})\s*(m|h|d|min|mins|分钟|小时|天)(?:后|之后|以后)?(?=\s|$|[^\w])", re.I)
 _UNIT = {"min": "m", "mins": "m"}
 # Glue left between the time and the text: "提醒我明天上午10点去交周报", "remind me tomorrow to call".
-_GLUE = re.compile(r"^(?:[\s,，:：、]|to\s|at\s|on\s|钟|记得|别忘了|去|要|把)+|[\s,，。.:：]+$", re.I)
+_GLUE = re.compile(r"^(?:[\s,，:：、]|to\s|at\s|on\s|about\s|钟|记得|别忘了|去|要|把)+|[\s,，。.:：]+$", re.I)
 
 
 def read(rest: str, *, now: datetime, tz: str) -> tuple[datetime, str, str] | None:

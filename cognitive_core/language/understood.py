@@ -76,6 +76,9 @@ def request_of(
 ) -> dict[str, Any]:
     """The pending request a choice completes: intent, text (rewritten for its reader), priority and deadline."""
     text = reading.args.get("text", "")
+    deadline = _deadline(message, tz, now)
+    if reading.intent != "tell":  # a reply-by clause is the deadline, not words to pass on
+        text = promises.without_reply_by(text, deadline.get("deadline_words", ""))
     if speaker is not None and text and reading.intent in ("ask", "tell", "nudge"):
         intent = "ask" if reading.intent == "nudge" or reading.ambiguous else reading.intent
         rule = reading.rule
@@ -95,7 +98,7 @@ def request_of(
         "intent": reading.intent,
         "text": text,
         **({"priority": reading.args["priority"]} if reading.args.get("priority") else {}),
-        **_deadline(message, tz, now),
+        **deadline,
         "matched": {"rule": reading.rule, "words": reading.words},
     }
 

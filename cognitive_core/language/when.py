@@ -231,6 +231,12 @@ def _resolve(atoms: list[re.Match], now: datetime, tz: ZoneInfo) -> tuple[dateti
     return moment.astimezone(UTC), vague
 
 
+def _within(atoms: list[re.Match]) -> bool:
+    """ "一小时内", "within the hour": a span to finish in, so a deadline (its end) rather than a moment."""
+    dur = next((a for a in atoms if _slot(a) == "dur"), None)
+    return dur is not None and (dur.group().endswith("内") or dur.group().lower().startswith("within"))
+
+
 def every_when(text: str, *, now: datetime, tz: ZoneInfo | str) -> list[Found]:
     """Every time expression in `text`, in order (`parse_when` is the first of them)."""
     found, start = [], 0
@@ -254,9 +260,9 @@ def parse_when(text: str, *, now: datetime, tz: ZoneInfo | str, locale: str | No
         if resolved is None:
             continue
         start, end = atoms[0].start(), atoms[-1].end()
-        nxt = ATOMS.match(text, end)
-        before = any(_slot(a) == "before" for a in atoms)
-        if nxt is not None and nxt.group("zbefore") and not before:
+        nxt = ATOMS.match(text, end + len(text[end:]) - len(text[end:].lstrip(" ")))  # "EOD 前"
+        before = any(_slot(a) == "before" for a in atoms) or _within(atoms)
+        if nxt is not None and (nxt.group("zbefore") or nxt.group("elatest")) and not atoms[-1].group("elatest"):
             end, before = nxt.end(), True
         at, vague = resolved
         return Found(at=at, span=(start, end), words=text[start:end], vague=vague, before=before)

@@ -15,7 +15,7 @@ AFTERNOON = 15  # "下午", "this afternoon"
 MORNING = 9  # "明早", "tomorrow morning"
 
 ZH_DIGITS = {c: i for i, c in enumerate("零一二三四五六七八九")} | {"〇": 0, "两": 2}
-EN_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "ten": 10}
+EN_NUMBERS = {"the": 1, "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "ten": 10}
 NUM = r"(?:\d{1,3}|[零〇一二两三四五六七八九十]{1,3})"
 WEEKDAY_ZH = "一二三四五六日天"
 WEEKDAYS_EN = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
@@ -60,7 +60,7 @@ ATOMS = re.compile(
             # durations: "两小时后", "30分钟内", "半小时后", "3天后", "in 2 hours", "within 30 minutes"
             rf"(?P<zdur>(?P<zdn>{NUM})?\s*(?:个)?(?P<zhalf>半)?\s*(?:个)?"
             r"(?P<zdu>小时|钟头|分钟|天|周|星期)(?:后|以后|之后|内|以内|之内))",
-            r"(?P<edur>\b(?:in|within)\s+(?P<edn>\d{1,3}|an?|one|two|three|four|five|six|ten|half\s+an?)\s*"
+            r"(?P<edur>\b(?:in|within)\s+(?P<edn>\d{1,3}|the(?=\s+hour\b)|an?|one|two|three|four|five|six|ten|half\s+an?)\s*"
             r"(?P<edu>minutes?|mins?|hours?|hrs?|h|days?|weeks?)\b)",
             # days
             r"(?P<zrel>大后天|后天|明天|明日|今天|今日)",
@@ -89,8 +89,10 @@ ATOMS = re.compile(
             r"(?P<eclock>\b(?P<eh>1[0-2]|0?[1-9])\s*(?P<ampm2>[ap]\.?m\.?)(?!\w))",
             r"(?P<eat>\bat\s+(?P<eath>1[0-2]|0?[1-9]|1[3-9]|2[0-3])\b(?![.:]\d))",
             # "before" markers
-            r"(?P<zbefore>之前|以前|前)",
+            r"(?P<zbefore>之前|以前|之内|以内|前)",  # "今天之内": within that day, its end
+            r"(?P<zlatest>最晚|最迟|不晚于)",  # "最晚明天上午": a deadline said before its day
             r"(?P<ebefore>\b(?:by|before|until|till|no later than)\b)",
+            r"(?P<elatest>\bat\s+(?:the\s+)?latest\b)",  # "tomorrow morning at the latest": after it
         ]
     ),
     re.IGNORECASE,
@@ -119,5 +121,7 @@ SLOTS = {
     "eclock": "clock",
     "eat": "clock",
     "zbefore": "before",
+    "zlatest": "before",
     "ebefore": "before",
+    "elatest": "before",
 }

@@ -28,7 +28,9 @@ OPEN = (
     OpenAsk("con_20260318_001", "p_zhangsan", "提测什么时候能给？"),
     OpenAsk("con_20260318_002", "p_lisi", "周报？"),
 )
-COMMANDS = {"ask", "tell", "ask_or_tell", "nudge", "cancel", "status", "did", "quiet", "pause", "resume", "snooze"}
+COMMANDS = {
+    *("ask", "tell", "ask_or_tell", "nudge", "cancel", "status", "did", "quiet", "pause", "resume", "snooze", "remind"),
+}
 _TEMPLATES = {
     "concerns": "status",
     "did": "did",
@@ -54,6 +56,8 @@ def understood(text: str) -> Decision:
 
 def intent_of(d: Decision) -> str:
     """The intent a message was read as (`none`: no command): the matched table row, else what the decision does."""
+    if d.kind == "raise_concern" and d.params.get("kind") == "reminder":
+        return "remind"
     if d.rule == "ask_or_tell":
         return "ask_or_tell"
     if "matched" in d.params and d.kind != "reply":

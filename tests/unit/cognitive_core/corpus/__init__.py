@@ -1,4 +1,4 @@
-"""The plain-words corpus (zh.py, en.py, none.py) and the people it names: (person_id, display name, aliases)."""
+"""The plain-words corpus (zh, en, none, gist, zh_more, en_more) and the people it names: (id, name, aliases)."""
 
 PEOPLE = (
     ("p_zhangsan", "张三", ("Zhang San", "老张")),
