@@ -93,6 +93,9 @@ REWRITES = [
     ("跟陈静说一声，让她把门禁卡还给行政", "tell", "周明请你把门禁卡还给行政。"),
     ("告诉李四呃，她的合同我签好了", "tell", "周明让我转告：你的合同周明签好了。"),
     ("通知一下张伟明天九点在三楼开会，别迟到哈", "tell", "周明让我转告：明天九点在三楼开会，别迟到。"),
+    ("告诉王五把合同带过来", "tell", "周明请你把合同带过来。"),
+    ("跟赵敏说一声记得带上她的工牌", "tell", "周明请你记得带上你的工牌。"),
+    ("问问张三他们几点到", "ask", "周明想了解：你们几点到？"),
     # zh content with English words, or for a reader who reads English: the frame follows the words
     ("问下Alice那个deck今天能不能发出来", "ask", "周明想了解：deck今天能不能发出来？"),
     ("告诉Bob明天的demo改到下午三点", "tell", "周明让我转告：明天的demo改到下午三点。"),
@@ -188,6 +191,19 @@ REWRITES = [
         "Ming would like to know: did you see the game last night?",
     ),
     ("ask Bob how his first week is going", "ask", "Ming would like to know how your first week is going."),
+    ("ask Bob isn't he on call this week", "ask", "Ming would like to know: aren't you on call this week?"),
+    ("ask Bob if he still uses the old VPN", "ask", "Ming would like to know if you still use the old VPN."),
+    (
+        "ask Alice whether she's been to the new office",
+        "ask",
+        "Ming would like to know whether you've been to the new office.",
+    ),
+    ("ask Bob if he watches the release channel", "ask", "Ming would like to know if you watch the release channel."),
+    (
+        "ask Alice what happened with the vendor call",
+        "ask",
+        "Ming would like to know what happened with the vendor call.",
+    ),
     # en requests: ask / get / have someone do something
     ("ask Bob to send me the contract", "ask", "Ming asks you to send Ming the contract."),
     ("ask Alice to book a room for Thursday", "ask", "Ming asks you to book a room for Thursday."),
@@ -256,4 +272,11 @@ REWRITES = [
         "Ming asked me to let you know: Ming needs you at the 2pm review.",
     ),
     ("tell Alice that she owes me a coffee haha", "tell", "Ming asked me to let you know: you owe Ming a coffee."),
+    (
+        "tell Alice I don't need the report until Monday",
+        "tell",
+        "Ming asked me to let you know: Ming doesn't need the report until Monday.",
+    ),
+    ("tell Bob I hope his trip goes well", "tell", "Ming asked me to let you know: Ming hopes your trip goes well."),
+    ("remind Alice to send me her slides before noon", "tell", "Ming asks you to send Ming your slides before noon."),
 ]  # fmt: skip
