@@ -26,7 +26,8 @@ _SUBJECT = re.compile(
 _IMPERATIVE = re.compile(
     r"^(?:send|bring|push|call|check|review|update|book|come|join|submit|finish|prepare|make|get|take|pick|fix"
     r"|share|post|email|ping|print|sign|grab|reply|respond|confirm|schedule|cancel|move|merge|deploy|close|clean"
-    r"|order|buy|add|remove|upload|forward|loop|cc|stop|start|keep|remember|be|wear|use|try|ask|let)\s+\w",
+    r"|order|buy|add|remove|upload|forward|loop|cc|stop|start|keep|remember|be|wear|use|try|ask|let)\s+"
+    r"(?!(?:\w+\s+)?(?:is|are|was|were|has|have|had|will|got|moved|starts|ends)\b)\w",  # not `book club is off`
     re.I,
 )
 _ZH_REQUEST = re.compile(r"(?:请你|把|记得|别忘了).*(?<!了)。$")  # 把发票寄出去。: a request passed on as a message

@@ -237,6 +237,11 @@ REWRITES = [
         "Ming asked me to let you know: Ming approved your travel request.",
     ),
     ("tell Bob we're shipping on Friday", "tell", "Ming asked me to let you know: we're shipping on Friday."),
+    (
+        "tell Bob book club is cancelled this week",
+        "tell",
+        "Ming asked me to let you know: book club is cancelled this week.",
+    ),
     ("tell Alice haha the cake is in the fridge", "tell", "Ming asked me to let you know: the cake is in the fridge."),
     ("tell Alice I've booked her flight", "tell", "Ming asked me to let you know: Ming has booked your flight."),
     (
