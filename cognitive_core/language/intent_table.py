@@ -30,8 +30,9 @@ from cognitive_core.language.parsing import span
 
 # Politeness before a request and particles after it: neither changes what is asked.
 LEAD = (
-    r"(?:(?:请|麻烦(?:你)?|劳驾|帮忙|你|的(?=[\s,])|hi|hey|ok|okay|pls|plz|please|can you|could you|can u|could u|would you|would you mind|"
-    r"would you be (?:so kind as to|able to)|i was wondering if you could|i wonder if you could|any chance you could|mind|"
+    r"(?:(?:请|麻烦(?:你)?|劳驾|帮忙|你|的(?=[\s,])|hi|hey|ok|okay|pls|plz|please|can you|could you|can u|could u"
+    r"|would you|would you mind|would you be (?:so kind as to|able to)|i was wondering if you could"
+    r"|i wonder if you could|any chance you could|mind|"
     r"i need you to|i want you to|go|quickly|quick|有空(?:的时候|的话)?|方便(?:的话|时)?|回头|顺便)[\s,.:!]*)*"
 )
 END = r"[\s.!?,~…。]*(?:了|的|呢|吧|呀|啊|哈|哦|谢谢|thanks|thx|please|pls)?[\s.!?,~…]*"

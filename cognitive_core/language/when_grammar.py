@@ -60,7 +60,8 @@ ATOMS = re.compile(
             # durations: "两小时后", "30分钟内", "半小时后", "3天后", "in 2 hours", "within 30 minutes"
             rf"(?P<zdur>(?P<zdn>{NUM})?\s*(?:个)?(?P<zhalf>半)?\s*(?:个)?"
             r"(?P<zdu>小时|钟头|分钟|天|周|星期)(?:后|以后|之后|内|以内|之内))",
-            r"(?P<edur>\b(?:in|within)\s+(?P<edn>\d{1,3}|the(?=\s+hour\b)|an?|one|two|three|four|five|six|ten|half\s+an?)\s*"
+            r"(?P<edur>\b(?:in|within)\s+"
+            r"(?P<edn>\d{1,3}|the(?=\s+hour\b)|an?|one|two|three|four|five|six|ten|half\s+an?)\s*"
             r"(?P<edu>minutes?|mins?|hours?|hrs?|h|days?|weeks?)\b)",
             # days
             r"(?P<zrel>大后天|后天|明天|明日|今天|今日)",

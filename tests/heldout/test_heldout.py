@@ -1,8 +1,8 @@
 """The held-out set judges understanding on words nobody tuned for (SPEC §6, turn 3).
 
-Non-commands contact nobody, nobody is ever contacted in someone else's place, and the share of rows right
-(every stated field) never falls below the last recorded figure; the 90 % bar of the issue is asserted too and is
-expected to fail until the score reaches it (strict: it must be flipped the day it passes).
+Non-commands contact nobody, nobody is ever contacted in someone else's place, the share of rows right (every
+stated field) never falls below the last recorded figure, and at least 90 % of the whole set is right (the issue's
+bar).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from tests.heldout import scoring
 
 # The last recorded held-out scores (docs/PERFORMANCE.md), raised as understanding improves: the first 234 rows
 # (requests of every kind), and the away/back phrasings added later (ids away…), each held to its own figure.
-FLOOR = 218 / 234
+FLOOR = 224 / 234
 AWAY_FLOOR = 12 / 24
 
 
@@ -51,7 +51,6 @@ def test_the_heldout_score_never_falls_below_the_recorded_floor(verdicts):
         assert right >= floor, scoring.table(part, title="held-out") + "\n" + scoring.misses(part)
 
 
-@pytest.mark.xfail(strict=True, reason="the held-out score is below the issue's 90 % bar (docs/PERFORMANCE.md)")
 def test_ninety_percent_of_the_heldout_set_is_understood_right(verdicts):
     right = sum(v.right for v in verdicts) / len(verdicts)
     assert right >= 0.9, scoring.table(verdicts, title="held-out")

@@ -17,9 +17,11 @@ from cognitive_core.situation import PersonView
 from tests.unit.cognitive_core.corpus import PEOPLE
 from tests.unit.cognitive_core.corpus.away import AWAY_EN, AWAY_MIXED, AWAY_MORE, AWAY_ZH
 from tests.unit.cognitive_core.corpus.en import EN
+from tests.unit.cognitive_core.corpus.en_more import EN_MORE, MIXED, NONE_EN, SOCIAL_EN
 from tests.unit.cognitive_core.corpus.gist import GIST, SOCIAL
 from tests.unit.cognitive_core.corpus.none import NONE
 from tests.unit.cognitive_core.corpus.zh import ZH
+from tests.unit.cognitive_core.corpus.zh_more import NONE_ZH, SOCIAL_ZH, ZH_MORE
 
 FOLDS = 5
 BOSS = PersonView("p_boss", "老板", role="principal", aliases=("Boss",))
@@ -28,8 +30,10 @@ CAST = (BOSS, *(PersonView(pid, name, aliases=aliases) for pid, name, aliases in
 
 def rows() -> list[tuple[str, str]]:
     """Every tuning row as (masked text, intent), in corpus order."""
-    labelled = [(row[0], row[1]) for table in (ZH, EN, GIST, AWAY_ZH, AWAY_EN, AWAY_MIXED, AWAY_MORE) for row in table]
-    labelled += [(text, "none") for text in (*NONE, *SOCIAL)]
+    tables = (ZH, ZH_MORE, EN, EN_MORE, MIXED, GIST, AWAY_ZH, AWAY_EN, AWAY_MIXED, AWAY_MORE)
+    # A name nobody has is no intent of its own: the reply says so whatever was asked.
+    labelled = [(row[0], row[1]) for table in tables for row in table if row[1] != "unknown_person"]
+    labelled += [(text, "none") for text in (*NONE, *SOCIAL, *NONE_ZH, *SOCIAL_ZH, *NONE_EN, *SOCIAL_EN)]
     named = [(classifier.masked(text, CAST), "ask" if intent == "ask_or_tell" else intent) for text, intent in labelled]
     counts = Counter(intent for _, intent in named)
     return [(text, intent) for text, intent in named if counts[intent] >= FOLDS]

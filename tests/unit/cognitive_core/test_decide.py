@@ -148,7 +148,8 @@ def test_a_reply_beats_risk_keywords():
 
 def test_a_principals_message_that_matches_nothing_gets_one_did_you_mean_line_not_the_help():
     assert decide(sit("合同那个事你看着办"))[0].params == {"template": "not_understood", "hint": "ask"}
-    assert decide(sit("别烦我了行吗"))[0].params["hint"] in ("pause", "ask")
+    guessed = decide(sit("别烦我了行吗"))[0].params  # the classifier's readings as buttons, or the one hint line
+    assert guessed["template"] in ("did_you_mean", "not_understood") and guessed["hint"] != "help"
 
 
 def test_a_members_message_that_matches_nothing_gets_the_member_help():
