@@ -13,7 +13,7 @@ from concern import outbound, queue
 from concern.kinds import away
 from concern.models import OutboxEntry
 from concern.queue import Purpose
-from concern.texts import messages, reasons, replies
+from concern.texts import forwarding, messages, reasons, replies
 from kernel.context import UnitOfWork
 from person import service as persons
 
@@ -87,7 +87,8 @@ def told(uow: UnitOfWork, entry: OutboxEntry, request: ActionRequest, record: Ac
     not_before = record.result_detail.get("not_before")
     if record.result == "success":
         if attempt == 1:
-            reply(uow, template="told", key=f"{base}:ack", target=target, **common)
+            words = forwarding.unframed(request.text, teller.display_name, tuple(teller.aliases or ()))
+            reply(uow, template="told", key=f"{base}:ack", target=target, text=words, **common)
     elif record.result == "blocked" and not_before and attempt < MAX_TELL_TRIES:
         again = request.model_copy(update={"request_key": f"{base}#{attempt + 1}"})
         queue.enqueue(

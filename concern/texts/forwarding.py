@@ -94,6 +94,16 @@ def relay(sender: str, text: str, locale: str, aliases: tuple[str, ...] = ()) ->
     return f"{name} asked me to let you know: {text}"
 
 
+def unframed(message: str, sender: str, aliases: tuple[str, ...] = ()) -> str:
+    """What `relay` framed, without its frame: the words a confirmation quotes (the message itself if unframed)."""
+    for lang in ("zh", "en"):
+        name = name_in(lang, sender, aliases)
+        for frame in (f"{name}让我转告：", f"{name}请你", f"{name} asked me to let you know: ", f"{name} asks you to "):
+            if message.startswith(frame):
+                return message.removeprefix(frame)
+    return message
+
+
 def is_statement(text: str) -> bool:
     """Words that end as a statement (a request or information), not a question."""
     return bool(_STATEMENT.search(text))

@@ -117,7 +117,7 @@ _REPLIES = {
         "en": "Sent to {target}, but the delivery was not confirmed: {text}",
     },
     "not_told": {"zh": "没能转告{target}：{reason}", "en": "Could not pass it on to {target}: {reason}"},
-    "told": {"zh": "已转告{target}。", "en": "Passed on to {target}."},
+    "told": {"zh": "已转告{target}：{text}", "en": "Passed on to {target}: {text}"},
     "told_later": {"zh": "{target}{why}，消息将在 {when} 转告。", "en": "{target} {why}; the message goes out {when}."},
     "refused_limit": {"zh": "现在不能再问{target}：{reason}", "en": "I can't ask {target} now: {reason}"},
     "cancelled": {"zh": "好的，已取消。", "en": "Cancelled."},

@@ -33,4 +33,4 @@ def test_a_message_passed_on_reads_rewritten_and_its_sender_hears_it_went(ctx, c
     feishu, telegram = team
     say(ctx, channel="feishu", user="ou_boss", text="告诉张三他的出差申请我批了")
     assert telegram.texts_to("tg_zs") == ["老板让我转告：你的出差申请老板批了。"]
-    assert feishu.texts_to("ou_boss") == ["已转告张三。"]
+    assert feishu.texts_to("ou_boss") == ["已转告张三：你的出差申请老板批了。"]  # the words as 张三 read them

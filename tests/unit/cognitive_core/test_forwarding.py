@@ -3,7 +3,7 @@
 import pytest
 
 from cognitive_core.language.forwarding import rewrite
-from concern.texts.forwarding import question, relay
+from concern.texts.forwarding import question, relay, unframed
 
 
 def _ask(body: str, rule: str = "ask:zh:verb_first", words: str = "") -> str:
@@ -78,3 +78,17 @@ def test_the_frame_follows_the_language_of_the_words_not_the_readers_setting():
 def test_words_with_no_mark_keep_the_question_frame_of_the_readers_language():
     assert question("老板", "提测什么时候能给", "zh") == "老板想了解：提测什么时候能给"
     assert question("Boss", "build status", "en") == "Boss would like to know: build status"
+
+
+@pytest.mark.parametrize(
+    ("words", "locale"),
+    [
+        ("明天的会取消了。", "zh"),
+        ("把排班表发到群里。", "zh"),
+        ("the meeting moved to 3pm.", "en"),
+        ("send the deck.", "en"),
+    ],
+)
+def test_a_confirmation_quotes_the_relayed_words_without_their_frame(words, locale):
+    framed = relay("周明", words, locale, aliases=("Ming",))
+    assert framed != words and unframed(framed, "周明", ("Ming",)) == words
