@@ -204,9 +204,6 @@ _CJK = re.compile(r"[\u3400-\u9fff]")
 @rule(
     "internal_words",
     allow=(
-        "concern.messages:escalation",
-        "concern.messages:escalation_again",
-        "concern.messages:escalation_up",
         "concern.reminders:set",
         "concern.reminders:list_item",
     ),

@@ -26,11 +26,12 @@ _TEMPLATES: dict[str, dict[str, str]] = {
         'Just reply to this message; if you need a little time, reply "later 2h".',
     },
     "escalation": {
-        "zh": "【升级】{asker}问{target}：{text}\n状态：自 {since} 起未回复（已 {waited}），跟进已用完。\n"
-        "建议：请直接联系{target}，或直接回复这条消息，我会把你的答复转给{asker}。",
+        "zh": "【升级】{asker}问{target}：{text}\n"
+        "从 {since} 起一直没有回复（已经等了{waited}），我跟进了几次也没有回音。"
+        "你可以直接找{target}；也可以回复这条消息，我会把你的答复转给{asker}。",
         "en": "[Escalation] {asker} asked {target}: {text}\n"
-        "State: no reply since {since} ({waited}); follow-ups are exhausted.\n"
-        "Suggestion: please reach {target} directly, or reply to this message and I will pass your answer to {asker}.",
+        "No reply since {since} ({waited} so far), and my follow-ups got no answer. You could reach {target} "
+        "directly, or reply to this message and I'll pass your answer on to {asker}.",
     },
     "stalled": {
         "zh": "【停滞】你问{target}的“{text}”自 {since} 起没有回复（已 {waited}），{target}没有可升级的上级。"
@@ -50,21 +51,20 @@ _TEMPLATES: dict[str, dict[str, str]] = {
     },
     "escalation_again": {
         "zh": "【升级·再次提醒】{asker}问{target}：{text}\n"
-        "状态：自 {since} 起未回复（已 {waited}），上次升级给你后也还没有人处理。\n"
-        "建议：点“我来处理”接手，或“提醒他”让我再催{target}一次；也可以直接回复这条消息，我会把你的答复转给{asker}。",
+        "从 {since} 起还是没有回复（已经等了{waited}），上次转给你之后也还没有人接手。"
+        "你可以点“我来处理”接手，或点“提醒他”让我再催{target}一次；也可以直接回复这条消息，我会把你的答复转给{asker}。",
         "en": "[Escalation, again] {asker} asked {target}: {text}\n"
-        "State: no reply since {since} ({waited}); nobody has taken it since I escalated it to you.\n"
-        'Suggestion: tap "I\'ll handle it", or "Remind them" and I will nudge {target} once more; '
-        "or reply to this message and I will pass your answer to {asker}.",
+        "Still no reply since {since} ({waited} so far), and nobody has taken it since I brought it to you. "
+        'Tap "I\'ll handle it" to take it, or "Remind them" and I\'ll nudge {target} once more; '
+        "or reply to this message and I'll pass your answer on to {asker}.",
     },
     "escalation_up": {
         "zh": "【升级】{asker}问{target}：{text}\n"
-        "状态：自 {since} 起未回复（已 {waited}），已升级给{previous}，也还没有人处理。\n"
-        "建议：请联系{previous}或{target}；也可以直接回复这条消息，我会把你的答复转给{asker}。",
+        "从 {since} 起一直没有回复（已经等了{waited}），转给{previous}之后也还没有人接手。"
+        "你可以联系{previous}或{target}；也可以直接回复这条消息，我会把你的答复转给{asker}。",
         "en": "[Escalation] {asker} asked {target}: {text}\n"
-        "State: no reply since {since} ({waited}); escalated to {previous}, still not taken.\n"
-        "Suggestion: please reach {previous} or {target}, or reply to this message and I will pass your answer "
-        "to {asker}.",
+        "No reply since {since} ({waited} so far), and {previous}, who had it before you, has not taken it. "
+        "You could reach {previous} or {target}, or reply to this message and I'll pass your answer on to {asker}.",
     },
     "escalation_taken": {
         "zh": "{manager}接手了你问{target}的“{text}”，有答复我会转给你。",

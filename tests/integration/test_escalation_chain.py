@@ -80,7 +80,7 @@ def test_an_escalation_nobody_takes_is_repeated_once_then_climbs_to_the_managers
     assert feishu.texts_to("ou_zl") == []
     _hours(ctx, clock)  # then up one level
     assert feishu.texts_to("ou_zl")[-1].startswith("【升级】老板问张三：提测什么时候能给？")
-    assert "已升级给王五，也还没有人处理" in feishu.texts_to("ou_zl")[-1]
+    assert "转给王五之后也还没有人接手" in feishu.texts_to("ou_zl")[-1]
     assert feishu.texts_to("ou_boss")[-1] == "你问张三的“提测什么时候能给？”，王五一直没有处理，我已升级给赵六。"
     concern = _concern(ctx)
     assert (concern.escalated_to, concern.escalation_level, concern.escalation_repeats) == ("p_zhaoliu", 2, 0)
