@@ -100,10 +100,13 @@ CHOICES: dict[str, Callable[[UnitOfWork, dict[str, Any], str], list[tuple[str, s
     "did_you_mean": _guesses,
     "nudge_which": _which("nudge_pick"),
     "cancel_which": _which("cancel_pick"),
+    "reminders": lambda uow, values, locale: reminders.cancel_buttons(
+        uow, person_id=values["viewer_id"], locale=locale
+    ),
 }
 
 
-def choices(uow: UnitOfWork, command: Reply, locale: str) -> list[tuple[str, str, dict]]:
-    """(verb, label, args) of each button the reply carries (none for most replies)."""
+def choices(uow: UnitOfWork, command: Reply, locale: str, *, viewer_id: str) -> list[tuple[str, str, dict]]:
+    """(verb, label, args) of each button the reply to `viewer_id` carries (none for most replies)."""
     make = CHOICES.get(command.template)
-    return make(uow, command.values, locale) if make is not None else []
+    return make(uow, {**command.values, "viewer_id": viewer_id}, locale) if make is not None else []

@@ -44,7 +44,7 @@ def _reply(uow: UnitOfWork, situation: Situation, decision_id: str, command: c.R
         )
         return
     key = f"{signal.fact_id}:reply"
-    options = answers.choices(uow, command, sender.locale)
+    options = answers.choices(uow, command, sender.locale, viewer_id=sender.person_id)
     shown = concern_buttons.choices(uow, request_key=key, addressee_id=sender.person_id, options=options)
     outbound.reply(
         uow,
@@ -117,8 +117,20 @@ def tell(uow: UnitOfWork, outcome: Outcome, origin: handlers.Origin) -> None:
         )
         return
     to, chat_id = (words.to, None) if words.to else (origin.actor_id, origin.chat_id)
+    specs = []
+    if words.buttons is not None and (reader := persons.get(uow, person_id=to)) is not None:
+        specs = concern_buttons.for_message(
+            uow, kind=words.buttons, request_key=key, addressee_id=to, locale=reader.locale, concern_id=words.concern_id
+        )
     outbound.reply(
-        uow, to=to, text=words.text, decision_id=origin.decision_id, channel=origin.channel, key=key, chat_id=chat_id
+        uow,
+        to=to,
+        text=words.text,
+        decision_id=origin.decision_id,
+        channel=origin.channel,
+        key=key,
+        chat_id=chat_id,
+        buttons=specs,
     )
 
 

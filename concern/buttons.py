@@ -43,6 +43,7 @@ _LABELS: dict[str, dict[str, str]] = {
     "llm_confirm": {"zh": "确认", "en": "Confirm"},
     "llm_cancel": {"zh": "取消", "en": "Cancel"},
     "remind_later": {"zh": "稍后 1小时", "en": "Later 1h"},
+    "cancel_reminder": {"zh": "取消这个提醒", "en": "Cancel this reminder"},
     "why": {"zh": "为什么收到这条？", "en": "Why this?"},
     "fewer": {"zh": "消息太多", "en": "Too many"},
 }
@@ -57,6 +58,7 @@ SETS: dict[str, tuple[tuple[str, dict[str, Any], str], ...]] = {
     "check_in": (("done", {}, "primary"), ("extend", {"hours": 2}, "default")),
     "llm_proposal": (("llm_confirm", {}, "primary"), ("llm_cancel", {}, "danger")),
     "reminder": (("done", {}, "primary"), ("remind_later", {"hours": 1}, "default")),
+    "reminder_set": (("cancel_reminder", {}, "danger"),),
 }
 # The recipient's own two, after a message's buttons: why it came, and fewer of them.
 RECIPIENT: tuple[tuple[str, dict[str, Any], str], ...] = (("why", {}, "default"), ("fewer", {}, "default"))

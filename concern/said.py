@@ -31,6 +31,8 @@ class Said:
     suffix: str = "reply"
     to: str | None = None  # a person other than the actor, answered in their own chat (someone just bound)
     stranger: bool = False  # nobody the bot knows: the chat itself, in both languages
+    buttons: str | None = None  # the set (concern.buttons.SETS) the answer carries, about `concern_id`
+    concern_id: str | None = None
 
 
 def _when(uow: UnitOfWork, person: Any, instant: datetime) -> str:
@@ -68,7 +70,8 @@ def _bound(uow: UnitOfWork, outcome: Outcome, reader: Any) -> Said:
 
 
 def _reminder_set(uow: UnitOfWork, outcome: Outcome, reader: Any) -> Said:
-    return Said(reminders.confirmation(uow, service.get_or_404(uow, concern_id=outcome.concern_id or "")))
+    concern = service.get_or_404(uow, concern_id=outcome.concern_id or "")
+    return Said(reminders.confirmation(uow, concern), buttons="reminder_set", concern_id=concern.concern_id)
 
 
 Renderer = Callable[[UnitOfWork, Outcome, Any], Said]

@@ -17,7 +17,7 @@ from concern import commands as c
 # Verbs that act on an open loop; a press on a closed one changes nothing.
 ON_OPEN_LOOPS = frozenset(
     {"later", "tomorrow", "not_me", "approve", "decline", "nudge", "cancel", "reassign", "handle", "remind", "done",
-     "extend", "remind_later", "ask_stand_in", "wait_back"}
+     "extend", "remind_later", "ask_stand_in", "wait_back", "cancel_reminder"}
 )  # fmt: skip
 # Verbs of a question the bot asked back: the pending request (or the loop picked) is in the button's args.
 PICKS = frozenset({"pick_person", "ask_or_tell", "nudge_pick", "cancel_pick", "guess"})
@@ -72,6 +72,7 @@ VERBS: dict[str, Callable[[PressView], c.Command]] = {
     "remind_later": lambda v: c.Snooze(v.concern_id, _hours(v, 1) * 3600),
     "tomorrow": lambda v: c.DeferToMorning(v.concern_id),
     "cancel": lambda v: c.Cancel(v.concern_id),
+    "cancel_reminder": lambda v: c.Cancel(v.concern_id),
     "approve": lambda v: c.Decide(v.concern_id, approve=True),
     "decline": lambda v: c.Decide(v.concern_id, approve=False),
     "not_me": lambda v: c.NotMe(v.concern_id),

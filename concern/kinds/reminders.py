@@ -30,14 +30,12 @@ EXPIRE_AFTER = timedelta(days=1)  # an unanswered reminder closes quietly about 
 LATER = timedelta(hours=1)  # the 稍后 1小时 button
 
 _TEMPLATES: dict[str, dict[str, str]] = {
-    "set": {
-        "zh": "好的，{when} 提醒你：{text}（{concern_id}，取消：/cancel {concern_id}）",
-        "en": "OK, I'll remind you {when}: {text} ({concern_id}; /cancel {concern_id} to cancel)",
-    },
+    "set": {"zh": "好的，{when} 提醒你：{text}", "en": "OK, I'll remind you {when}: {text}"},
     "due": {"zh": "⏰ 提醒：{text}", "en": "⏰ Reminder: {text}"},
     "repeat": {"zh": "⏰ 再提醒一次：{text}", "en": "⏰ Reminder again: {text}"},
     "list_head": {"zh": "你的提醒（{count}）：", "en": "Your reminders ({count}):"},
-    "list_item": {"zh": "· {when} {text}（{concern_id}）", "en": "· {when} {text} ({concern_id})"},
+    "list_item": {"zh": "{n}. {when} {text}", "en": "{n}. {when} {text}"},
+    "cancel_item": {"zh": "取消 {n}", "en": "Cancel {n}"},
     "list_empty": {"zh": "没有待提醒的事项。", "en": "No open reminders."},
     "past": {
         "zh": "这个时间已经过去了：{when}。换个时间再试试，例如“提醒我10分钟后交周报”。",
@@ -84,10 +82,11 @@ def set_(
 
 
 def confirmation(uow: UnitOfWork, concern: Concern) -> str:
-    """ "好的，明天 10:00 提醒你：交周报（con_…）": the parsed moment in the person's timezone, so a misparse shows."""
+    """ "好的，明天 10:00 提醒你：交周报": the parsed moment in the person's timezone, so a misparse shows (its Cancel
+    button is minted by the door that sends it)."""
     person = persons.get_or_404(uow, person_id=concern.target_person_id)
     when = messages.when(concern.due_at, ZoneInfo(person.timezone), person.locale, now=uow.now)
-    return render("set", person.locale, when=when, text=concern.question, concern_id=concern.concern_id)
+    return render("set", person.locale, when=when, text=concern.question)
 
 
 def open_for(uow: UnitOfWork, *, person_id: str) -> list[Concern]:
@@ -101,15 +100,22 @@ def open_for(uow: UnitOfWork, *, person_id: str) -> list[Concern]:
 
 
 def listing(uow: UnitOfWork, *, person_id: str, locale: str, tz: ZoneInfo) -> str:
-    """`/reminders`: the open ones with their local time and id (the id is what /cancel takes)."""
+    """`/reminders`: the open ones, numbered, with their local time (each number's Cancel is a button)."""
     items = open_for(uow, person_id=person_id)
     if not items:
         return render("list_empty", locale)
     lines = [render("list_head", locale, count=len(items))]
-    for c in items:
+    for n, c in enumerate(items, 1):
         when = messages.when(c.due_at, tz, locale, now=uow.now)
-        lines.append(render("list_item", locale, when=when, text=c.question, concern_id=c.concern_id))
+        lines.append(render("list_item", locale, n=n, when=when, text=c.question))
     return "\n".join(lines)
+
+
+def cancel_buttons(uow: UnitOfWork, *, person_id: str, locale: str) -> list[tuple[str, str, dict]]:
+    """(verb, label, args) of the listing's buttons: 取消 1, 取消 2 … in the listing's order."""
+    items = open_for(uow, person_id=person_id)
+    return [("cancel_pick", render("cancel_item", locale, n=n), {"concern_id": c.concern_id}) for n, c in
+            enumerate(items, 1)]  # fmt: skip
 
 
 def fire(uow: UnitOfWork, concern: Concern) -> None:

@@ -39,7 +39,8 @@ def test_a_reminder_in_chinese_is_confirmed_with_its_local_time_and_fires_once_a
     say(ctx, channel="telegram", user="tg_zs", text="提醒我1分钟后提交周报")
     [reminder] = _reminders(ctx)
     assert reminder.target_person_id == "p_zhangsan" and reminder.question == "提交周报"
-    assert telegram.texts_to("tg_zs")[-1].startswith("好的，今天 12:01 提醒你：提交周报（con_")
+    assert telegram.texts_to("tg_zs")[-1] == "好的，今天 12:01 提醒你：提交周报"  # no record id in the words
+    assert list(buttons_to(telegram, "tg_zs")) == ["取消这个提醒"]
     tick(ctx)
     assert _count(telegram, "tg_zs", "⏰ 提醒：提交周报") == 0
     clock.advance(M)
@@ -65,15 +66,18 @@ def test_slash_remind_in_english_and_the_list_and_cancel(ctx, clock, team):
     say(ctx, channel="telegram", user="tg_ls", text="/remind 10m call the vendor")
     say(ctx, channel="telegram", user="tg_ls", text="/remind tomorrow 9:30 standup notes")
     first, second = _reminders(ctx, "p_lisi")
-    assert telegram.texts_to("tg_ls")[-1].startswith("OK, I'll remind you tomorrow 09:30: standup notes (con_")
+    assert telegram.texts_to("tg_ls")[-1] == "OK, I'll remind you tomorrow 09:30: standup notes"
     say(ctx, channel="telegram", user="tg_ls", text="/reminders")
     listing = telegram.texts_to("tg_ls")[-1]
     assert listing.splitlines() == [
         "Your reminders (2):",
-        f"· today 12:10 call the vendor ({first.concern_id})",
-        f"· tomorrow 09:30 standup notes ({second.concern_id})",
+        "1. today 12:10 call the vendor",
+        "2. tomorrow 09:30 standup notes",
     ]
-    say(ctx, channel="telegram", user="tg_ls", text=f"/cancel {first.concern_id}")
+    assert list(buttons_to(telegram, "tg_ls")) == ["Cancel 1", "Cancel 2"]
+    press(ctx, channel="telegram", user="tg_ls", token=buttons_to(telegram, "tg_ls")["Cancel 1"])
+    assert telegram.texts_to("tg_ls")[-1] == "Cancelled."
+    say(ctx, channel="telegram", user="tg_ls", text=f"/cancel {second.concern_id}")  # the id still works typed
     assert telegram.texts_to("tg_ls")[-1] == "Cancelled."
     clock.advance(20 * M)
     tick(ctx)
@@ -184,7 +188,10 @@ def test_two_replicas_ticking_at_due_at_send_the_reminder_once(ctx, clock, team)
 def test_a_reminder_on_feishu_comes_back_on_feishu_with_its_buttons(ctx, clock, team):
     feishu, _ = team
     say(ctx, channel="feishu", user="ou_boss", text="/remind 1m 给投资人回邮件")
-    assert feishu.texts_to("ou_boss")[-1].startswith("好的，今天 12:01 提醒你：给投资人回邮件（con_")
+    assert feishu.texts_to("ou_boss")[-1] == "好的，今天 12:01 提醒你：给投资人回邮件"
+    press(ctx, channel="feishu", user="ou_boss", token=buttons_to(feishu, "ou_boss")["取消这个提醒"])
+    assert [r.state for r in _reminders(ctx, "p_boss")] == ["cancelled"]  # one press on the confirmation cancels it
+    say(ctx, channel="feishu", user="ou_boss", text="/remind 1m 给投资人回邮件")
     clock.advance(M)
     tick(ctx)
     assert feishu.texts_to("ou_boss")[-1] == "⏰ 提醒：给投资人回邮件"

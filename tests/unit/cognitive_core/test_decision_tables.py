@@ -24,6 +24,7 @@ PRESSES = [
     ("cancel", {}, c.Cancel("con_1")),
     ("approve", {}, c.Decide("con_1", approve=True)),
     ("decline", {}, c.Decide("con_1", approve=False)),
+    ("cancel_reminder", {}, c.Cancel("con_1")),
     ("not_me", {}, c.NotMe("con_1")),
     ("reassign", {}, c.AskSomeoneElse("con_1")),
     ("handle", {}, c.TakeEscalation("con_1")),
