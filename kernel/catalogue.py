@@ -203,7 +203,7 @@ _CJK = re.compile(r"[\u3400-\u9fff]")
 # a cancel button (typing /cancel <id> is the only way to cancel it); the language picker names both languages.
 @rule(
     "internal_words",
-    allow=(),
+    allow=("concern.reminders:list_item_typed",),  # past the buttons one message carries, the id is what /cancel takes
 )
 def internal_words(catalogue: Catalogue, key: str, entry: Mapping[str, str]) -> Iterable[Problem]:
     """No text shows a record id, a snake_case internal name or a form label (状态： / 建议：) to a person."""

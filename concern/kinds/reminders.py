@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import select
 
-from action.models import ActionRecord, ActionRequest, possibly_delivered
+from action.models import MAX_BUTTONS, ActionRecord, ActionRequest, possibly_delivered
 from concern import buttons as concern_buttons
 from concern import queue, service
 from concern.models import ACTIVE_STATES, Concern, OutboxEntry
@@ -36,6 +36,11 @@ _TEMPLATES: dict[str, dict[str, str]] = {
     "list_head": {"zh": "你的提醒（{count}）：", "en": "Your reminders ({count}):"},
     "list_item": {"zh": "{n}. {when} {text}", "en": "{n}. {when} {text}"},
     "cancel_item": {"zh": "取消 {n}", "en": "Cancel {n}"},
+    # Past the buttons one message carries, a reminder is cancelled by typing its id.
+    "list_item_typed": {
+        "zh": "{n}. {when} {text}（/cancel {concern_id}）",
+        "en": "{n}. {when} {text} (/cancel {concern_id})",
+    },
     "list_empty": {"zh": "没有待提醒的事项。", "en": "No open reminders."},
     "past": {
         "zh": "这个时间已经过去了：{when}。换个时间再试试，例如“提醒我10分钟后交周报”。",
@@ -107,13 +112,14 @@ def listing(uow: UnitOfWork, *, person_id: str, locale: str, tz: ZoneInfo) -> st
     lines = [render("list_head", locale, count=len(items))]
     for n, c in enumerate(items, 1):
         when = messages.when(c.due_at, tz, locale, now=uow.now)
-        lines.append(render("list_item", locale, n=n, when=when, text=c.question))
+        item = "list_item" if n <= MAX_BUTTONS else "list_item_typed"
+        lines.append(render(item, locale, n=n, when=when, text=c.question, concern_id=c.concern_id))
     return "\n".join(lines)
 
 
 def cancel_buttons(uow: UnitOfWork, *, person_id: str, locale: str) -> list[tuple[str, str, dict]]:
     """(verb, label, args) of the listing's buttons: 取消 1, 取消 2 … in the listing's order."""
-    items = open_for(uow, person_id=person_id)
+    items = open_for(uow, person_id=person_id)[:MAX_BUTTONS]
     return [("cancel_pick", render("cancel_item", locale, n=n), {"concern_id": c.concern_id}) for n, c in
             enumerate(items, 1)]  # fmt: skip
 

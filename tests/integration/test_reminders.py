@@ -217,3 +217,14 @@ def test_an_admin_cancelling_someones_reminder_tells_them_it_was_their_reminder(
     last = telegram.texts_to(user)[-1]
     assert last.startswith(told), last
     assert "question" not in last and "问题" not in last
+
+
+def test_past_the_buttons_one_message_carries_a_reminder_is_listed_with_the_id_to_type(ctx, clock, team):
+    _, telegram = team
+    for n in range(7):
+        say(ctx, channel="telegram", user="tg_ls", text=f"/remind {10 + n}m task {n}")
+    say(ctx, channel="telegram", user="tg_ls", text="/reminders")
+    lines = telegram.texts_to("tg_ls")[-1].splitlines()
+    seventh = _reminders(ctx, "p_lisi")[-1]
+    assert lines[6] == "6. today 12:15 task 5" and lines[7] == f"7. today 12:16 task 6 (/cancel {seventh.concern_id})"
+    assert list(buttons_to(telegram, "tg_ls")) == [f"Cancel {n}" for n in range(1, 7)]
