@@ -103,6 +103,11 @@ CHOICES: dict[str, Callable[[UnitOfWork, dict[str, Any], str], list[tuple[str, s
     "reminders": lambda uow, values, locale: reminders.cancel_buttons(
         uow, person_id=values["viewer_id"], locale=locale
     ),
+    "concerns": lambda uow, values, locale: (
+        []
+        if values.get("target_person_id")
+        else summaries.concern_buttons(uow, viewer_id=values["viewer_id"], locale=locale)
+    ),
 }
 
 

@@ -1,4 +1,4 @@
-"""The words of the `/did` answer, in zh and en (the reader's language)."""
+"""The words of the `/did` and `/concerns` answers, in zh and en (the reader's language)."""
 
 from __future__ import annotations
 
@@ -72,6 +72,13 @@ _TEXTS: dict[str, dict[str, str]] = {
     "line_closed": {"zh": "· {who}：“{about}”，{note}", "en": "· {who}: “{about}”, {note}"},
     "line_not_done": {"zh": "· {who}：“{about}”，{note}", "en": "· {who}: “{about}”; {note}"},
     "via": {"zh": "（{channel}）", "en": " ({channel})"},
+    "open_item": {"zh": "{n}. {who}：“{about}”，{state}{next}", "en": "{n}. {who}: “{about}”, {state}{next}"},
+    "next_follow_up": {"zh": "，下次跟进 {when}", "en": ", next follow-up {when}"},
+    "owed_item": {"zh": "{n}. {asker}问你：“{about}”，{state}", "en": "{n}. {asker} asked you: “{about}”, {state}"},
+    "answer_on_its_way": {"zh": "· {who}的答复稍后送到：{answer}", "en": "· {who}'s answer, on its way: {answer}"},
+    "nothing_open": {"zh": "现在没有在等的事。", "en": "Nothing is open."},
+    "nudge_pick_n": {"zh": "催一下 {n}", "en": "Nudge {n}"},
+    "cancel_pick_n": {"zh": "取消 {n}", "en": "Cancel {n}"},
     "more": {"zh": "… 还有 {n} 项，发送 /did all 查看全部", "en": "… and {n} more: send /did all"},
     "more_link": {"zh": "… 还有 {n} 项：{url}", "en": "… and {n} more: {url}"},
 }

@@ -8,11 +8,12 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import or_, select
 
+from action.models import MAX_BUTTONS
 from cognitive_core.reports import did_rules, did_texts
 from concern import outbound, sandbox
 from concern.models import ACTIVE_STATES, Concern
 from concern.texts import reasons
-from concern.texts.messages import duration, when
+from concern.texts.messages import clip, duration, when
 from kernel.context import UnitOfWork
 from person.models import Person
 from person.rules import local_day_bounds
@@ -130,19 +131,20 @@ def _active(uow: UnitOfWork, *, viewer_id: str) -> list[Concern]:
 
 
 def concerns(uow: UnitOfWork, *, viewer_id: str, locale: str, tz: ZoneInfo) -> str:
-    """Open loops the viewer started or owes, and answers not yet delivered."""
+    """Open loops the viewer started or owes, numbered (their buttons: `concern_buttons`), and answers on their way."""
     names = _names(uow)
-    zh = locale == "zh"
     lines = []
-    for c in _active(uow, viewer_id=viewer_id):
-        nxt = f"{c.next_follow_up_at.astimezone(tz):%m-%d %H:%M}" if c.next_follow_up_at else "-"
-        who = names.get(c.target_person_id, c.target_person_id)
+    for n, c in enumerate(_active(uow, viewer_id=viewer_id), 1):
         state = reasons.state(c.state, locale)
-        lines.append(
-            f"{c.concern_id} {who}：{c.question[:40]} · {state} · 已跟进 {c.follow_up_count} 次 · 下次 {nxt}"
-            if zh
-            else f"{c.concern_id} {who}: {c.question[:40]} · {state} · {c.follow_up_count} follow-ups · next {nxt}"
-        )
+        quoted = clip(c.question)
+        if c.originator_id != viewer_id:  # a question they owe
+            asker = names.get(c.originator_id, c.originator_id)
+            lines.append(did_texts.text("owed_item", locale, n=n, asker=asker, about=quoted, state=state))
+            continue
+        nxt = when(c.next_follow_up_at, tz, locale, now=uow.now) if c.next_follow_up_at else None
+        after = did_texts.text("next_follow_up", locale, when=nxt) if nxt else ""
+        who = names.get(c.target_person_id, c.target_person_id)
+        lines.append(did_texts.text("open_item", locale, n=n, who=who, about=quoted, state=state, next=after))
     held = select(Concern).where(
         Concern.originator_id == viewer_id,
         Concern.state == "resolved",
@@ -150,10 +152,19 @@ def concerns(uow: UnitOfWork, *, viewer_id: str, locale: str, tz: ZoneInfo) -> s
         sandbox.shown(uow.settings),
     )
     for c in uow.session.scalars(held):
-        lines.append(f"{c.concern_id} {names.get(c.answered_by or '', c.answered_by)}: {c.answer}")
-    if not lines:
-        return "现在没有在等的事。" if zh else "Nothing is open."
-    return "\n".join(lines)
+        who = names.get(c.answered_by or "", c.answered_by or "")
+        lines.append(did_texts.text("answer_on_its_way", locale, who=who, answer=clip(c.answer or "")))
+    return "\n".join(lines) if lines else did_texts.text("nothing_open", locale)
+
+
+def concern_buttons(uow: UnitOfWork, *, viewer_id: str, locale: str) -> list[tuple[str, str, dict]]:
+    """(verb, label, args) under `/concerns`: 催一下 n / 取消 n for the first loops the viewer started."""
+    out: list[tuple[str, str, dict]] = []
+    for n, c in enumerate(_active(uow, viewer_id=viewer_id), 1):
+        if c.originator_id == viewer_id and len(out) + 2 <= MAX_BUTTONS:
+            out += [(verb, did_texts.text(f"{verb}_n", locale, n=n), {"concern_id": c.concern_id})
+                    for verb in ("nudge_pick", "cancel_pick")]  # fmt: skip
+    return out
 
 
 def status_of(uow: UnitOfWork, *, viewer_id: str, person_id: str, locale: str, tz: ZoneInfo) -> str:

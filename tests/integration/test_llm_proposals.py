@@ -17,7 +17,7 @@ from tests.fakes.llm_server import NOT_JSON, RATE_LIMITED, FakeLLM, Reply, garba
 from tests.integration.press_helpers import buttons_to, outcomes_to, press
 from tests.integration.story_helpers import say
 
-VAGUE = "上线那块儿张三那边有谱了吗"  # no command the rules know: the LLM is asked
+VAGUE = "上线那块儿张三那边怎么说"  # no command the rules know, nor a sure guess of the classifier: the LLM is asked
 # The rules' answer to it, at once: the classifier's likely readings as buttons (language.guesses).
 UNSURE = "我不太确定你的意思，是下面哪一个？"
 
