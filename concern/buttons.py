@@ -23,7 +23,7 @@ from typing import Any
 
 from action import buttons
 from action.buttons import Choice
-from action.models import ButtonRow, ButtonSpec
+from action.models import MAX_BUTTONS, ButtonRow, ButtonSpec
 from kernel.catalogue import Catalogue
 from kernel.context import UnitOfWork
 
@@ -49,6 +49,8 @@ _LABELS: dict[str, dict[str, str]] = {
 }
 LABELS = Catalogue("concern.buttons", _LABELS)
 # Each message's buttons: (verb, args, style).
+PER_MESSAGE = MAX_BUTTONS  # the most buttons one message carries, for the layers that may not read action
+
 SETS: dict[str, tuple[tuple[str, dict[str, Any], str], ...]] = {
     "question": (("later", {"hours": 2}, "default"), ("tomorrow", {}, "default"), ("not_me", {}, "default")),
     "decision": (("approve", {}, "primary"), ("decline", {}, "danger")),

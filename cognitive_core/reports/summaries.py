@@ -8,9 +8,9 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import or_, select
 
-from action.models import MAX_BUTTONS
 from cognitive_core.reports import did_rules, did_texts
 from concern import outbound, sandbox
+from concern.buttons import PER_MESSAGE
 from concern.models import ACTIVE_STATES, Concern
 from concern.texts import reasons
 from concern.texts.messages import clip, duration, when
@@ -161,7 +161,7 @@ def concern_buttons(uow: UnitOfWork, *, viewer_id: str, locale: str) -> list[tup
     """(verb, label, args) under `/concerns`: 催一下 n / 取消 n for the first loops the viewer started."""
     out: list[tuple[str, str, dict]] = []
     for n, c in enumerate(_active(uow, viewer_id=viewer_id), 1):
-        if c.originator_id == viewer_id and len(out) + 2 <= MAX_BUTTONS:
+        if c.originator_id == viewer_id and len(out) + 2 <= PER_MESSAGE:
             out += [(verb, did_texts.text(f"{verb}_n", locale, n=n), {"concern_id": c.concern_id})
                     for verb in ("nudge_pick", "cancel_pick")]  # fmt: skip
     return out
