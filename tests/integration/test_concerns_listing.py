@@ -41,3 +41,11 @@ def test_the_person_asked_sees_what_they_owe_and_gets_no_buttons_for_it(ctx, clo
     say(ctx, channel="telegram", user="tg_zs", text="/concerns")
     assert telegram.texts_to("tg_zs")[-1] == "1. 老板问你：“提测什么时候能给？”，等待回复"
     assert not telegram.sent[-1].message.buttons  # not theirs to nudge or cancel
+
+
+def test_nudge_n_under_the_listing_nudges_that_loop(ctx, clock, team):
+    feishu, telegram = team
+    say(ctx, channel="feishu", user="ou_boss", text="问一下张三：提测什么时候能给？")
+    say(ctx, channel="feishu", user="ou_boss", text="/concerns")
+    press(ctx, channel="feishu", user="ou_boss", token=buttons_to(feishu, "ou_boss")["催一下 1"])
+    assert len(telegram.texts_to("tg_zs")) == 2 and telegram.texts_to("tg_zs")[-1].startswith("【跟进】")
