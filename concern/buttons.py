@@ -105,7 +105,7 @@ def choices(
     uow: UnitOfWork, *, request_key: str, addressee_id: str, options: list[tuple[str, str, dict[str, Any]]]
 ) -> list[ButtonSpec]:
     """Buttons for a question the bot asks back ("did you mean …?"): (verb, label, args) each, labels cut to fit."""
-    picks = [Choice(verb, text if len(text) <= 40 else text[:39] + "…", args) for verb, text, args in options]
+    picks = [_drawn(verb, text, args, "default", at) for at, (verb, text, args) in enumerate(options)]
     return buttons.mint(uow, request_key=request_key, addressee_id=addressee_id, choices=picks)
 
 
@@ -118,10 +118,15 @@ def styled(
     options: list[tuple[str, str, dict[str, Any], str]],
 ) -> list[ButtonSpec]:
     """A loop's buttons whose labels name someone (`改问李四`): (verb, label, args, style) each, cut to fit."""
-    picks = [
-        Choice(verb, text if len(text) <= 40 else text[:39] + "…", args, style) for verb, text, args, style in options
-    ]
+    picks = [_drawn(verb, text, args, style, at) for at, (verb, text, args, style) in enumerate(options)]
     return buttons.mint(uow, request_key=request_key, addressee_id=addressee_id, choices=picks, concern_id=concern_id)
+
+
+def _drawn(verb: str, text: str, args: dict[str, Any], style: str, at: int) -> Choice:
+    """A button whose label is its own (not its verb's): label, style and place kept in its args, so a press that
+    changed nothing shows it again as it was drawn (`labelled`)."""
+    label = text if len(text) <= 40 else text[:39] + "…"
+    return Choice(verb, label, {**args, "label": label, "style": style, "at": at}, style)
 
 
 def shown_again(rows: list[Any], locale: str) -> list[ButtonSpec]:

@@ -49,3 +49,19 @@ def test_nudge_n_under_the_listing_nudges_that_loop(ctx, clock, team):
     say(ctx, channel="feishu", user="ou_boss", text="/concerns")
     press(ctx, channel="feishu", user="ou_boss", token=buttons_to(feishu, "ou_boss")["催一下 1"])
     assert len(telegram.texts_to("tg_zs")) == 2 and telegram.texts_to("tg_zs")[-1].startswith("【跟进】")
+
+
+def test_a_listing_button_whose_press_changed_nothing_is_shown_again_as_it_was_drawn(ctx, client, team):
+    feishu, telegram = team
+    say(ctx, channel="feishu", user="ou_boss", text="问一下张三：提测什么时候能给？")
+    quiet = {"quiet_hours": [{"start": "12:00", "end": "18:00"}]}  # from now: a nudge now is refused
+    client.patch("/v1/persons/p_zhangsan/interaction_policy", json=quiet).raise_for_status()
+    say(ctx, channel="feishu", user="ou_boss", text="/concerns")
+    listing = [d for d in feishu.sent if d.message.external_user_id == "ou_boss" and d.message.buttons][-1]
+    drawn = [(b.label, b.token) for b in listing.message.buttons]
+    press(ctx, channel="feishu", user="ou_boss", token=dict(drawn)["催一下 1"])
+    assert len(telegram.texts_to("tg_zs")) == 1  # nobody nudged
+    text, shown = feishu.shown(listing.message_id)
+    assert "18:00" in text.split("— ")[-1]  # the listing says why nothing happened …
+    assert [(b.label, b.token) for b in shown] == drawn  # … under its buttons as drawn, pressable again
+    assert _states(ctx) == ["waiting_reply"]
