@@ -23,7 +23,8 @@ _ZH_FILLERS = re.compile(
     r"|[哈呀](?=[\s，,。.!！?？]|$)"
 )
 _URGENT = re.compile(
-    r"赶紧|赶快|十万火急|十分火急|火速|尽快|不着急|不急|^急[!！\s]*|[\s，,。.?？]急[!！]?$"
+    r"[\[【(（]\s*(?:urgent|asap|紧急|加急|急)\s*[\]】)）]\s*"  # a tag ([urgent], 【急】) goes with its brackets
+    r"|赶紧|赶快|十万火急|十分火急|火速|尽快|不着急|不急|^急[!！\s]*|[\s，,。.?？]急[!！]?$"
     r"|\b(?:urgent(?:ly)?|asap|no rush)\b[,:!]?",
     re.I,
 )

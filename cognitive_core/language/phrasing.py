@@ -38,7 +38,7 @@ _PRIORITIES = (
     (r"\b[Pp]([0-3])\b", None),
     (
         r"(?:非常|特别|十万火急|火急|很|特|超)?(?:紧急|加急)|十万火急|十分火急|急急急?|很急|特急|超急|非常急|急死了?"
-        r"|赶紧|赶快|高优先级?|优先级高|^急(?=[\s!,:]|$)|(?<=[\s,])急$",
+        r"|赶紧|赶快|高优先级?|优先级高|^急(?=[\s!,:]|$)|(?<=[\s,])急$|(?<=[\[【(（])急(?=[\]】)）])",
         "P0",
     ),
     (r"\b(?:urgent(?:ly)?|high[- ]priority|top priority|critical)\b", "P0"),
@@ -82,12 +82,21 @@ def priority(text: str) -> Priority:
     level = f"P{said[1]}" if re.fullmatch(r"[Pp][0-3]", said) else None
     if level is None:
         level = next(p for pattern, p in _PRIORITIES[1:] if re.fullmatch(pattern, said, re.I))
-    rest = text[: match.start()].rstrip(" ,，、:：") + _joiner(text, match) + text[match.end() :].lstrip(" ,，!！、:：")
+    start, end = _tag(text, match.start(), match.end())
+    rest = text[:start].rstrip(" ,，、:：") + _joiner(text, start, end) + text[end:].lstrip(" ,，!！、:：")
     return Priority(level, said, rest.strip())
 
 
-def _joiner(text: str, match: re.Match) -> str:
-    before, after = text[: match.start()].rstrip(), text[match.end() :].lstrip(" ,，!！、:：")
+def _tag(text: str, start: int, end: int) -> tuple[int, int]:
+    """The span of `[urgent]` / `【急】` when the words stand alone in brackets: the brackets go with them."""
+    before, after = text[:start].rstrip(), text[end:].lstrip()
+    if before[-1:] in ("[", "【", "(", "（") and after[:1] in ("]", "】", ")", "）"):
+        return len(before) - 1, len(text) - len(after) + 1
+    return start, end
+
+
+def _joiner(text: str, start: int, end: int) -> str:
+    before, after = text[:start].rstrip(), text[end:].lstrip(" ,，!！、:：")
     return " " if before and after and before[-1].isascii() and after[0].isascii() else ""
 
 

@@ -19,7 +19,7 @@ from fact.models import FactType
 from tests.integration.story_helpers import say
 
 runner = CliRunner()
-URGENT = "[urgent] 服务器怎么样？"
+MARKUP = "[bold] 服务器怎么样？"  # Rich would read it as markup and drop it
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 TERMINAL_80 = {"TTY_COMPATIBLE": "1", "COLUMNS": "80"}  # what Rich sees in an 80-column terminal
 
@@ -44,21 +44,21 @@ def json_rows(result) -> list[dict]:
 
 
 def test_json_lines_are_the_api_items_one_per_line(ctx, client, team):
-    say(ctx, channel="feishu", user="ou_boss", text=f"/ask @p_zhangsan {URGENT}")
+    say(ctx, channel="feishu", user="ou_boss", text=f"/ask @p_zhangsan {MARKUP}")
     for command, path in (("facts", "/v1/facts"), ("concerns", "/v1/concerns"), ("persons", "/v1/persons")):
         api = client.get(path, params={"limit": 50}).json()["items"]
         assert json_rows(deputy(command, "--json")) == api, command
     [concern] = json_rows(deputy("concerns", "--json", "--state", "waiting_reply"))
-    assert concern["question"] == URGENT
+    assert concern["question"] == MARKUP
 
 
 def test_user_text_is_shown_as_written_not_as_markup(ctx, team):
-    say(ctx, channel="feishu", user="ou_boss", text=f"/ask @p_zhangsan {URGENT}")
+    say(ctx, channel="feishu", user="ou_boss", text=f"/ask @p_zhangsan {MARKUP}")
     plain = deputy("concerns")
     assert plain.exit_code == 0, plain.output
-    assert URGENT in plain.stdout
+    assert MARKUP in plain.stdout
     wide = deputy("concerns", env={"TTY_COMPATIBLE": "1", "COLUMNS": "160"})
-    assert URGENT in ANSI.sub("", wide.stdout)
+    assert MARKUP in ANSI.sub("", wide.stdout)
 
 
 @pytest.mark.parametrize(
@@ -97,7 +97,7 @@ def test_a_since_that_is_no_date_names_the_accepted_forms():
 def _long_records(ctx, team) -> None:
     long = "提测什么时候能给？" * 8 + " and a long English tail that goes on and on past any terminal"
     say(ctx, channel="feishu", user="ou_boss", text=f"/ask @p_zhangsan {long}")
-    say(ctx, channel="feishu", user="ou_boss", text=f"/ask @p_lisi {URGENT}")
+    say(ctx, channel="feishu", user="ou_boss", text=f"/ask @p_lisi {MARKUP}")
 
 
 @pytest.mark.parametrize("command", ["facts", "concerns", "persons"])
@@ -125,4 +125,4 @@ def test_piped_tables_are_plain_tab_separated_lines_one_per_record(ctx, team, co
     assert rows and len(rows) == len(json_rows(deputy(command, "--json")))
     assert all(row.count("\t") == header.count("\t") for row in rows)
     if command == "concerns":
-        assert any(URGENT in row for row in rows) and any("两行 的问题" in row for row in rows)
+        assert any(MARKUP in row for row in rows) and any("两行 的问题" in row for row in rows)

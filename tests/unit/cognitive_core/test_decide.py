@@ -59,6 +59,19 @@ def test_urgency_words_anywhere_in_a_command_ask_set_its_priority(text, priority
     assert d.kind == "raise_concern" and d.params["priority"] == priority
 
 
+@pytest.mark.parametrize(
+    ("text", "priority"),
+    [
+        ("/ask @zhangsan [urgent] 服务器怎么样？", "P0"),
+        ("问一下张三：【急】服务器怎么样", "P0"),
+        ("/ask @zhangsan (ASAP) 服务器怎么样？", "P1"),
+    ],
+)
+def test_an_urgency_tag_in_brackets_sets_the_priority_and_leaves_with_its_brackets(text, priority):
+    [d] = decide(sit(text))
+    assert d.params["priority"] == priority and d.params["question"] == "服务器怎么样？"
+
+
 def test_ask_with_a_priority_keeps_it():
     [d] = decide(sit("/ask @p_zhangsan P0 线上挂了，能看下吗"))
     assert d.params["priority"] == "P0" and d.params["question"] == "线上挂了，能看下吗？"
