@@ -113,10 +113,10 @@ class ConsoleServer:
             )
 
     def run_story(self) -> str:
-        """Ask Zhang San, follow up four hours later, get the answer; returns the loop's id."""
+        """Ask Zhang San, follow up a day later (a plain ask is P2), get the answer; returns the loop's id."""
         self.telegram_says(update_id=1, user_id=2001, text=f"问一下张三：{QUESTION}")
         concern_id = self.api.get("/v1/concerns").json()["items"][0]["concern_id"]
-        self.clock.advance(timedelta(hours=4))
+        self.clock.advance(timedelta(days=1))
         self.tick()
         self.telegram_says(update_id=2, user_id=1001, text=ANSWER)
         note = {"target_person_id": "p_lisi", "text": "明早10点开会", "notification_type": "meeting"}

@@ -6,7 +6,7 @@ from tests.integration.action_helpers import add_person
 from tests.integration.story_helpers import say
 from tests.integration.test_bundle_on_platforms import platforms  # noqa: F401 (the fixture)
 
-UNSURE = "张三那边最近咋样"  # neither the table nor the gist reads it; the classifier is unsure
+UNSURE = "张三那事怎么说"  # neither the table nor the gist reads it; the classifier is unsure
 
 
 def test_an_unsure_readings_buttons_are_one_telegram_keyboard(ctx, platforms):  # noqa: F811
