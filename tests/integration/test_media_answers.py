@@ -60,7 +60,7 @@ def test_a_file_without_caption_reaches_another_platform_as_a_note_never_a_link(
     concern = _concern(ctx)
     assert concern.state == "resolved" and concern.answer == "[文件]"
     text = feishu.texts_to("ou_boss")[-1]
-    assert "张三回复了你的问题“把测试报告发老板？”：[文件]" in text  # the question as it was sent to 张三
+    assert "张三回复了你的问题“把测试报告发给老板？”：[文件]" in text  # the question as it was sent to 张三
     assert "（附文件 · report.pdf · 1.2 MB，请在原平台查看）" in text
     assert "http" not in text and "bot" not in text.lower()
 

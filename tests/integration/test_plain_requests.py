@@ -142,7 +142,7 @@ def test_a_principals_message_that_means_nothing_gets_one_line_not_the_help(ctx,
 
 def test_an_unsure_reading_offers_its_likely_readings_as_buttons_and_one_press_carries_it_out(ctx, team):
     feishu, telegram = team
-    say(ctx, channel="feishu", user="ou_boss", text="张三那边最近咋样")
+    say(ctx, channel="feishu", user="ou_boss", text="张三那事怎么说")
     assert feishu.texts_to("ou_boss")[-1] == "我不太确定你的意思，是下面哪一个？"
     choices = buttons_to(feishu, "ou_boss")
     assert list(choices) == ["去问张三", "张三回复了吗"]
@@ -157,7 +157,7 @@ def test_an_unsure_reading_offers_its_likely_readings_as_buttons_and_one_press_c
 def test_a_pressed_harmless_reading_is_answered_in_the_chat_and_a_sure_one_at_once(ctx, team):
     feishu, telegram = team
     say(ctx, channel="feishu", user="ou_boss", text="/ask @p_zhangsan 提测什么时候能给？")
-    say(ctx, channel="feishu", user="ou_boss", text="张三那边最近咋样")
+    say(ctx, channel="feishu", user="ou_boss", text="张三那事怎么说")
     press(ctx, channel="feishu", user="ou_boss", token=buttons_to(feishu, "ou_boss")["张三回复了吗"])
     status = feishu.texts_to("ou_boss")[-1]  # 张三's status in a message of its own; the pressed one says "done"
     assert status.startswith("张三还没回你问的“提测什么时候能给？”") and len(_concerns(ctx)) == 1
