@@ -11,6 +11,7 @@ from app import console, migrate, plugins, processes
 from app.api import docs_pages, errors, guards, openapi
 from app.api.health import DatabaseProbe
 from app.api.health import router as health_router
+from app.api.ingress import WebhookIngress
 from app.api.routes.actions import router as actions_router
 from app.api.routes.bind_codes import router as bind_codes_router
 from app.api.routes.concerns import router as concerns_router
@@ -70,6 +71,8 @@ def create_app(
         else:
             pipeline.sender.close()
         if owns_ctx:
+            if (acks := ctx.shared.pop("perception.ack_writer", None)) is not None:
+                acks.close()  # every event handed to it is written before the database goes
             ctx.close()
 
     app = FastAPI(title="Deputy", version="0.1.0", lifespan=lifespan, docs_url=None, redoc_url=None)
@@ -105,9 +108,6 @@ def _install_http(app: FastAPI, ctx: AppContext) -> None:
     errors.install(app)
     openapi.install(app)
     docs_pages.install(app)  # /docs and /redoc with their assets from this process (no CDN)
-    app.add_middleware(guards.InputGuardMiddleware)  # inside the body limit: it buffers at most max_body_bytes
-    app.add_middleware(errors.BodyLimitMiddleware, max_bytes=ctx.settings.max_body_bytes)
-    app.add_middleware(MetricsMiddleware, metrics=app.state.metrics)
     console.install(app, ctx)  # the browser console under /console (its own error pages and security headers)
     for router in (
         health_router,
@@ -121,3 +121,10 @@ def _install_http(app: FastAPI, ctx: AppContext) -> None:
         webhooks_router,
     ):
         app.include_router(router)
+    # Innermost first: the webhooks' ack (app.api.ingress) answers behind the same guard, limit and metrics.
+    route = next(r for r in webhooks_router.routes if getattr(r, "path", None) == "/webhooks/{channel}")
+    inline = isinstance(app.state.processor, Processor) and not app.state.processor.threaded
+    app.add_middleware(WebhookIngress, ctx=ctx, route=route, inline=inline)
+    app.add_middleware(guards.InputGuardMiddleware)  # inside the body limit: it buffers at most max_body_bytes
+    app.add_middleware(errors.BodyLimitMiddleware, max_bytes=ctx.settings.max_body_bytes)
+    app.add_middleware(MetricsMiddleware, metrics=app.state.metrics)

@@ -1,5 +1,5 @@
-"""The one owner of the pipeline: process signals → hand messages to the optional LLM → fire timers → look up
-unread messages → finish interrupted actions → drain the outbox.
+"""The one owner of the pipeline: webhook events become signal facts → process signals → hand messages to the
+optional LLM → fire timers → look up unread messages → finish interrupted actions → drain the outbox.
 
 One `Processor` per process runs these passes. Everything that has work for it only wakes it: a webhook or
 signal endpoint after recording, the scheduler interval, a Redis wake-up from another replica, a send's pacing
@@ -16,6 +16,8 @@ import time
 from typing import Any
 
 from action.service import recover_interrupted
+from app import plugins
+from app.ingest import ingest
 from app.receipts import ChannelReceipts
 from cognitive_core.inbox import process_pending
 from cognitive_core.language import classifier
@@ -33,6 +35,7 @@ SETTLE = 0.005  # seconds without a new wake-up before a pass starts
 MAX_SETTLE = 0.1  # a steady stream still gets a pass this often
 
 
+EVENTS_PER_PASS = 512
 SIGNALS_PER_PASS = 200
 ACTIONS_PER_PASS = 200
 
@@ -40,6 +43,7 @@ ACTIONS_PER_PASS = 200
 def tick(ctx: AppContext, *, limit: int = 100) -> dict[str, int]:
     """One pass; safe to run from several replicas at once (inbox rows, due timers and entries are claimed)."""
     sandbox.close_if_live(ctx)  # trials from the console's sandbox end once a channel is live, before anything reads
+    ingested = ingest(ctx, webhooks=plugins.webhooks(ctx), limit=EVENTS_PER_PASS)  # webhook events → signal facts
     processed = process_pending(ctx, limit=SIGNALS_PER_PASS)
     llm_worker.dispatch(ctx)  # only hands them over: the calls run on the LLM's own pool, never in this pass
     fired = timers.fire_due(ctx, limit=limit)
@@ -51,6 +55,7 @@ def tick(ctx: AppContext, *, limit: int = 100) -> dict[str, int]:
     recovered = len(recover_interrupted(ctx, older_than=ctx.settings.action_pending_timeout))
     drained = outbox.drain(ctx, limit=ACTIONS_PER_PASS)
     return {
+        "events_ingested": ingested,
         "signals_processed": processed,
         "timers_fired": fired,
         "actions_drained": drained,
@@ -58,7 +63,12 @@ def tick(ctx: AppContext, *, limit: int = 100) -> dict[str, int]:
         "briefs_queued": briefed,
         "reads_found": read,
         # A pass that stopped at a limit left work behind: the processor runs again at once, not at the interval.
-        "more": int(processed >= SIGNALS_PER_PASS or fired >= limit or drained >= ACTIONS_PER_PASS),
+        "more": int(
+            ingested >= EVENTS_PER_PASS
+            or processed >= SIGNALS_PER_PASS
+            or fired >= limit
+            or drained >= ACTIONS_PER_PASS
+        ),
     }
 
 

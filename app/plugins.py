@@ -15,7 +15,7 @@ from channels.base import ChannelRegistry
 from channels.dryrun import DryRunChannel
 from channels.errors import ChannelError, RateLimited, Transient
 from channels.feishu.plugin import FeishuPlugin
-from channels.plugin import BusyCalendar, ChannelPlugin, Started
+from channels.plugin import BusyCalendar, ChannelPlugin, Started, Webhook
 from channels.telegram.plugin import TelegramPlugin
 from kernel import channel_names
 from person.calendar import Calendar, CalendarFailed
@@ -88,3 +88,12 @@ def calendar(settings: Any) -> Calendar | None:
     """People's busy time from every plugin whose calendar the settings switch on; None when there is none."""
     sources = [source for p in PLUGINS if (source := p.calendar(settings)) is not None]
     return Calendar([PlatformBusy(source) for source in sources]) if sources else None
+
+
+def webhooks(ctx: Any) -> dict[str, Webhook]:
+    """Each installed plugin's webhook over `ctx`, built once per context (Telegram's holds the sender, for getMe)."""
+    found = ctx.shared.get("app.webhooks")
+    if found is None:
+        built = {p.name: p.webhook(ctx.settings, sender=ctx.channels.get(p.name)) for p in PLUGINS}
+        found = ctx.shared.setdefault("app.webhooks", {name: w for name, w in built.items() if w is not None})
+    return found

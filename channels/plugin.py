@@ -14,10 +14,10 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Literal, Protocol
 
 from channels.base import Channel
-from channels.inbound import Inbound, InboundMessage, InboundPress, InboundRead, PressAnswer
+from channels.inbound import Inbound, InboundMessage, InboundPress, InboundRead
 from kernel.channel_names import Platform
 from kernel.settings import PluginSettings
 
@@ -32,25 +32,40 @@ class WebhookRequest:
 
 
 @dataclass(frozen=True)
-class WebhookReply:
-    """The platform's answer and the messages to record; `answer(recorded)` builds the body once they are.
+class Accepted:
+    """What the ack does with one authenticated request: append `body` under `event_id`, then answer.
 
-    With a `press`, the caller hands it to `Inbound.press` and answers with `answer_press(answer)` instead (which
-    may call the platform, e.g. Telegram's answerCallbackQuery: run it off the event loop).
+    `event_id` None: nothing to append (a challenge, an update Deputy never acts on), answered at once. `answer(new)`
+    is the body once appended (`new`: not a repeat). A press carries `press`, checked read-only while the platform
+    waits, and is answered with `answer_press(toast, new)` instead (Telegram: the answerCallbackQuery riding in the
+    response; Feishu: the toast). `body` holds no secret: the processor parses it later (`Webhook.parse`).
     """
 
     answer: Callable[[bool], dict[str, Any]]
-    messages: list[InboundMessage] = field(default_factory=list)
-    status: int = 200
+    event_id: str | None = None
+    body: bytes = b""
+    kind: Literal["event", "press"] = "event"
     press: InboundPress | None = None
-    answer_press: Callable[[PressAnswer], dict[str, Any]] | None = None
-    reads: list[InboundRead] = field(default_factory=list)  # read receipts, recorded like the messages
+    answer_press: Callable[[str, bool], dict[str, Any]] | None = None
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """What an appended event holds for perception: messages, a press, read receipts; or why it is set aside."""
+
+    messages: list[InboundMessage] = field(default_factory=list)
+    press: InboundPress | None = None
+    reads: list[InboundRead] = field(default_factory=list)
+    set_aside: str | None = None  # the event cannot be read (unstorable text, a malformed part): why
 
 
 class Webhook(Protocol):
-    """Authenticates, parses and answers one platform request (refusals raise the kernel's errors)."""
+    """A platform's webhook: `accept` authenticates and keys a request (refusals raise the kernel's errors) in the
+    ack; `parse` reads an appended event in the processor."""
 
-    def handle(self, request: WebhookRequest) -> WebhookReply: ...
+    def accept(self, request: WebhookRequest) -> Accepted: ...
+
+    def parse(self, *, kind: str, body: bytes, received_at: datetime) -> Parsed: ...
 
 
 class Started(Protocol):

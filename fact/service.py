@@ -16,7 +16,7 @@ from sqlalchemy.sql import Select
 from fact import search
 from fact.models import Fact, FactOut, FactPersonRef, FactSource, FactType
 from kernel.context import UnitOfWork
-from kernel.ids import allocate
+from kernel.ids import allocate, allocate_many
 from kernel.limits import bad_text, storable_data
 from kernel.pagination import page_by_key
 
@@ -67,11 +67,7 @@ def append(
     (created=False), also when a concurrent writer wins the race.
     """
     fact_type, source = FactType(fact_type).value, FactSource(source).value
-    if (found := bad_text(content)) is not None:
-        # Every door screens (kernel.limits); text reaching the log unscreened is kept, made storable, not lost
-        # to a DataError on PostgreSQL (or stored with a NUL on SQLite), and the door that missed it is named.
-        log.warning("unstorable text in a %s fact from %s at %s: %s", fact_type, source, *found)
-        content = storable_data(content)
+    content = _storable(fact_type, source, content)
     refs = list(dict.fromkeys(person_refs))
     if dedup_key is not None:
         existing = get_by_dedup_key(uow, dedup_key=dedup_key)
@@ -89,6 +85,81 @@ def append(
     if existing is None:
         raise RuntimeError(f"fact {dedup_key!r} conflicted but cannot be read")
     return existing, False
+
+
+def _storable(fact_type: str, source: str, content: dict[str, Any]) -> dict[str, Any]:
+    if (found := bad_text(content)) is not None:
+        # Every door screens (kernel.limits); text reaching the log unscreened is kept, made storable, not lost
+        # to a DataError on PostgreSQL (or stored with a NUL on SQLite), and the door that missed it is named.
+        log.warning("unstorable text in a %s fact from %s at %s: %s", fact_type, source, *found)
+        return storable_data(content)
+    return content
+
+
+@dataclass(frozen=True)
+class NewFact:
+    """One fact for `append_many` (the arguments of `append`)."""
+
+    fact_type: FactType | str
+    source: FactSource | str
+    content: dict[str, Any]
+    person_refs: tuple[str, ...] = ()
+    dedup_key: str | None = None
+    timestamp: datetime | None = None
+    causation_id: str | None = None
+
+
+def append_many(uow: UnitOfWork, *, facts: list[NewFact]) -> list[tuple[Fact, bool]]:
+    """Append facts in the caller's transaction, a statement per table for the lot; (fact, created) each, in order.
+
+    As `append` one at a time: a keyed fact already recorded (earlier, by a concurrent writer, or earlier in
+    `facts`) is returned with created=False.
+    """
+    keys = [f.dedup_key for f in facts if f.dedup_key is not None]
+    known = {f.dedup_key: f for f in uow.session.scalars(select(Fact).where(Fact.dedup_key.in_(keys)))} if keys else {}
+    fresh: dict[int, dict[str, Any]] = {}  # position in `facts` → the row to insert
+    taken = set(known)
+    for i, new in enumerate(facts):
+        if new.dedup_key is not None and new.dedup_key in taken:
+            continue
+        taken.add(new.dedup_key)
+        fact_type, source = FactType(new.fact_type).value, FactSource(new.source).value
+        fresh[i] = {
+            "fact_type": fact_type,
+            "source": source,
+            "person_refs": list(dict.fromkeys(new.person_refs)),
+            "content": _storable(fact_type, source, new.content),
+            "timestamp": new.timestamp or uow.now,
+            "causation_id": new.causation_id,
+            "dedup_key": new.dedup_key,
+        }
+    ids = allocate_many(uow.session, "fact", len(fresh), now=uow.now, tz=uow.tz)
+    for values, fact_id in zip(fresh.values(), ids, strict=True):
+        values["fact_id"] = fact_id
+    written = _insert_rows(uow, list(fresh.values())) if fresh else {}
+    out: list[tuple[Fact, bool]] = []
+    for i, new in enumerate(facts):
+        if i in fresh and fresh[i]["fact_id"] in written:
+            out.append((written[fresh[i]["fact_id"]], True))
+            continue
+        found = known.get(new.dedup_key) if new.dedup_key is not None else None
+        found = found or (get_by_dedup_key(uow, dedup_key=new.dedup_key) if new.dedup_key is not None else None)
+        if found is None:  # a concurrent writer's fact under the key (ON CONFLICT), read now
+            raise RuntimeError(f"fact {new.dedup_key!r} conflicted but cannot be read")
+        out.append((found, False))
+    return out
+
+
+def _insert_rows(uow: UnitOfWork, rows: list[dict[str, Any]]) -> dict[str, Fact]:
+    """Insert fact rows (keyed ones once), their person refs and search rows: one statement each; by fact id."""
+    stmt = _insert_keyed(uow.postgres).returning(Fact.__table__.c.fact_id)
+    by_id = {row["fact_id"]: row for row in rows}
+    written = {fact_id: Fact(pk=pk, **by_id[fact_id]) for pk, fact_id in uow.session.execute(stmt, rows)}
+    refs = [{"fact_pk": f.pk, "person_id": p} for f in written.values() for p in f.person_refs]
+    if refs:
+        uow.session.execute(_INSERT_REF, refs)
+    search.index(uow.session.connection(), [(f.pk, f.fact_type, f.content) for f in written.values()])
+    return written
 
 
 def _insert(

@@ -24,10 +24,15 @@ class TooDeep(DeputyError):
     status, code = 400, "too_deep"
 
 
-def screen_json(raw: bytes) -> None:
-    """Raise TooDeep or Invalid (naming the field) for JSON text nested too deep or holding unstorable text."""
+def screen_depth(raw: bytes) -> None:
+    """Raise TooDeep for JSON text nested deeper than MAX_JSON_DEPTH (counted on the bytes: nothing recurses)."""
     if json_too_deep(raw):
         raise TooDeep(f"JSON is nested deeper than {MAX_JSON_DEPTH} levels", field="body")
+
+
+def screen_json(raw: bytes) -> None:
+    """Raise TooDeep or Invalid (naming the field) for JSON text nested too deep or holding unstorable text."""
+    screen_depth(raw)
     has_nul = _NUL.search(raw) is not None
     if not has_nul and _SURROGATE.search(raw) is None:
         return

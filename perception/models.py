@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 from pydantic import Field as PField
-from sqlalchemy import BigInteger, Column, Integer, String
+from sqlalchemy import BigInteger, Column, Integer, LargeBinary, String, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 from kernel.channel_names import ChannelName
@@ -56,3 +56,22 @@ class InboxEntry(SQLModel, table=True):
     )  # pending | done | failed | llm_pending
     received_at: datetime = Field(sa_column=Column(UTCDateTime, nullable=False))
     processed_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime))
+
+
+class InboundEvent(SQLModel, table=True):
+    """A platform's webhook event as it arrived (secrets removed): the signal's durable record until its fact exists.
+
+    The webhook appends it and answers; the processor turns it into facts (`done_at`) and deletes it a bounded time
+    later (`perception.inbound_queue`). A queue, not the log: (channel, event_id) is unique, so a repeat writes nothing.
+    """
+
+    __tablename__ = "inbound_events"
+    __table_args__ = (UniqueConstraint("channel", "event_id", name="uq_inbound_events_channel_event"),)
+
+    pk: int | None = Field(default=None, sa_column=Column(_PK, primary_key=True, autoincrement=True))
+    channel: str = Field(sa_column=Column(String(32), nullable=False))
+    event_id: str = Field(sa_column=Column(String(200), nullable=False))
+    kind: str = Field(sa_column=Column(String(8), nullable=False))  # event | press
+    body: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    received_at: datetime = Field(sa_column=Column(UTCDateTime, nullable=False))
+    done_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime, index=True))

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import func, insert, select, tuple_
 
 from channels.inbound import InboundMessage, InboundPress, InboundRead
 from fact import service as facts
@@ -30,9 +31,55 @@ def resolve_sender(uow: UnitOfWork, *, channel: str, external_user_id: str) -> s
     return uow.session.scalars(stmt).first()
 
 
-def _enqueue(uow: UnitOfWork, fact: Fact) -> None:
-    uow.session.add(InboxEntry(fact_pk=fact.pk, fact_id=fact.fact_id, state="pending", received_at=uow.now))
+def _enqueue(uow: UnitOfWork, fact: Fact, received_at: datetime | None = None) -> None:
+    uow.session.add(
+        InboxEntry(fact_pk=fact.pk, fact_id=fact.fact_id, state="pending", received_at=received_at or uow.now)
+    )
     uow.session.flush()
+
+
+def resolve_senders(uow: UnitOfWork, *, identities: set[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    """The active person bound to each (channel, external user id) that has one: one query for the lot."""
+    if not identities:
+        return {}
+    stmt = (
+        select(ChannelBinding.channel, ChannelBinding.external_user_id, ChannelBinding.person_id)
+        .join(Person, Person.person_id == ChannelBinding.person_id)
+        .where(
+            tuple_(ChannelBinding.channel, ChannelBinding.external_user_id).in_(sorted(identities)),
+            Person.active.is_(True),
+        )
+    )
+    return {(channel, user): person for channel, user, person in uow.session.execute(stmt)}
+
+
+def record_messages(uow: UnitOfWork, *, arrived: list[tuple[InboundMessage, datetime]]) -> list[tuple[Fact, bool]]:
+    """The `message_received` facts of messages that arrived (once per platform event) and the inbox rows of the
+    new ones, in the caller's transaction: a statement per table for the lot. Each fact keeps the platform's time
+    (`occurred_at`) and the time it arrived (its timestamp)."""
+    senders = resolve_senders(uow, identities={(m.channel, m.external_user_id) for m, _ in arrived})
+    new = []
+    for message, received_at in arrived:
+        person_id = senders.get((message.channel, message.external_user_id))
+        new.append(
+            facts.NewFact(
+                "message_received",
+                "perception",
+                {**_dumped(message), "person_id": person_id},
+                person_refs=(person_id,) if person_id else (),
+                dedup_key=_message_key(message),
+                timestamp=received_at,
+            )
+        )
+    recorded = facts.append_many(uow, facts=new)
+    queued = [
+        {"fact_pk": fact.pk, "fact_id": fact.fact_id, "state": "pending", "received_at": fact.timestamp}
+        for fact, created in recorded
+        if created
+    ]
+    if queued:
+        uow.session.execute(insert(InboxEntry.__table__), queued)
+    return recorded
 
 
 def record_message(ctx: AppContext, *, message: InboundMessage) -> tuple[Fact, bool]:
@@ -82,6 +129,7 @@ def _append_queued(
     person_id: str | None,
     dedup_key: str,
     source: str = "perception",
+    received_at: datetime | None = None,
 ) -> tuple[Fact, bool]:
     """The signal's fact (once per dedup key) and, when it is new, its inbox row: in the caller's transaction."""
     fact, created = facts.append(
@@ -91,9 +139,10 @@ def _append_queued(
         content=content,
         person_refs=[person_id] if person_id else [],
         dedup_key=dedup_key,
+        timestamp=received_at,
     )
     if created:
-        _enqueue(uow, fact)
+        _enqueue(uow, fact, received_at)
     return fact, created
 
 
@@ -109,14 +158,27 @@ def record_press(ctx: AppContext, *, press: InboundPress, about: dict[str, Any])
 
     `about` is what the button means (its verb and concern), looked up by the caller so the fact reads on its own.
     """
-    key = f"{press.channel}:press:{press.event_id}"
     with ctx.uow(actor=f"{press.channel}_inbound") as uow:
-        person_id = resolve_sender(uow, channel=press.channel, external_user_id=press.external_user_id)
-        content = {**_dumped(press), **about, "person_id": person_id}
-        fact, created = _append_queued(uow, "button_pressed", content, person_id=person_id, dedup_key=key)
+        fact, created = record_press_in(uow, press=press, about=about)
     if created:
         wake(ctx)
     return fact, created
+
+
+def press_key(press: InboundPress) -> str:
+    """The press fact's dedup key: one fact per platform event."""
+    return f"{press.channel}:press:{press.event_id}"
+
+
+def record_press_in(
+    uow: UnitOfWork, *, press: InboundPress, about: dict[str, Any], received_at: datetime | None = None
+) -> tuple[Fact, bool]:
+    """The `button_pressed` fact (once per platform event) and its inbox row, in the caller's transaction."""
+    person_id = resolve_sender(uow, channel=press.channel, external_user_id=press.external_user_id)
+    content = {**_dumped(press), **about, "person_id": person_id}
+    return _append_queued(
+        uow, "button_pressed", content, person_id=person_id, dedup_key=press_key(press), received_at=received_at
+    )
 
 
 def record_read(uow: UnitOfWork, *, receipt: InboundRead) -> tuple[Fact, bool]:

@@ -16,7 +16,9 @@ from fastapi.responses import JSONResponse
 
 from kernel.errors import DeputyError, Invalid, NotFound
 from kernel.limits import text_problem
-from kernel.screening import screen_json
+from kernel.screening import screen_depth, screen_json
+
+WEBHOOKS = "/webhooks/"
 
 
 def screen_url(scope: dict[str, Any]) -> None:
@@ -43,7 +45,10 @@ class InputGuardMiddleware:
         try:
             screen_url(scope)
             body, replay = await _read_body(receive)
-            screen_json(body)
+            if scope.get("path", "").startswith(WEBHOOKS):
+                screen_depth(body)  # a platform's event is kept as it came: unstorable text is set aside later
+            else:
+                screen_json(body)
         except DeputyError as exc:
             await JSONResponse(exc.to_body(), status_code=exc.status)(scope, receive, send)
             return

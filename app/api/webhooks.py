@@ -1,7 +1,9 @@
-"""`POST /webhooks/<channel>`: the channel plugin authenticates and parses; perception records; the processor wakes.
+"""`POST /webhooks/<channel>`: documented here, answered by `app.api.ingress` (pure ASGI, in front of the router).
 
-The platform gets its answer once the message is durable; processing runs after the answer (Feishu waits
-only 3 s and retries; Telegram retries any non-2xx). A repeat of an event writes nothing.
+The platform gets its answer once the event is appended to the inbound queue; the processor parses it and records
+its facts after the answer (Feishu waits only 3 s and retries; Telegram retries any non-2xx). A repeat of an event
+writes nothing. This route answers only what the ingress passed on (a channel with no webhook: 404), or a request
+that reached the router another way, the same way the ingress would.
 """
 
 from __future__ import annotations
@@ -12,42 +14,19 @@ from starlette.concurrency import run_in_threadpool
 
 from app import plugins
 from app.api.deps import Ctx
-from app.inbound import PerceptionInbound
-from channels.plugin import Webhook, WebhookRequest
+from app.api.ingress import respond, wake_all
 from kernel.errors import NotFound
 
 router = APIRouter(tags=["webhooks"])
 
 
-def _handler(request: Request, channel: str) -> Webhook:
-    """The channel's webhook handler, built once per app (it may hold the sender, for getMe)."""
-    handlers: dict[str, Webhook] = request.app.state.__dict__.setdefault("webhooks", {})
-    if channel not in handlers:
-        plugin = plugins.plugin(channel)
-        ctx = request.app.state.ctx
-        handler = plugin.webhook(ctx.settings, sender=ctx.channels.get(channel)) if plugin is not None else None
-        if handler is None:
-            raise NotFound(f"no webhook for channel {channel!r}", field="channel")
-        handlers[channel] = handler
-    return handlers[channel]
-
-
 @router.post("/webhooks/{channel}")
 async def webhook(channel: str, request: Request, ctx: Ctx, background: BackgroundTasks) -> JSONResponse:
-    """One platform request: the plugin's answer, once every message in it is recorded."""
-    handler = _handler(request, channel)
-    incoming = WebhookRequest(headers=request.headers, body=await request.body(), now=ctx.clock.now())
-    reply = await run_in_threadpool(handler.handle, incoming)
-    inbound = PerceptionInbound(ctx)
-    if reply.press is not None and reply.answer_press is not None:  # a button press: its toast is the answer
-        answer = await run_in_threadpool(inbound.press, reply.press)
-        background.add_task(inbound.wake)
-        return JSONResponse(await run_in_threadpool(reply.answer_press, answer), status_code=reply.status)
-    for receipt in reply.reads:  # a read receipt: recorded before the answer, nothing for the core to process
-        await run_in_threadpool(inbound.read, receipt)
-    recorded = False
-    for message in reply.messages:
-        recorded = await run_in_threadpool(inbound.record, message) or recorded
-    if recorded:
-        background.add_task(inbound.wake)  # the core runs after the platform has its answer
-    return JSONResponse(reply.answer(recorded), status_code=reply.status)
+    """One platform request: authenticated and keyed, the event appended, the platform's answer."""
+    handler = plugins.webhooks(ctx).get(channel)
+    if handler is None:
+        raise NotFound(f"no webhook for channel {channel!r}", field="channel")
+    (status, answer, headers), new = await respond(ctx, handler, channel, request.headers, await request.body())
+    if new:
+        background.add_task(run_in_threadpool, wake_all, ctx)
+    return JSONResponse(answer, status_code=status, headers={k.decode(): v.decode() for k, v in headers})

@@ -3,80 +3,17 @@ the calendar's busy time."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from channels.base import Channel
-from channels.feishu.crypto import Rejected, decrypt, open_event
-from channels.feishu.events import to_inbound, to_read
-from channels.feishu.presses import is_press, to_press, toast
 from channels.feishu.settings import FeishuSettings
-from channels.inbound import Inbound, PressAnswer
-from channels.plugin import ChannelPlugin, Contact, WebhookReply, WebhookRequest
-from kernel.errors import DeputyError
-from kernel.screening import screen_json
-
-
-def _toast(answer: PressAnswer) -> dict[str, Any]:
-    """Feishu answers in band: every delivery of a press, a retry too, gets the toast in its response."""
-    return toast(answer.toast)
-
-
-class WebhookRefused(DeputyError):
-    """A request Feishu's verification refuses (bad token, signature, replay, malformed body)."""
-
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(message)
-        self.status, self.code = status, code
+from channels.feishu.webhook import FeishuWebhook
+from channels.inbound import Inbound
+from channels.plugin import ChannelPlugin, Contact
 
 
 def _secret(value: Any) -> str | None:
     return value.get_secret_value() if value is not None else None
-
-
-class FeishuWebhook:
-    """`POST /webhooks/feishu`: authenticate, answer url_verification, hand the message or card press on.
-
-    Card callbacks (card.action.trigger) come to the same URL with the same token, signature and encryption.
-    """
-
-    def __init__(self, settings: Any) -> None:
-        self.settings = settings
-
-    def _screen_decrypted(self, body: bytes, encrypt_key: str | None) -> None:
-        """Screen an encrypted event's plaintext like a body (depth, NUL): the HTTP guard only saw ciphertext."""
-        if not encrypt_key:
-            return
-        try:
-            plain = decrypt(encrypt_key, json.loads(body)["encrypt"])  # the outer body already passed the guard
-        except (ValueError, TypeError, KeyError):
-            return  # open_event refuses it with the precise reason
-        screen_json(plain.encode())
-
-    def handle(self, request: WebhookRequest) -> WebhookReply:
-        """401 unless authentic; the challenge for url_verification; else the message to record and `success`."""
-        encrypt_key = _secret(self.settings.feishu_encrypt_key)
-        self._screen_decrypted(request.body, encrypt_key)
-        try:
-            opened = open_event(
-                request.body,
-                request.headers,
-                verification_token=_secret(self.settings.feishu_verification_token),
-                encrypt_key=encrypt_key,
-                now=request.now,
-            )
-        except Rejected as exc:
-            raise WebhookRefused(400 if exc.code == "malformed_json" else 401, exc.code, exc.message) from exc
-        if opened.challenge is not None:
-            challenge = opened.challenge
-            return WebhookReply(answer=lambda _: {"challenge": challenge})
-        if is_press(opened.payload):  # a card button: the toast goes back in this answer (Feishu waits 3 s)
-            press = to_press(opened.payload, now=request.now)
-            return WebhookReply(answer=lambda _: {}, press=press, answer_press=_toast if press else None)
-        if (receipt := to_read(opened.payload)) is not None:
-            return WebhookReply(answer=lambda _: {"msg": "success"}, reads=[receipt])
-        message = to_inbound(opened.payload, bot_open_id=self.settings.feishu_bot_open_id)
-        return WebhookReply(answer=lambda _: {"msg": "success"}, messages=[message] if message else [])
 
 
 class FeishuDirectory:

@@ -4,25 +4,19 @@ from __future__ import annotations
 
 import hmac
 import json
+import logging
+from datetime import datetime
 from typing import Any
 
 from channels.base import Channel
-from channels.inbound import Inbound, PressAnswer
-from channels.plugin import ChannelPlugin, WebhookReply, WebhookRequest
-from channels.telegram.inbound import (
-    BotIdentity,
-    IgnoredPress,
-    InvalidDate,
-    InvalidUpdate,
-    answer_quietly,
-    to_inbound,
-    to_press,
-    update_id,
-)
+from channels.inbound import Inbound, InboundPress
+from channels.plugin import Accepted, ChannelPlugin, Parsed, WebhookRequest
+from channels.telegram.inbound import BotIdentity, IgnoredPress, InvalidUpdate, to_inbound, to_press, update_id
 from channels.telegram.settings import TelegramSettings
-from kernel.errors import DeputyError, Forbidden, Invalid, Unauthorized
+from kernel.errors import DeputyError, Forbidden, Unauthorized
 
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
+log = logging.getLogger("deputy.channels.telegram")
 
 
 class BadUpdate(DeputyError):
@@ -40,10 +34,12 @@ def _secret(value: Any) -> str:
 class TelegramWebhook:
     """`POST /webhooks/telegram` (setWebhook with secret_token = DEPUTY_TELEGRAM_WEBHOOK_SECRET).
 
-    Telegram retries any non-2xx answer, so every update Deputy does not act on (edits, callbacks without
-    data, other bots, repeats of an update_id already recorded) is acknowledged with 200 and writes nothing.
-    A button press is answered through the sender's answerCallbackQuery (as by long polling), with the toast
-    `Inbound.press` returned, once it is recorded.
+    The ack checks the secret in constant time, reads `update_id` and appends the update as it arrived; Telegram
+    retries any non-2xx answer, so every update Deputy does not act on (edits, channel posts, other update types)
+    is acknowledged with 200 and appends nothing. A button press is answered in the webhook's response (Telegram
+    carries out the `answerCallbackQuery` it holds), with the toast of the read-only check. The processor parses
+    the update (`parse`): an unreadable one (a malformed part, text no database stores, a date out of range) is
+    set aside with the reason, never lost to a retry loop.
     """
 
     def __init__(self, settings: Any, sender: Channel | None) -> None:
@@ -65,36 +61,68 @@ class TelegramWebhook:
         if not hmac.compare_digest(presented.encode(), expected) or not expected:
             raise Forbidden("wrong secret token" if expected else "the telegram webhook secret is not configured")
 
-    def handle(self, request: WebhookRequest) -> WebhookReply:
-        """Authenticate, parse one Update; the message (if any) is recorded by the caller."""
+    def accept(self, request: WebhookRequest) -> Accepted:
+        """Authenticate and key one Update; what to append and how to answer."""
         self._check_secret(request.headers.get(SECRET_HEADER))
         try:
             update = json.loads(request.body)
         except ValueError as exc:
             raise MalformedJSON("request body is not valid JSON") from exc
         try:
-            update_id(update)
-            press = to_press(update, now=request.now)
-            message = to_inbound(update, self._identity()) if press is None else None
-        except InvalidDate as exc:  # SPEC §8: a date outside the sane range is a 422
-            raise Invalid(str(exc), field="message.date") from exc
+            event_id = str(update_id(update))
         except InvalidUpdate as exc:
             raise BadUpdate(str(exc)) from exc
-        if isinstance(press, IgnoredPress):
-            answer_quietly(self.sender, press, "")
-            return WebhookReply(answer=lambda _: {"ok": True, "recorded": False})
-        if press is not None:
-            pressed = press
+        if "callback_query" in update:
+            return self._press(update, event_id, request)
+        message = update.get("message")
+        if not isinstance(message, dict) or (isinstance(message.get("from"), dict) and message["from"].get("is_bot")):
+            return Accepted(answer=_ignored)  # only a person's message is acted on (`to_inbound`)
+        return Accepted(answer=_recorded, event_id=event_id, body=request.body)
 
-            def answered(answer: PressAnswer) -> dict[str, Any]:
-                if answer.first:  # a redelivery (same callback id) was answered by the first: Telegram answers once
-                    answer_quietly(self.sender, pressed, answer.toast)
-                return {"ok": True, "recorded": answer.first}
-
-            return WebhookReply(answer=lambda _: {"ok": True, "recorded": False}, press=press, answer_press=answered)
-        return WebhookReply(
-            answer=lambda recorded: {"ok": True, "recorded": recorded}, messages=[message] if message else []
+    def _press(self, update: dict[str, Any], event_id: str, request: WebhookRequest) -> Accepted:
+        try:
+            press = to_press(update, now=request.now)
+        except InvalidUpdate:  # appended as it is: the processor sets it aside, saying why
+            return Accepted(answer=_recorded, event_id=event_id, body=request.body)
+        if isinstance(press, IgnoredPress):  # answered (the button stops spinning), nothing appended
+            log.info("telegram callback ignored: %s", press.reason, extra={"press_id": press.press_id})
+            ignored = press.press_id
+            return Accepted(answer=lambda _: answer_callback(ignored, ""))
+        assert press is not None  # a callback_query update is a press or an ignored one
+        pressed = press.press_id
+        return Accepted(
+            answer=_recorded,
+            event_id=event_id,
+            body=request.body,
+            kind="press",
+            press=press,
+            answer_press=lambda toast, _new: answer_callback(pressed, toast),
         )
+
+    def parse(self, *, kind: str, body: bytes, received_at: datetime) -> Parsed:
+        """The message or press an appended update holds (nothing for one Deputy ignores), or why it is set aside."""
+        try:
+            update = json.loads(body)
+            if kind == "press" or "callback_query" in update:
+                press = to_press(update, now=received_at)
+                return Parsed(press=press) if isinstance(press, InboundPress) else Parsed()
+            message = to_inbound(update, self._identity())
+        except (InvalidUpdate, ValueError) as exc:
+            return Parsed(set_aside=str(exc))
+        return Parsed(messages=[message] if message is not None else [])
+
+
+def answer_callback(press_id: str, toast: str) -> dict[str, Any]:
+    """The answerCallbackQuery a webhook response carries (Telegram answers the query with it)."""
+    return {"method": "answerCallbackQuery", "callback_query_id": press_id, **({"text": toast} if toast else {})}
+
+
+def _recorded(new: bool) -> dict[str, Any]:
+    return {"ok": True, "recorded": new}
+
+
+def _ignored(_: bool) -> dict[str, Any]:
+    return {"ok": True, "recorded": False}
 
 
 class TelegramPlugin(ChannelPlugin):

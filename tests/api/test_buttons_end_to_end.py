@@ -61,9 +61,12 @@ def telegram_app(database_url, clock):
     channel.close(), fake.stop(), ctx.close()
 
 
-def _tg_post(client, body: dict) -> None:
+def _tg_post(client, fake: FakeTelegram, body: dict, *, seen: bool = True) -> None:
+    """Post an update as Telegram does; with `seen` Telegram got the answer and carries out the call it holds."""
     response = client.post("/webhooks/telegram", json=body, headers={"X-Telegram-Bot-Api-Secret-Token": SECRET})
     assert response.status_code == 200, response.text
+    if seen:
+        fake.webhook_answer(response.json())
 
 
 def _tg_press(update_id: int, callback_id: str, *, user: int, data: str, message_id: int) -> dict:
@@ -87,8 +90,8 @@ def test_a_telegram_press_is_answered_at_once_acts_once_and_edits_its_message(te
         "text": "/ask @p_zhangsan 提测什么时候能给？",
         "chat": {"id": 2001, "type": "private"},
     }
-    _tg_post(client, {"update_id": 1, "message": {**ask, "from": {"id": 2001, "is_bot": False, "first_name": "B"}}})
-    _tg_post(client, {"update_id": 1, "message": {**ask, "from": {"id": 2001, "is_bot": False, "first_name": "B"}}})
+    _tg_post(client, fake, {"update_id": 1, "message": {**ask, "from": {"id": 2001, "is_bot": False, "first_name": "B"}}})
+    _tg_post(client, fake, {"update_id": 1, "message": {**ask, "from": {"id": 2001, "is_bot": False, "first_name": "B"}}})
     tick(ctx)
     [question] = [c for c in fake.calls("sendMessage") if str(c["chat_id"]) == "1001"]
     message_id = next(m for (chat, m) in fake.sent if chat == "1001")
@@ -100,13 +103,14 @@ def test_a_telegram_press_is_answered_at_once_acts_once_and_edits_its_message(te
     ]
     assert "提测什么时候能给" in question["text"]
     # The principal may not press the person's button: told so at once, nothing changes.
-    _tg_post(client, _tg_press(10, "cb-boss", user=2001, data=labels["不是我"], message_id=message_id))
+    _tg_post(client, fake, _tg_press(10, "cb-boss", user=2001, data=labels["不是我"], message_id=message_id))
     tick(ctx)
     assert fake.calls("answerCallbackQuery")[-1] == {"callback_query_id": "cb-boss", "text": "这个按钮不是给你的"}
     assert fake.keyboard("1001", message_id) != []
-    # The person asked presses Later; Telegram delivers the callback twice.
-    for _ in (1, 2):
-        _tg_post(client, _tg_press(11, "cb-zs", user=1001, data=labels["稍后 2小时"], message_id=message_id))
+    # The person asked presses Later; Telegram delivers the callback twice (it did not get the first answer).
+    for seen in (False, True):
+        press = _tg_press(11, "cb-zs", user=1001, data=labels["稍后 2小时"], message_id=message_id)
+        _tg_post(client, fake, press, seen=seen)
     tick(ctx)
     assert fake.calls("answerCallbackQuery")[-1] == {"callback_query_id": "cb-zs", "text": "收到"}
     assert [c["callback_query_id"] for c in fake.calls("answerCallbackQuery")].count("cb-zs") == 1
@@ -116,7 +120,7 @@ def test_a_telegram_press_is_answered_at_once_acts_once_and_edits_its_message(te
     assert edited["text"].endswith(f"— 已推迟到 今天 {later.astimezone(ctx.settings.tz):%H:%M}")
     assert [list(dict(row)) for row in fake.keyboard("1001", message_id)] == [["为什么收到这条？", "消息太多"]]
     # A later tap on the edited message (from a stale client) is answered, and does nothing.
-    _tg_post(client, _tg_press(12, "cb-zs-2", user=1001, data=labels["明天再说"], message_id=message_id))
+    _tg_post(client, fake, _tg_press(12, "cb-zs-2", user=1001, data=labels["明天再说"], message_id=message_id))
     tick(ctx)
     assert fake.calls("answerCallbackQuery")[-1] == {"callback_query_id": "cb-zs-2", "text": "已经处理过了"}
     assert len(fake.calls("editMessageText")) == 1
@@ -130,14 +134,14 @@ def test_a_press_delivered_by_webhook_and_again_by_polling_is_answered_once_and_
         "text": "/ask @p_zhangsan 周报呢？",
         "chat": {"id": 2001, "type": "private"},
     }
-    _tg_post(client, {"update_id": 1, "message": {**ask, "from": {"id": 2001, "is_bot": False, "first_name": "B"}}})
+    _tg_post(client, fake, {"update_id": 1, "message": {**ask, "from": {"id": 2001, "is_bot": False, "first_name": "B"}}})
     tick(ctx)
     message_id = next(m for (chat, m) in fake.sent if chat == "1001")
     labels = dict(fake.keyboard("1001", message_id)[0])
     press = _tg_press(20, "cb-twice", user=1001, data=labels["稍后 2小时"], message_id=message_id)
-    _tg_post(client, press)
+    _tg_post(client, fake, press, seen=False)  # Telegram did not see this 200, nor the answer it held …
     tick(ctx)
-    _tg_post(client, press)  # the webhook again (Telegram did not see the first 200)
+    _tg_post(client, fake, press)  # … so it delivers the webhook again
     fake.push_update(press)  # and the same update once more through long polling
     poller = TelegramPoller(
         ctx,

@@ -9,15 +9,13 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
-from app.api import webhooks
 from app.main import create_app
 from app.wiring import build_context, default_channels
 from channels.telegram import TelegramChannel
 from fact.models import Fact
 from kernel.context import AppContext
-from perception.models import InboxEntry
+from perception.models import InboundEvent, InboxEntry
 from tests.conftest import make_settings
-from tests.fakes.recording_inbound import RecordingInbound
 from tests.fakes.telegram_server import TOKEN, FakeTelegram
 from tests.integration.action_helpers import add_person
 
@@ -73,6 +71,20 @@ def update(
 def facts(ctx: AppContext) -> list[Fact]:
     with ctx.reader() as uow:
         return list(uow.session.scalars(select(Fact).where(Fact.fact_type == "message_received").order_by(Fact.pk)))
+
+
+def queued(ctx: AppContext) -> list[InboundEvent]:
+    with ctx.reader() as uow:
+        return list(uow.session.scalars(select(InboundEvent).order_by(InboundEvent.pk)))
+
+
+def set_aside(ctx: AppContext) -> list[dict]:
+    with ctx.reader() as uow:
+        return [
+            f.content
+            for f in uow.session.scalars(select(Fact).order_by(Fact.pk))
+            if f.content.get("event") == "inbound_event_set_aside"
+        ]
 
 
 def inbox_size(ctx: AppContext) -> int:
@@ -258,14 +270,6 @@ def test_the_bot_username_comes_from_get_me_when_not_configured(database_url, cl
     [
         {"update_id": 900002, "edited_message": update()["message"]},
         {
-            "update_id": 900003,
-            "callback_query": {
-                "id": "1",
-                "from": {"id": 1001, "is_bot": False, "first_name": "San"},
-                "chat_instance": "x",
-            },
-        },
-        {
             "update_id": 900004,
             "message": {**update()["message"], "from": {"id": 9, "is_bot": True, "first_name": "OtherBot"}},
         },
@@ -274,12 +278,25 @@ def test_the_bot_username_comes_from_get_me_when_not_configured(database_url, cl
             "channel_post": {"message_id": 1, "date": DATE, "chat": {"id": -100, "type": "channel"}, "text": "x"},
         },
     ],
-    ids=["edited_message", "callback_query", "from_a_bot", "channel_post"],
+    ids=["edited_message", "from_a_bot", "channel_post"],
 )
 def test_updates_deputy_does_not_act_on_are_acknowledged_and_write_nothing(tg_ctx, tg, body):
     response = tg.post("/webhooks/telegram", json=body, headers=OK)
     assert response.status_code == 200 and response.json() == {"ok": True, "recorded": False}
-    assert facts(tg_ctx) == [] and inbox_size(tg_ctx) == 0
+    assert facts(tg_ctx) == [] and inbox_size(tg_ctx) == 0 and queued(tg_ctx) == []
+
+
+def test_a_callback_without_data_is_answered_in_the_response_and_writes_nothing(tg_ctx, tg):
+    body = {
+        "update_id": 900003,
+        "callback_query": {"id": "1", "from": {"id": 1001, "is_bot": False, "first_name": "San"}, "chat_instance": "x"},
+    }
+    response = tg.post("/webhooks/telegram", json=body, headers=OK)
+    assert response.status_code == 200 and response.json() == {
+        "method": "answerCallbackQuery",
+        "callback_query_id": "1",
+    }
+    assert queued(tg_ctx) == [] and inbox_size(tg_ctx) == 0
 
 
 @pytest.mark.parametrize(
@@ -288,22 +305,36 @@ def test_updates_deputy_does_not_act_on_are_acknowledged_and_write_nothing(tg_ct
         (b"{not json", "malformed_json"),
         (b"[]", "invalid_update"),
         (b'{"message": {}}', "invalid_update"),
-        (b'{"update_id": 1, "message": {"from": {"id": 1, "is_bot": false}}}', "invalid_update"),
     ],
 )
 def test_malformed_bodies_are_400_and_write_nothing(tg_ctx, tg, raw, code):
     response = tg.post("/webhooks/telegram", content=raw, headers={**OK, "Content-Type": "application/json"})
     assert response.status_code == 400 and response.json()["error"]["code"] == code
-    assert facts(tg_ctx) == []
+    assert facts(tg_ctx) == [] and queued(tg_ctx) == []
+
+
+def assert_set_aside(ctx: AppContext, response, update_id: int, *words: str) -> None:
+    """Acknowledged (Telegram would retry anything else), kept, and set aside with a fact naming the problem."""
+    assert response.status_code == 200 and response.json() == {"ok": True, "recorded": True}, response.text
+    assert facts(ctx) == [] and inbox_size(ctx) == 0
+    [aside] = set_aside(ctx)
+    assert (aside["channel"], aside["event_id"]) == ("telegram", str(update_id))
+    assert all(word in aside["reason"] for word in words), aside["reason"]
+    assert [row.done_at is not None for row in queued(ctx)] == [True]
 
 
 @pytest.mark.parametrize("field, value", [("text", "a\u0000b"), ("caption", "\u0000")])
-def test_a_message_with_a_nul_character_is_422_and_writes_nothing(tg_ctx, tg, field, value):
+def test_a_message_with_a_nul_character_is_acknowledged_kept_and_set_aside_saying_why(tg_ctx, tg, field, value):
     body = update(900010, text=value) if field == "text" else update(900010, text=None, caption=value)
     response = tg.post("/webhooks/telegram", json=body, headers=OK)
-    assert response.status_code == 422 and response.json()["error"]["code"] == "validation_error"
-    assert response.json()["error"]["field"] == f"message.{field}" and "NUL" in response.json()["error"]["message"]
-    assert facts(tg_ctx) == [] and inbox_size(tg_ctx) == 0
+    assert_set_aside(tg_ctx, response, 900010, "NUL")
+
+
+def test_a_lone_surrogate_is_acknowledged_kept_and_set_aside(tg_ctx, tg):
+    raw = b'{"update_id": 900014, "message": {"message_id": 1, "date": %d, "text": "x\\ud800y", ' % DATE
+    raw = raw.replace(b"\\\\", b"\\") + b'"from": {"id": 1, "is_bot": false}, "chat": {"id": 1, "type": "private"}}}'
+    response = tg.post("/webhooks/telegram", content=raw, headers={**OK, "Content-Type": "application/json"})
+    assert_set_aside(tg_ctx, response, 900014, "surrogate")
 
 
 def test_json_nested_too_deep_is_400_before_the_secret_is_even_checked(tg_ctx, tg):
@@ -311,7 +342,7 @@ def test_json_nested_too_deep_is_400_before_the_secret_is_even_checked(tg_ctx, t
     for headers in ({}, OK):
         response = tg.post("/webhooks/telegram", content=raw, headers={**headers, "Content-Type": "application/json"})
         assert response.status_code == 400 and response.json()["error"]["code"] == "too_deep"
-    assert facts(tg_ctx) == []
+    assert facts(tg_ctx) == [] and queued(tg_ctx) == []
 
 
 @pytest.mark.parametrize(
@@ -329,11 +360,9 @@ def test_json_nested_too_deep_is_400_before_the_secret_is_even_checked(tg_ctx, t
         "null",
     ],
 )
-def test_a_message_date_that_is_not_a_sane_unix_time_is_422_naming_it_and_writes_nothing(tg_ctx, tg, date):
+def test_a_message_date_that_is_not_a_sane_unix_time_is_set_aside_naming_it(tg_ctx, tg, date):
     response = tg.post("/webhooks/telegram", json=update(900012, date=date), headers=OK)
-    assert response.status_code == 422, response.text
-    assert response.json()["error"] == {**response.json()["error"], "code": "validation_error", "field": "message.date"}
-    assert facts(tg_ctx) == [] and inbox_size(tg_ctx) == 0
+    assert_set_aside(tg_ctx, response, 900012, "message.date")
 
 
 @pytest.mark.parametrize(
@@ -344,6 +373,7 @@ def test_a_message_date_that_is_not_a_sane_unix_time_is_422_naming_it_and_writes
         {"entities": [7]},
         {"chat": "private"},
         {"text": 5},
+        {"chat": None, "from": {"id": 1, "is_bot": False}},
     ],
     ids=[
         "entities_not_a_list",
@@ -351,12 +381,12 @@ def test_a_message_date_that_is_not_a_sane_unix_time_is_422_naming_it_and_writes
         "entity_not_an_object",
         "chat_not_an_object",
         "text_not_a_string",
+        "no_chat",
     ],
 )
-def test_malformed_message_parts_are_400_not_500(tg_ctx, tg, message):
+def test_malformed_message_parts_are_set_aside_not_500(tg_ctx, tg, message):
     response = tg.post("/webhooks/telegram", json=update(900013, **message), headers=OK)
-    assert response.status_code == 400 and response.json()["error"]["code"] == "invalid_update"
-    assert facts(tg_ctx) == []
+    assert_set_aside(tg_ctx, response, 900013, "message in update 900013")
 
 
 def press_update(update_id: int, callback_id: str, data: str = "b1later") -> dict:
@@ -372,38 +402,42 @@ def press_update(update_id: int, callback_id: str, data: str = "b1later") -> dic
     }
 
 
-def test_a_press_by_webhook_is_handed_over_and_its_redelivery_is_not_answered_again(database_url, clock, monkeypatch):
+def presses(ctx: AppContext) -> list[Fact]:
+    with ctx.reader() as uow:
+        return list(uow.session.scalars(select(Fact).where(Fact.fact_type == "button_pressed")))
+
+
+def test_a_press_is_answered_in_the_response_and_its_redelivery_the_same_way_one_press(database_url, clock):
     fake = FakeTelegram().start()
     context = build_ctx(database_url, clock)
     channel = TelegramChannel(TOKEN, api_base=fake.base_url)
     context.channels.register(channel)
-    inbound = RecordingInbound(toast="已推迟到 18:30")
-    monkeypatch.setattr(webhooks, "PerceptionInbound", lambda _ctx: inbound)
     try:
         with TestClient(create_app(ctx=context, run_migrations=False)) as c:
             responses = [c.post("/webhooks/telegram", json=press_update(900200, "cb-9"), headers=OK) for _ in (1, 2)]
-        assert [r.json() for r in responses] == [{"ok": True, "recorded": True}, {"ok": True, "recorded": False}]
-        [press] = inbound.presses  # Telegram's retry of the same callback is one press
-        assert (press.event_id, press.press_id, press.token, press.external_user_id) == (
+        # Telegram carries out the answerCallbackQuery its webhook's response holds; it redelivers only when it did
+        # not get that response, so the redelivery is answered too, and as the first was.
+        [first, again] = [r.json() for r in responses]
+        assert first == again and first["method"] == "answerCallbackQuery" and first["callback_query_id"] == "cb-9"
+        assert first["text"] == "这个按钮已失效", first  # no such button: the read-only check says so
+        assert fake.calls("answerCallbackQuery") == []  # nothing out of band
+        [press] = [f.content for f in presses(context)]  # Telegram's retry of the same callback is one press
+        assert (press["event_id"], press["press_id"], press["token"], press["external_user_id"]) == (
             "cb-9",
             "cb-9",
             "b1later",
             "2001",
         )
-        assert (press.chat_id, press.message_id, press.occurred_at) == ("2001", "41", clock.now())
-        assert fake.calls("answerCallbackQuery") == [{"callback_query_id": "cb-9", "text": "已推迟到 18:30"}]
-        assert inbound.wakes == 2 and facts(context) == []
+        assert (press["chat_id"], press["message_id"], press["occurred_at"]) == ("2001", "41", "2026-03-18T02:00:00Z")
     finally:
         channel.close(), fake.stop(), context.close()
 
 
-def test_a_press_with_the_wrong_secret_is_refused_and_nothing_is_handed_over(tg, monkeypatch):
-    inbound = RecordingInbound()
-    monkeypatch.setattr(webhooks, "PerceptionInbound", lambda _ctx: inbound)
+def test_a_press_with_the_wrong_secret_is_refused_and_nothing_is_kept(tg_ctx, tg):
     response = tg.post(
         "/webhooks/telegram", json=press_update(900201, "cb-10"), headers={"X-Telegram-Bot-Api-Secret-Token": "nope"}
     )
-    assert response.status_code == 403 and inbound.presses == []
+    assert response.status_code == 403 and queued(tg_ctx) == [] and presses(tg_ctx) == []
 
 
 def test_a_media_message_by_webhook_is_recorded_with_its_media(tg_ctx, tg):

@@ -138,6 +138,17 @@ class FakeTelegram:
         with self._cond:
             return [params for name, params in self.requests if name == method]
 
+    def webhook_answer(self, answer: dict[str, Any]) -> bool:
+        """Carry out the Bot API call a webhook's response holds (`{"method": …}`), as Telegram does once it has
+        the response; it reports no result back. True when Telegram took the call."""
+        method = answer.get("method")
+        if not isinstance(method, str):
+            return False
+        params = {k: v for k, v in answer.items() if k != "method"}
+        with self._cond:
+            self.requests.append((method, params))
+        return self._default(method, params, None).status == 200  # type: ignore[arg-type]
+
     def push_message(
         self,
         *,
