@@ -88,7 +88,8 @@ class DatabaseGauges(Collector):
             _gauge("deputy_outbox_backlog", "Queued actions (outbox entries) not yet done", outbox.pending),
             _gauge("deputy_outbox_backlog_age_seconds", "Seconds since the oldest queued action became available to "
                    "a drainer (0 when none waits)", outbox.age(now)),
-            _gauge("deputy_inbox_backlog", "Recorded signals not yet processed by the core", inbox.pending),
+            _gauge("deputy_inbox_backlog", "Signals received (webhook events included) not yet processed by the core",
+                   inbox.pending),
             _gauge("deputy_inbox_backlog_age_seconds", "Seconds since the oldest unprocessed signal was received "
                    "(0 when none waits)", inbox.age(now)),
         ]  # fmt: skip

@@ -2,8 +2,9 @@
 
 Both run as `uvicorn.run(app)` in their own process (one worker; uvloop and httptools when installed), logging
 at warning. A raw-socket keep-alive client sends unique Telegram updates at concurrency c and times each answer.
-Cases: an unknown sender (recorded, nothing to reply) and a principal's `/help` (a reply is sent to the fake
-Telegram server in this process). Also: how fast the server works a `/help` burst off, against the same code run
+Cases: an unknown sender (recorded, nothing to reply), a principal's `/help` (a reply is sent to the fake
+Telegram server in this process) and a principal's button press (answered with the read-only check's toast).
+Also: how fast the server works a `/help` burst off, against the same code run
 serially in one process; a 4 s burst of known senders' `/help` at c = 8 and the drain time (its end to the last
 reply); the signal → reply latency at a steady rate spread over many chats; the resident memory of the web
 process and of its processor process (when `deputy serve` starts one) idle and after the load.
@@ -57,7 +58,7 @@ class TimedTelegram(FakeTelegram):
 def update(sender: int, text: str) -> bytes:
     """One Telegram update as the raw HTTP request the Bot API would send."""
     n = next(_update_ids)
-    body = json.dumps(
+    return _request(
         {
             "update_id": n,
             "message": {
@@ -68,7 +69,19 @@ def update(sender: int, text: str) -> bytes:
                 "text": text,
             },
         }
-    ).encode()
+    )
+
+
+def press(sender: int) -> bytes:
+    """A button press (callback_query) from a known sender: the ack runs the read-only check for its toast."""
+    n = next(_update_ids)
+    message = {"message_id": 7, "date": int(time.time()), "chat": {"id": sender, "type": "private"}}
+    query = {"id": f"cb{n}", "from": {"id": sender, "is_bot": False, "first_name": "u"}, "message": message}
+    return _request({"update_id": n, "callback_query": {**query, "chat_instance": "c", "data": f"tok{n}"}})
+
+
+def _request(update: dict) -> bytes:
+    body = json.dumps(update).encode()
     head = (
         "POST /webhooks/telegram HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
         f"X-Telegram-Bot-Api-Secret-Token: {SECRET}\r\nContent-Length: {len(body)}\r\n\r\n"
@@ -139,6 +152,8 @@ def _percentile(values: list[float], p: float) -> float:
 def _requests(case: str, n: int) -> list[bytes]:
     if case == "unknown":
         return [update(9_000_000 + i, "hello?") for i in range(n)]
+    if case == "press":
+        return [press(PRINCIPALS[i % len(PRINCIPALS)]) for i in range(n)]
     return [update(PRINCIPALS[i % len(PRINCIPALS)], "/help") for i in range(n)]
 
 
@@ -236,7 +251,7 @@ def _serial_rate(backend: str, n: int, fake: TimedTelegram) -> tuple[float, str,
     from bench.webhook_server import lift_bot_rate
     from channels.plugin import WebhookRequest
     from channels.telegram.plugin import TelegramWebhook
-    from perception.service import record_message
+    from perception import inbound_queue
 
     scratch = scratch_database(backend)
     url, cleanup = scratch
@@ -249,9 +264,10 @@ def _serial_rate(backend: str, n: int, fake: TimedTelegram) -> tuple[float, str,
         for raw in _requests("help", n):
             body = raw.partition(b"\r\n\r\n")[2]
             headers = {"X-Telegram-Bot-Api-Secret-Token": SECRET}
-            reply = handler.handle(WebhookRequest(headers=headers, body=body, now=ctx.clock.now()))
-            for message in reply.messages:
-                record_message(ctx, message=message)
+            accepted = handler.accept(WebhookRequest(headers=headers, body=body, now=ctx.clock.now()))
+            event = inbound_queue.Arrived("telegram", accepted.event_id or "", "event", accepted.body, ctx.clock.now())
+            with ctx.db.write() as session:  # the ack's write, one event per transaction (the writer batches them)
+                inbound_queue.append(session, events=[event])
         recorded = statements.summary(n)
         statements.reset()
         before = fake.replies
@@ -326,7 +342,7 @@ def main() -> None:
             try:
                 asyncio.run(_load(port, _requests("unknown", 50), 4))  # warm both up
                 asyncio.run(_load(bare_port, _requests("unknown", 50), 4))
-                for case in ("unknown", "help"):
+                for case in ("unknown", "help", "press"):
                     for conc in concs:
                         runs: dict[str, list] = {"deputy": [], "bare": []}
                         for _ in range(args.reps):

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, func, select, text, update
+from sqlalchemy import delete, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -88,11 +88,3 @@ def purge(uow: UnitOfWork) -> int:
     """Delete events done more than KEEP_DONE ago; how many."""
     result = uow.session.execute(delete(_TABLE).where(_TABLE.c.done_at < uow.now - KEEP_DONE))
     return result.rowcount or 0
-
-
-def backlog(uow: UnitOfWork) -> tuple[int, datetime | None]:
-    """Events waiting to become facts, and when the oldest arrived."""
-    row = uow.session.execute(
-        select(func.count(), func.min(InboundEvent.received_at)).where(InboundEvent.done_at.is_(None))
-    ).one()
-    return int(row[0]), row[1]

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from kernel.screening import screen_depth
+
 REPLAY_WINDOW_SECONDS = 300
 
 
@@ -89,8 +91,14 @@ def open_event(
         if not isinstance(outer.get("encrypt"), str):
             raise Rejected("invalid_encryption", "an encrypt key is configured: the body must be encrypted")
         try:
-            payload = json.loads(decrypt(encrypt_key, outer["encrypt"]))
+            plain = decrypt(encrypt_key, outer["encrypt"])
         except (ValueError, UnicodeDecodeError) as exc:
+            raise Rejected("invalid_encryption", "the body does not decrypt with the configured encrypt key") from exc
+        # The HTTP guard only saw ciphertext: the plaintext nested too deep is a 400 too, before anything parses it.
+        screen_depth(plain.encode("utf-8", "surrogatepass"))
+        try:
+            payload = json.loads(plain)
+        except ValueError as exc:
             raise Rejected("invalid_encryption", "the body does not decrypt with the configured encrypt key") from exc
         if not isinstance(payload, dict):
             raise Rejected("invalid_encryption", "the decrypted body is not a JSON object")

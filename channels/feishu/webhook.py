@@ -14,13 +14,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from channels.feishu.crypto import Rejected, decrypt, open_event
+from channels.feishu.crypto import Rejected, open_event
 from channels.feishu.events import MESSAGE_READ, MESSAGE_RECEIVED, to_inbound, to_read
 from channels.feishu.presses import is_press, to_press, toast
 from channels.plugin import Accepted, Parsed, WebhookRequest
 from kernel.errors import DeputyError
 from kernel.limits import text_problem
-from kernel.screening import screen_depth
 
 _KEPT = (MESSAGE_RECEIVED, MESSAGE_READ)
 
@@ -65,20 +64,9 @@ class FeishuWebhook:
     def __init__(self, settings: Any) -> None:
         self.settings = settings
 
-    def _screen_decrypted(self, body: bytes, encrypt_key: str | None) -> None:
-        """An encrypted event's plaintext nested too deep is a 400 like a body: the HTTP guard only saw ciphertext."""
-        if not encrypt_key:
-            return
-        try:
-            plain = decrypt(encrypt_key, json.loads(body)["encrypt"])  # the outer body already passed the guard
-        except (ValueError, TypeError, KeyError):
-            return  # open_event refuses it with the precise reason
-        screen_depth(plain.encode("utf-8", "surrogatepass"))
-
     def accept(self, request: WebhookRequest) -> Accepted:
         """401 unless authentic; the challenge for url_verification; else the event to keep and `success`."""
         encrypt_key = _secret(self.settings.feishu_encrypt_key)
-        self._screen_decrypted(request.body, encrypt_key)
         try:
             opened = open_event(
                 request.body,

@@ -90,8 +90,12 @@ def test_a_telegram_press_is_answered_at_once_acts_once_and_edits_its_message(te
         "text": "/ask @p_zhangsan 提测什么时候能给？",
         "chat": {"id": 2001, "type": "private"},
     }
-    _tg_post(client, fake, {"update_id": 1, "message": {**ask, "from": {"id": 2001, "is_bot": False, "first_name": "B"}}})
-    _tg_post(client, fake, {"update_id": 1, "message": {**ask, "from": {"id": 2001, "is_bot": False, "first_name": "B"}}})
+    _tg_post(
+        client, fake, {"update_id": 1, "message": {**ask, "from": {"id": 2001, "is_bot": False, "first_name": "B"}}}
+    )
+    _tg_post(
+        client, fake, {"update_id": 1, "message": {**ask, "from": {"id": 2001, "is_bot": False, "first_name": "B"}}}
+    )
     tick(ctx)
     [question] = [c for c in fake.calls("sendMessage") if str(c["chat_id"]) == "1001"]
     message_id = next(m for (chat, m) in fake.sent if chat == "1001")
@@ -134,7 +138,9 @@ def test_a_press_delivered_by_webhook_and_again_by_polling_is_answered_once_and_
         "text": "/ask @p_zhangsan 周报呢？",
         "chat": {"id": 2001, "type": "private"},
     }
-    _tg_post(client, fake, {"update_id": 1, "message": {**ask, "from": {"id": 2001, "is_bot": False, "first_name": "B"}}})
+    _tg_post(
+        client, fake, {"update_id": 1, "message": {**ask, "from": {"id": 2001, "is_bot": False, "first_name": "B"}}}
+    )
     tick(ctx)
     message_id = next(m for (chat, m) in fake.sent if chat == "1001")
     labels = dict(fake.keyboard("1001", message_id)[0])

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ from app.main import create_app
 from app.settings import Settings, compose
 from channels.base import Channel
 from channels.inbound import InboundMessage
-from channels.plugin import ChannelPlugin, WebhookReply, WebhookRequest
+from channels.plugin import Accepted, ChannelPlugin, Parsed, WebhookRequest
 from concern.texts import reasons
 from kernel import channel_names
 from kernel.settings import PluginSettings
@@ -59,7 +60,10 @@ class WeComPlugin(ChannelPlugin):
 
     def webhook(self, settings: Any, *, sender: Channel | None) -> Any:
         class Hook:
-            def handle(self, request: WebhookRequest) -> WebhookReply:
+            def accept(self, request: WebhookRequest) -> Accepted:
+                return Accepted(answer=lambda new: {"errcode": 0, "recorded": new}, event_id="w1", body=request.body)
+
+            def parse(self, *, kind: str, body: bytes, received_at: datetime) -> Parsed:
                 message = InboundMessage(
                     channel="wecom",
                     event_id="w1",
@@ -68,9 +72,9 @@ class WeComPlugin(ChannelPlugin):
                     chat_type="p2p",
                     external_user_id="wx_boss",
                     text="/concerns",
-                    occurred_at=request.now,
+                    occurred_at=received_at,
                 )
-                return WebhookReply(answer=lambda recorded: {"errcode": 0, "recorded": recorded}, messages=[message])
+                return Parsed(messages=[message])
 
         return Hook()
 
