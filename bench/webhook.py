@@ -166,6 +166,18 @@ def _wait_replies(fake: TimedTelegram, expected: int, timeout: float = 300) -> f
     return max(t for arrivals in fake.arrivals.values() for t in arrivals)
 
 
+def _settled(port: int, timeout: float = 300) -> None:
+    """Wait until the server's inbox backlog (`/metrics`) reads 0 twice: nothing queued skews what comes next."""
+    deadline, zeros = time.monotonic() + timeout, 0
+    while zeros < 2 and time.monotonic() < deadline:
+        with socket.create_connection(("127.0.0.1", port)) as conn:
+            conn.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            text = b"".join(iter(lambda: conn.recv(65536), b"")).decode(errors="replace")
+        backlog = next((line.split()[1] for line in text.splitlines() if line.startswith("deputy_inbox_backlog ")), "")
+        zeros = zeros + 1 if backlog == "0.0" else 0
+        time.sleep(3 if zeros else 1)  # the gauge is cached for 5 s
+
+
 def _steady(port: int, fake: TimedTelegram, rate: float, seconds: float) -> list[float]:
     """Signal → reply latency at a steady rate, /help from each principal in turn."""
     fake.arrivals.clear()
@@ -375,7 +387,9 @@ def main() -> None:
                             f"{_percentile(row['bare'][1], 0.99):.1f}",
                             f"{row['deputy'][0] / row['bare'][0]:.3f}",
                         )
+                _settled(port)
                 steady = _steady(port, fake, 20.0, args.steady_seconds)
+                _settled(port)
                 sent, drain = _drain(port, fake)
                 after = _memory(deputy.pid)
             finally:

@@ -38,6 +38,21 @@ def _enqueue(uow: UnitOfWork, fact: Fact, received_at: datetime | None = None) -
     uow.session.flush()
 
 
+def sender_and_locale(uow: UnitOfWork, *, channel: str, external_user_id: str) -> tuple[str | None, str]:
+    """The active person bound to this identity and their language, in one query ((None, "zh") when unknown)."""
+    stmt = (
+        select(ChannelBinding.person_id, Person.locale)
+        .join(Person, Person.person_id == ChannelBinding.person_id)
+        .where(
+            ChannelBinding.channel == channel,
+            ChannelBinding.external_user_id == external_user_id,
+            Person.active.is_(True),
+        )
+    )
+    row = uow.session.execute(stmt).first()
+    return (row[0], row[1] or "zh") if row else (None, "zh")
+
+
 def resolve_senders(uow: UnitOfWork, *, identities: set[tuple[str, str]]) -> dict[tuple[str, str], str]:
     """The active person bound to each (channel, external user id) that has one: one query for the lot."""
     if not identities:

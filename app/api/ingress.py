@@ -46,11 +46,15 @@ def wake_all(ctx: AppContext) -> None:
 
 
 def toast(ctx: AppContext, press: InboundPress) -> str:
-    """The read-only check's answer to a press while the platform waits, in the presser's language."""
+    """The read-only check's answer to a press while the platform waits, in the presser's language (a repeat of
+    a press already recorded is answered as the first was)."""
     with ctx.reader() as uow:
-        presser = perception.resolve_sender(uow, channel=press.channel, external_user_id=press.external_user_id)
-        own = facts.get_by_dedup_key(uow, dedup_key=perception.press_key(press))  # a retry: answered as the first
-        return presses.toast(uow, token=press.token, presser_id=presser, fact_id=own.fact_id if own else "")
+        presser, locale = perception.sender_and_locale(
+            uow, channel=press.channel, external_user_id=press.external_user_id
+        )
+        own = facts.get_by_dedup_key(uow, dedup_key=perception.press_key(press))
+        fact_id = own.fact_id if own else ""
+        return presses.toast(uow, token=press.token, presser_id=presser, fact_id=fact_id, locale=locale)
 
 
 async def respond(ctx: AppContext, webhook: Webhook, channel: str, headers: Any, body: bytes) -> tuple[Answer, bool]:
@@ -63,6 +67,7 @@ async def respond(ctx: AppContext, webhook: Webhook, channel: str, headers: Any,
     if accepted.event_id is None:
         return (200, accepted.answer(False), []), False
     try:
+        # Read before the press is kept: once kept, the processor may carry it out, and it would read as used.
         said = await run_in_threadpool(toast, ctx, accepted.press) if accepted.press is not None else ""
         event = Arrived(channel, accepted.event_id, accepted.kind, accepted.body, received_at=now)
         new = await writer(ctx).append(event)

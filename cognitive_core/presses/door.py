@@ -53,15 +53,18 @@ def about(button: Any) -> dict[str, Any]:
     return {"verb": button.verb, "concern_id": button.concern_id} if button is not None else {"verb": None}
 
 
-def toast(uow: UnitOfWork, *, token: str, presser_id: str | None, fact_id: str) -> str:
+def toast(uow: UnitOfWork, *, token: str, presser_id: str | None, fact_id: str, locale: str | None = None) -> str:
     """The answer while the platform waits: the cheap checks' result, or a neutral "received".
 
     `fact_id` is the press's fact: a platform's retry of a press that already acted is answered as the first was.
+    `locale`: the presser's, when the caller has read it already.
     """
     view = view_of(uow, concern_buttons.get(uow, token=token), presser_id, fact_id)
     why = press_rules.verdict(view)
-    presser = persons.get(uow, person_id=presser_id) if presser_id else None
-    return press_text("received" if why == "ok" else why, presser.locale if presser else "zh")
+    if locale is None:
+        presser = persons.get(uow, person_id=presser_id) if presser_id else None
+        locale = presser.locale if presser else "zh"
+    return press_text("received" if why == "ok" else why, locale)
 
 
 def process(uow: UnitOfWork, fact: Fact, people: tuple = ()) -> None:
