@@ -1,0 +1,116 @@
+"""Profile: where the processor's time goes working off `/help` signals from webhook events (cProfile, one process).
+
+The same setup as bench/webhook.py's serial figure: a scratch database with 500 people, N `/help` updates appended
+as the ack appends them, then passes (`app.pipeline.tick`) until every reply reached the fake Telegram server.
+Prints the time by package (own time of the functions in each: SQLAlchemy, the database driver, Deputy's layers,
+the Telegram client and HTTP, the rest) and the top functions by own time.
+Usage: python bench/profile_processing.py [--signals 300] [--backend sqlite|postgres] [--top 25]
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import pstats
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from rich.console import Console
+from rich.table import Table
+
+from bench.actions import scratch_database
+from bench.webhook import TimedTelegram, _requests
+from bench.webhook_server import SECRET, deputy_env, lift_bot_rate, setup_directory
+
+_GROUPS = (
+    ("sqlalchemy", "SQLAlchemy"),
+    ("sqlite3", "sqlite3 driver"),
+    ("psycopg", "psycopg driver"),
+    ("telegram", "python-telegram-bot"),
+    ("httpx", "httpx / HTTP"),
+    ("httpcore", "httpx / HTTP"),
+    ("pydantic", "pydantic"),
+    ("sklearn", "scikit-learn"),
+    ("json", "json"),
+    ("logging", "logging"),
+)
+_LAYERS = ("cognitive_core", "concern", "action", "perception", "person", "fact", "channels", "kernel", "app")
+
+
+def _group(filename: str) -> str:
+    for marker, name in _GROUPS:
+        if f"/{marker}/" in filename or filename.endswith(f"/{marker}.py"):
+            return name
+    for layer in _LAYERS:
+        if f"/{layer}/" in filename and "site-packages" not in filename:
+            return f"deputy: {layer}"
+    return "other (stdlib, C calls)"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--signals", type=int, default=300)
+    parser.add_argument("--backend", default="sqlite")
+    parser.add_argument("--top", type=int, default=25)
+    args = parser.parse_args()
+    from app.pipeline import tick
+    from app.settings import Settings
+    from app.wiring import build_context
+    from channels.plugin import WebhookRequest
+    from channels.telegram.plugin import TelegramWebhook
+    from perception import inbound_queue
+
+    fake = TimedTelegram().start()
+    scratch = scratch_database(args.backend)
+    if scratch is None:
+        raise SystemExit(f"no {args.backend} database (set DEPUTY_TEST_POSTGRES_URL)")
+    url, cleanup = scratch
+    try:
+        setup_directory(url)
+        ctx = build_context(Settings(_env_file=None, **{k[7:].lower(): v for k, v in deputy_env(url, fake).items()}))
+        lift_bot_rate(ctx)
+        handler = TelegramWebhook(ctx.settings, sender=ctx.channels.get("telegram"))
+        tick(ctx)  # imports, the people cache, compiled statements: outside the profile
+        for raw in _requests("help", args.signals):
+            body = raw.partition(b"\r\n\r\n")[2]
+            headers = {"X-Telegram-Bot-Api-Secret-Token": SECRET}
+            accepted = handler.accept(WebhookRequest(headers=headers, body=body, now=ctx.clock.now()))
+            event = inbound_queue.Arrived("telegram", accepted.event_id or "", "event", accepted.body, ctx.clock.now())
+            with ctx.db.write() as session:
+                inbound_queue.append(session, events=[event])
+        profile = cProfile.Profile()
+        start = time.perf_counter()
+        profile.enable()
+        while fake.replies < args.signals:
+            tick(ctx)
+        profile.disable()
+        elapsed = time.perf_counter() - start
+        ctx.close()
+    finally:
+        cleanup()
+        fake.stop()
+    stats = pstats.Stats(profile)
+    by_group: dict[str, float] = defaultdict(float)
+    rows = []
+    for (filename, line, name), (_, calls, own, _cumulative, _) in stats.stats.items():  # type: ignore[attr-defined]
+        by_group[_group(filename)] += own
+        rows.append((own, calls, f"{Path(filename).name}:{line} {name}", _group(filename)))
+    total = sum(by_group.values())
+    console = Console(width=160)
+    console.print(f"{args.backend}: {args.signals} /help in {elapsed:.2f} s ({args.signals / elapsed:.1f}/s, profiled)")
+    groups = Table("package", "own s", "share", "ms per signal", title="time by package")
+    for group, own in sorted(by_group.items(), key=lambda kv: -kv[1]):
+        groups.add_row(group, f"{own:.2f}", f"{own / total:.0%}", f"{own / args.signals * 1000:.2f}")
+    console.print(groups)
+    top = Table("own s", "calls", "function", "package", title=f"top {args.top} functions by own time")
+    for own, calls, where, group in sorted(rows, reverse=True)[: args.top]:
+        top.add_row(f"{own:.3f}", str(calls), where, group)
+    console.print(top)
+
+
+if __name__ == "__main__":
+    main()
