@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 
 from cognitive_core.language import learned, understood
 from cognitive_core.situation import Missed, PersonView, Phrasing
@@ -27,6 +27,13 @@ LEARNED, CONFIRMED, REMOVED = "phrasing_learned", "phrasing_confirmed", "phrasin
 _COUNT = select(func.count()).select_from(Fact).where(Fact.fact_type == "phrasing")
 _ROWS = select(Fact.fact_id, Fact.timestamp, Fact.content).where(Fact.fact_type == "phrasing").order_by(Fact.pk)
 LOOK_BACK = 40  # a principal's newest decisions searched for a miss (a minute's burst at most)
+_NEWEST_DECISIONS = (  # built once: this runs for every message of a principal
+    select(Fact.timestamp, Fact.content)
+    .join(FactPersonRef, FactPersonRef.fact_pk == Fact.pk)
+    .where(FactPersonRef.person_id == bindparam("person_id"), Fact.fact_type == "decision")
+    .order_by(FactPersonRef.fact_pk.desc())
+    .limit(LOOK_BACK)
+)
 
 
 @dataclass(frozen=True)
@@ -46,6 +53,20 @@ class Learned:
     def view(self) -> Phrasing:
         """The phrasing as the rules read it."""
         return Phrasing(self.phrasing_id, self.shape, self.intent, self.confirmed)
+
+
+@dataclass(frozen=True)
+class Read:
+    """What the `phrasing` facts say: each principal's current phrasings (newest first), and the misses that taught."""
+
+    current: dict[str, tuple[Learned, ...]]
+    taught: frozenset[str]
+
+
+def _read(uow: UnitOfWork) -> Read:
+    rows = tuple(tuple(row) for row in uow.session.execute(_ROWS))
+    taught = frozenset(content.get("missed") for _, _, content in rows if content.get("event") == LEARNED)
+    return Read(current(rows), taught)
 
 
 def current(rows: tuple) -> dict[str, tuple[Learned, ...]]:
@@ -69,26 +90,26 @@ def current(rows: tuple) -> dict[str, tuple[Learned, ...]]:
 
 
 class Book:
-    """This process's copy of the `phrasing` facts, versioned by their count."""
+    """This process's copy of the `phrasing` facts, versioned by their count, and what they say."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._count: int | None = None
-        self._rows: tuple = ()
+        self._read = Read({}, frozenset())
 
-    def rows(self, uow: UnitOfWork) -> tuple:
-        """The facts as this transaction sees them (the copy when it is current, else read now)."""
+    def read(self, uow: UnitOfWork) -> Read:
+        """The phrasings as this transaction sees them (the copy when it is current, else read now)."""
         count = uow.session.scalar(_COUNT)
         with self._lock:
             if count == self._count:
-                return self._rows
-        rows = tuple(tuple(row) for row in uow.session.execute(_ROWS))
-        uow.after_commit(lambda: self._keep(count, rows))  # a rolled-back read may have seen its own writes
-        return rows
+                return self._read
+        found = _read(uow)
+        uow.after_commit(lambda: self._keep(count, found))  # a rolled-back read may have seen its own writes
+        return found
 
-    def _keep(self, count: int, rows: tuple) -> None:
+    def _keep(self, count: int, found: Read) -> None:
         with self._lock:
-            self._count, self._rows = count, rows
+            self._count, self._read = count, found
 
 
 def book(ctx: AppContext) -> Book:
@@ -102,32 +123,25 @@ _create_lock = threading.Lock()
 
 def of(uow: UnitOfWork, *, principal_id: str, book: Book | None = None) -> tuple[Learned, ...]:
     """A principal's current phrasings, newest first."""
-    rows = book.rows(uow) if book is not None else tuple(tuple(row) for row in uow.session.execute(_ROWS))
-    return current(rows).get(principal_id, ())
+    return (book.read(uow) if book is not None else _read(uow)).current.get(principal_id, ())
 
 
 def for_situation(
     uow: UnitOfWork, *, principal_id: str, book: Book | None = None
 ) -> tuple[tuple[Phrasing, ...], tuple[Missed, ...]]:
     """What `decide` reads for a principal's message: their phrasings, and their messages missed lately."""
-    rows = book.rows(uow) if book is not None else tuple(tuple(row) for row in uow.session.execute(_ROWS))
-    taught = {content.get("missed") for _, _, content in rows if content.get("event") == LEARNED}
-    phrasings = tuple(p.view for p in current(rows).get(principal_id, ()))
-    return phrasings, missed(uow, principal_id=principal_id, taught=taught)
+    found = book.read(uow) if book is not None else _read(uow)
+    phrasings = tuple(p.view for p in found.current.get(principal_id, ()))
+    return phrasings, missed(uow, principal_id=principal_id, taught=found.taught)
 
 
-def missed(uow: UnitOfWork, *, principal_id: str, taught: set) -> tuple[Missed, ...]:
+def missed(uow: UnitOfWork, *, principal_id: str, taught: frozenset[str]) -> tuple[Missed, ...]:
     """The principal's messages the rules did not understand within `learned.WINDOW`, that taught nothing yet."""
-    stmt = (
-        select(Fact.timestamp, Fact.content)
-        .join(FactPersonRef, FactPersonRef.fact_pk == Fact.pk)
-        .where(FactPersonRef.person_id == principal_id, Fact.fact_type == "decision")
-        .order_by(FactPersonRef.fact_pk.desc())
-        .limit(LOOK_BACK)
-    )
     since = uow.now - learned.WINDOW
     decided: list[tuple[str, datetime, dict]] = []
-    for at, content in uow.session.execute(stmt):
+    for at, content in uow.session.connection().execute(
+        _NEWEST_DECISIONS, {"person_id": principal_id}
+    ):  # unbuffered: the walk stops at the first older one
         if at < since:
             break
         inputs = content.get("inputs") or []
