@@ -126,3 +126,38 @@ def test_a_removed_phrasing_no_longer_matches_and_its_tombstone_is_a_fact(ctx, t
     assert tombstone.causation_id == taught.phrasing_id
     say(ctx, channel="feishu", user="ou_boss", text="李四那事怎么说")
     assert _rule(ctx) == "did_you_mean:guess" and _learned(ctx) == []
+
+
+LESSON = {"missed": "fact_missed_1", "shape": "{person}那事怎么说", "intent": "ask", "example": UNSURE}
+
+
+def test_a_book_read_inside_a_transaction_that_rolled_back_is_not_kept(ctx, team):
+    book = phrasings.Book()
+    try:
+        with ctx.uow(actor="test") as uow:
+            phrasings.learn(uow, principal_id="p_boss", lesson=LESSON, how="press", taught_by="f", causation_id="d")
+            assert [p.shape for p in phrasings.of(uow, principal_id="p_boss", book=book)] == [LESSON["shape"]]
+            raise RuntimeError("roll back")
+    except RuntimeError:
+        pass
+    with ctx.uow(actor="test") as uow:
+        assert phrasings.of(uow, principal_id="p_boss", book=book) == ()
+
+
+def test_a_phrasing_learned_elsewhere_is_read_by_every_book_and_its_removal_too(ctx, team):
+    mine, theirs = phrasings.Book(), phrasings.Book()
+    for book in (mine, theirs):
+        with ctx.uow(actor="test") as uow:
+            assert phrasings.of(uow, principal_id="p_boss", book=book) == ()
+    with ctx.uow(actor="test") as uow:
+        phrasing_id = phrasings.learn(
+            uow, principal_id="p_boss", lesson=LESSON, how="press", taught_by="f", causation_id="d"
+        )
+    with ctx.uow(actor="test") as uow:
+        assert [p.phrasing_id for p in phrasings.of(uow, principal_id="p_boss", book=theirs)] == [phrasing_id]
+        assert phrasings.learn(uow, principal_id="p_boss", lesson={**LESSON, "missed": "fact_missed_2"},
+                               how="reword", taught_by="f2", causation_id="d2") is None  # fmt: skip
+        phrasings.remove(uow, principal_id="p_boss", phrasing_id=phrasing_id)
+    with ctx.uow(actor="test") as uow:
+        assert phrasings.of(uow, principal_id="p_boss", book=theirs) == ()
+        assert phrasings.of(uow, principal_id="p_boss", book=mine) == ()
