@@ -35,6 +35,13 @@ def _past(uow: UnitOfWork, values: dict[str, Any], sender: Any, tz: ZoneInfo) ->
     return reminders.render("past", sender.locale, when=when)
 
 
+def _confirm(uow: UnitOfWork, values: dict[str, Any], sender: Any, tz: ZoneInfo) -> str:
+    """`要我去问张三：“…”吗？`: the first contact through a learned phrasing, said before it is made."""
+    target = persons.get(uow, person_id=values["target_person_id"]) if values.get("target_person_id") else None
+    name = target.display_name if target else ""
+    return replies.reply(f"confirm_{values['intent']}", sender.locale, target=name, text=values.get("text", ""))
+
+
 # Replies whose words are read from the records; every other template is a line of concern.replies.
 READ: dict[str, Callable[[UnitOfWork, dict[str, Any], Any, ZoneInfo], str]] = {
     "did": _did,
@@ -45,6 +52,7 @@ READ: dict[str, Callable[[UnitOfWork, dict[str, Any], Any, ZoneInfo], str]] = {
     ),
     "reminders": lambda uow, v, s, tz: reminders.listing(uow, person_id=s.person_id, locale=s.locale, tz=tz),
     "remind_past": _past,
+    "learned_confirm": _confirm,
 }
 
 
@@ -98,6 +106,7 @@ CHOICES: dict[str, Callable[[UnitOfWork, dict[str, Any], str], list[tuple[str, s
     "did_you_mean_person": _people,
     "ask_or_tell": _ask_or_tell,
     "did_you_mean": _guesses,
+    "learned_confirm": lambda uow, values, locale: _guesses(uow, {"guesses": [values["button"]]}, locale),
     "nudge_which": _which("nudge_pick"),
     "cancel_which": _which("cancel_pick"),
     "reminders": lambda uow, values, locale: reminders.cancel_buttons(

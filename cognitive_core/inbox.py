@@ -10,7 +10,7 @@ import logging
 
 from sqlalchemy import select
 
-from cognitive_core import inbox_order, rules
+from cognitive_core import inbox_order, phrasings, rules
 from cognitive_core.flows import apply
 from cognitive_core.llm import proposals
 from cognitive_core.llm import rules as llm_rules
@@ -31,9 +31,17 @@ from person.calendar import CalendarNeeded, read_needed
 log = logging.getLogger("deputy.core")
 
 
-def situation_of(uow: UnitOfWork, content: dict, fact_id: str, people: tuple[rules.PersonView, ...]) -> rules.Situation:
+def situation_of(
+    uow: UnitOfWork,
+    content: dict,
+    fact_id: str,
+    people: tuple[rules.PersonView, ...],
+    book: phrasings.Book | None = None,
+) -> rules.Situation:
     """Everything `decide` needs about one message_received fact, given the current people."""
     sender = next((person for person in people if person.person_id == content.get("person_id")), None)
+    principal = sender is not None and sender.role == "principal"
+    learned, missed = phrasings.for_situation(uow, principal_id=sender.person_id, book=book) if principal else ((), ())
     loops = (
         reads.loops_of(uow, person_id=sender.person_id, principal=sender.role == "principal")
         if sender is not None
@@ -59,6 +67,8 @@ def situation_of(uow: UnitOfWork, content: dict, fact_id: str, people: tuple[rul
         now=uow.now,
         awaiting_name=loops.awaiting_name,
         open_asks=tuple(rules.OpenAsk(*ask) for ask in loops.open_asks),
+        phrasings=learned,
+        missed=missed,
     )
 
 
@@ -79,6 +89,7 @@ def process_pending(ctx: AppContext, *, limit: int = 200) -> int:
     """Process waiting signal facts in order, a batch per transaction (a crash re-processes only unfinished ones)."""
     cache = people_cache(ctx)
     cache.refresh(ctx)
+    book = phrasings.book(ctx)
     llm = ctx.classifier is not None
     done, turns = 0, 0
     while done < limit:
@@ -96,7 +107,7 @@ def process_pending(ctx: AppContext, *, limit: int = 200) -> int:
                     if people is None:
                         break
                     claimed.append(entry.fact_id)
-                    _process(uow, entry, people, llm)
+                    _process(uow, entry, people, llm, book)
         except StaleDirectory:
             cache.refresh(ctx)
             continue
@@ -134,7 +145,7 @@ def _process_each(ctx: AppContext, fact_ids: list[str], *, llm: bool) -> None:
                 stmt = select(InboxEntry).where(InboxEntry.fact_id == fact_id, InboxEntry.state == "pending")
                 entry = uow.session.scalars(stmt.with_for_update(skip_locked=True) if uow.postgres else stmt).first()
                 if entry is not None:
-                    _process(uow, entry, cache.people(uow), llm)
+                    _process(uow, entry, cache.people(uow), llm, phrasings.book(ctx))
         except StaleDirectory:
             continue
         except CalendarNeeded as need:
@@ -146,11 +157,17 @@ def _process_each(ctx: AppContext, fact_ids: list[str], *, llm: bool) -> None:
         pending.pop(0)
 
 
-def _process(uow: UnitOfWork, entry: InboxEntry, people: tuple[rules.PersonView, ...], llm: bool = False) -> None:
+def _process(
+    uow: UnitOfWork,
+    entry: InboxEntry,
+    people: tuple[rules.PersonView, ...],
+    llm: bool = False,
+    book: phrasings.Book | None = None,
+) -> None:
     fact = facts.get(uow, fact_id=entry.fact_id)
     state = "done"
     if fact.fact_type == "message_received":
-        situation = situation_of(uow, fact.content, fact.fact_id, people)
+        situation = situation_of(uow, fact.content, fact.fact_id, people, book)
         decided = rules.decide(situation)
         # Not understood: answered now by the rules; the LLM is asked afterwards, off this transaction
         # (cognitive_core.llm_worker takes the row in this state), and its proposal comes back as a signal.
@@ -168,6 +185,15 @@ def _process(uow: UnitOfWork, entry: InboxEntry, people: tuple[rules.PersonView,
             apply(
                 uow, decision, decision_id=decision_id, situation=situation, fact_id=fact.fact_id, content=fact.content
             )
+            if (lesson := decision.notes.get("taught")) is not None:  # a missed request worded again: remembered
+                phrasings.learn(
+                    uow,
+                    principal_id=situation.sender.person_id,
+                    lesson=lesson,
+                    how="reword",
+                    taught_by=fact.fact_id,
+                    causation_id=decision_id,
+                )
         state = LLM_PENDING if asked else state
     elif fact.fact_type == "button_pressed":
         presses.process(uow, fact, people)

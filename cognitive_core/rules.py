@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from cognitive_core import typed
-from cognitive_core.language import classifier, gist, guesses, intents, promises, understood
+from cognitive_core.language import classifier, gist, guesses, intents, learned, promises, understood
 from cognitive_core.language.names import find_person
 from cognitive_core.language.parsing import (
     Intent,
@@ -138,6 +138,11 @@ def _read_gist(situation: Situation, text: str) -> Decision | None:
     )
     if reading is None:
         return None
+    return learned.taught(_gisted(reading, situation, text), situation, body=reading.args.get("text"))
+
+
+def _gisted(reading: intents.Reading, situation: Situation, text: str) -> Decision:
+    """The decision for a gist's reading."""
     notes = {"matched": {"rule": reading.rule, "words": reading.words}}
     if reading.intent in ("remind", "reminders", "brief", "review"):
         decided = typed.command(Intent(reading.intent, reading.args), situation)
@@ -180,6 +185,11 @@ def _understood(reading: intents.Reading, situation: Situation, text: str) -> De
     return own
 
 
+def _typed(intent: Intent, situation: Situation) -> Decision:
+    """A typed command's decision, with what it teaches when it words again a request just missed."""
+    return learned.taught(typed.command(intent, situation), situation, body=intent.args.get("text"))
+
+
 def _unknown_in_command(intent: Intent | None, situation: Situation) -> bool:
     """`问一下小张：…`: a keyword ask or tell whose name nobody has (the plain-words reading may suggest one)."""
     return (
@@ -214,6 +224,7 @@ def _guess(situation: Situation, text: str) -> Decision | None:
         open_asks=tuple((a.concern_id, a.target_person_id, a.question) for a in situation.open_asks),
         tz=sender.timezone,
         now=situation.now,
+        missed=situation.signal.fact_id,
     )
 
 
@@ -231,7 +242,7 @@ def decide(situation: Situation) -> list[Decision]:
             return [Decision("unknown_sender:help", c.Reply("stranger_help"))]
         return [Decision("unknown_sender", c.Ignore())]
     if (slash := slash_command(text)) is not None:  # anything that starts as a command is a command
-        return [typed.command(intent, situation) if intent is not None else typed.usage(slash)]
+        return [_typed(intent, situation) if intent is not None else typed.usage(slash)]
     reading = _read(situation, text) if intent is None or _unknown_in_command(intent, situation) else None
     if reading is not None:
         intent = None  # the plain-words reading knows more than the keyword command
@@ -240,9 +251,9 @@ def decide(situation: Situation) -> list[Decision]:
     if (answer := _from_someone_waited_on(situation, text, intent or _as_intent(reading))) is not None:
         return [answer, *_promised(answer, situation, text)]
     if intent is not None:
-        return [typed.command(intent, situation)]
+        return [_typed(intent, situation)]
     if reading is not None:
-        return [_understood(reading, situation, text)]
+        return [learned.taught(_understood(reading, situation, text), situation, body=reading.args.get("text"))]
     if (gisted := _read_gist(situation, text)) is not None:
         return [gisted]
     if (keyword := keyword_command(text)) is not None:
@@ -250,6 +261,8 @@ def decide(situation: Situation) -> list[Decision]:
     if (risky := _risk_escalation(situation, text)) is not None:
         return [risky]
     nothing = understood.nothing_matched(text, principal=situation.sender.role == "principal")
+    if nothing.rule == "not_understood" and (known := learned.decide(situation, text)) is not None:
+        return [known]  # the sender taught this way of saying it: it wins over the model's guess
     if nothing.rule == "not_understood" and (guessed := _guess(situation, text)) is not None:
         return [guessed]
     return [nothing]

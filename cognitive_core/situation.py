@@ -65,6 +65,28 @@ class OpenAsk:
 
 
 @dataclass(frozen=True)
+class Phrasing:
+    """A way the sender was taught to be read (`cognitive_core.phrasings`): its shape with the person and the body as
+    slots (`language.shapes`), what it means, and whether a contact made through it was confirmed once."""
+
+    phrasing_id: str
+    shape: str
+    intent: str
+    confirmed: bool = False
+
+
+@dataclass(frozen=True)
+class Missed:
+    """A message of the sender's that the rules did not understand, lately: what a reworded one may teach."""
+
+    fact_id: str
+    text: str
+    at: datetime
+    hint: str | None = None  # the reading it came closest to (the did-you-mean's first, the hint's cue), if any
+    mentions: tuple[tuple[str | None, str], ...] = ()
+
+
+@dataclass(frozen=True)
 class Situation:
     """Everything `decide` reads: the signal, who sent it, who exists, what waits on the sender."""
 
@@ -76,6 +98,10 @@ class Situation:
     # Loops whose originator (the sender) pressed "Ask someone else": (concern_id, question), newest last.
     awaiting_name: tuple[tuple[str, str], ...] = ()
     open_asks: tuple[OpenAsk, ...] = ()  # the sender's own open questions, oldest first
+    # A principal's learned phrasings, newest first, and their messages not understood in the last minutes (newest
+    # first): none unless the inbox reads them, so the evaluation and the tuning scores run without them.
+    phrasings: tuple[Phrasing, ...] = ()
+    missed: tuple[Missed, ...] = ()
 
 
 # Rules of the answer to a message that meant nothing (the optional LLM is consulted for those).

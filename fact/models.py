@@ -23,6 +23,7 @@ class FactType(StrEnum):
     concern_changed = "concern_changed"
     action_result = "action_result"
     person_changed = "person_changed"
+    phrasing = "phrasing"  # how a principal says things, learned from corrections (cognitive_core.phrasings)
     system = "system"
 
 

@@ -22,6 +22,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "concern_changed": ("question", "after.answer", "reason"),
     "action_result": ("content_preview", "result_detail.reason"),
     "person_changed": ("after.display_name", "after.aliases.*", "reason"),
+    "phrasing": ("example",),
     "system": ("message", "reason"),
 }
 REFERENCES: dict[str, tuple[str, ...]] = {
@@ -30,6 +31,7 @@ REFERENCES: dict[str, tuple[str, ...]] = {
     "button_pressed": ("concern_id",),
     "llm_proposal": ("message_fact_id",),
     "action_result": ("action_id", "decision_ref"),
+    "phrasing": ("phrasing_id", "missed", "taught_by"),
     "system": ("fact_id", "action_id", "request_key"),
 }
 MAX_CHARS = 10_000  # searchable characters per fact: the index stays bounded whatever a signal carries

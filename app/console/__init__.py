@@ -14,7 +14,7 @@ from app.api import errors
 from app.console import problems
 from app.console.auth import COOKIE
 from app.console.headers import ConsoleHeaders
-from app.console.pages import actions, concerns, facts, overview, person, persons, sandbox, session
+from app.console.pages import actions, concerns, facts, overview, person, persons, phrasings, sandbox, session
 from app.console.web import HERE, Console, LoginRequired, Refused, to_login, translator
 from kernel.context import AppContext
 from kernel.errors import DeputyError
@@ -42,7 +42,7 @@ def _error_page(request: Request, *, status: int, message: str, headers: dict[st
 def install(app: FastAPI, ctx: AppContext) -> None:
     """Mount the console's routes, static assets, security headers and HTML error pages on `app`."""
     app.state.console = Console(ctx)
-    for module in (session, overview, persons, person, concerns, facts, actions, sandbox):
+    for module in (session, overview, persons, person, phrasings, concerns, facts, actions, sandbox):
         app.include_router(module.router)
     app.mount(f"{PREFIX}/static", StaticFiles(directory=HERE / "static"), name="console-static")
     app.add_middleware(ConsoleHeaders, prefix=PREFIX)

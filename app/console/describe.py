@@ -110,6 +110,10 @@ def fact_line(fact: Any, t: Translator, *, who: dict[str, str], tz: ZoneInfo, no
     if fact.fact_type == "person_changed":
         person = who.get(c.get("person_id") or "", c.get("person_id") or "")
         return f"{person} {t.code('change', c.get('change')) or t('fact_person_changed')} · {c.get('actor')}"
+    if fact.fact_type == "phrasing":  # learned, confirmed or removed: whose, and what was said
+        principal = who.get(c.get("principal_id") or "", c.get("principal_id") or "")
+        said = f" “{c['example']}”" if c.get("example") else ""
+        return f"{principal} {t.code('event', c.get('event'))}{said}".strip()
     return f"{t.code('event', c.get('event') or fact.fact_type)} {c.get('message', '')}".strip() or t("fact_system")
 
 

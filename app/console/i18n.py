@@ -227,6 +227,7 @@ _WORDS: dict[str, tuple[str, str]] = {
     "fact_system": ("system", "系统"),
     "fact_button_pressed": ("button", "按钮"),
     "fact_llm_proposal": ("model reading", "模型理解"),
+    "fact_phrasing": ("phrasing", "说法"),
 }
 WORDS = Catalogue.columns("app.console", ("en", "zh"), _WORDS)
 

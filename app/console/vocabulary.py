@@ -56,6 +56,11 @@ _CODES: dict[str, tuple[str, str]] = {
     "rule.admin_api": ("the admin API", "管理接口"),
     "rule.external_signal": ("an external signal", "外部信号"),
     "rule.answer": ("the answer", "回复"),
+    "rule.learned": ("a learned phrasing", "学会的说法"),
+    # Learned phrasings (phrasing facts' event)
+    "event.phrasing_learned": ("learned a phrasing", "学会了一个说法"),
+    "event.phrasing_confirmed": ("confirmed a learned phrasing", "确认了学会的说法"),
+    "event.phrasing_removed": ("removed a learned phrasing", "删除了学会的说法"),
     # Loop changes (concern_changed.change)
     "change.raised": ("raised", "新建"),
     "change.question_sent": ("question sent", "问题已发出"),

@@ -79,24 +79,30 @@ def command(intent: str, person_id: str | None = None) -> c.Command:
 
 
 def _buttons(
-    choices: tuple[str, ...], who: PersonView | None, request: dict[str, Any], open_asks: tuple
+    choices: tuple[str, ...], who: PersonView | None, request: dict[str, Any], open_asks: tuple, missed: str | None
 ) -> list[dict[str, Any]]:
     target = who.person_id if who else None
+    taught = {"missed": missed} if missed else {}  # the message a press corrects (a phrasing learned from it)
     mine = [cid for cid, tid, _ in open_asks if tid == target]
     out = []
     for intent in choices:
         if intent in ("ask", "tell"):
-            args = {"person_id": target, **request, "as": intent}
+            args = {"person_id": target, **request, "as": intent, **taught}
             out.append({"intent": intent, "verb": "ask_or_tell", "person_id": target, "args": args})
         elif intent in ("nudge", "cancel"):
             out.append(
-                {"intent": intent, "verb": f"{intent}_pick", "person_id": target, "args": {"concern_id": mine[0]}}
+                {
+                    "intent": intent,
+                    "verb": f"{intent}_pick",
+                    "person_id": target,
+                    "args": {"concern_id": mine[0], **taught},
+                }
             )
         elif intent == "status" and target:  # how someone named is doing is their status
-            args = {"intent": intent, "person_id": target}
+            args = {"intent": intent, "person_id": target, **taught}
             out.append({"intent": "status_of", "verb": "guess", "person_id": target, "args": args})
         else:
-            out.append({"intent": intent, "verb": "guess", "args": {"intent": intent}})
+            out.append({"intent": intent, "verb": "guess", "args": {"intent": intent, **taught}})
     return out
 
 
@@ -119,8 +125,10 @@ def decide(
     open_asks: tuple[tuple[str, str, str], ...],
     tz: str,
     now: datetime | None,
+    missed: str | None = None,
 ) -> Decision | None:
-    """The decision a guess makes of `text` (None: nothing plausible, the rules' one line stands)."""
+    """The decision a guess makes of `text` (None: nothing plausible, the rules' one line stands); `missed`: the
+    message's fact id, which its buttons carry (a press teaches the sender's phrasing, `language.learned`)."""
     original = phrasing.without_emoji(text).strip()
     found = [n for n in names.named(phrasing.simplified(original), people) if n.person.person_id != speaker.person_id]
     who = found[0].person if found else None
@@ -135,5 +143,5 @@ def decide(
         return None
     reading = Reading("ask", {"text": body}, "guess:ask", "", who)
     request = understood.request_of(reading, message=text, tz=tz, now=now, speaker=speaker) if who else {}
-    guesses = _buttons(made.choices, who, request, open_asks)
+    guesses = _buttons(made.choices, who, request, open_asks, missed)
     return Decision("did_you_mean:guess", c.Reply("did_you_mean", {"guesses": guesses, "hint": made.choices[0]}), notes)

@@ -64,7 +64,12 @@ def nothing_matched(text: str, *, principal: bool) -> Decision:
 
 def hint(text: str) -> str:
     """The intent a message that matched nothing comes closest to (ask when nothing is near)."""
-    return next((name for name, cue in _HINTS if re.search(cue, text, re.I)), "ask")
+    return hinted(text) or "ask"
+
+
+def hinted(text: str) -> str | None:
+    """The intent whose cue words a message that matched nothing has, if any."""
+    return next((name for name, cue in _HINTS if re.search(cue, text, re.I)), None)
 
 
 def _deadline(text: str, tz: str, now: datetime | None) -> dict[str, Any]:

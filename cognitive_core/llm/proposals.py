@@ -87,7 +87,7 @@ def _confirm(uow: UnitOfWork, decision: Decision, target: PersonView, situation:
     """`要我去问张三：“…”吗？` with Confirm · Cancel, to the principal."""
     sender, command = situation.sender, decision.command
     what = command.question if isinstance(command, c.Ask) else getattr(command, "text", "")
-    template = "llm_confirm_ask" if isinstance(command, c.Ask) else "llm_confirm_tell"
+    template = "confirm_ask" if isinstance(command, c.Ask) else "confirm_tell"
     key = f"{situation.signal.fact_id}:confirm"
     shown = concern_buttons.for_proposal(
         uow, request_key=key, addressee_id=sender.person_id, locale=sender.locale, decision_id=decision_id

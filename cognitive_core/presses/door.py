@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cognitive_core import flows
+from cognitive_core import flows, phrasings
 from cognitive_core.llm import proposals
 from cognitive_core.presses import rules as press_rules
 from cognitive_core.situation import Decision, SignalView, Situation
@@ -94,6 +94,7 @@ def process(uow: UnitOfWork, fact: Fact, people: tuple = ()) -> None:
         _explain(uow, decision.command, button, presser, fact, decision_id)
         return
     text, outcome = _carry_out(uow, decision.command, button, presser, fact, decision_id, people)
+    phrasings.after_press(uow, button=button, press=fact, decision_id=decision_id, people=people)  # what it taught
     keep: list[Any] = []
     if isinstance(outcome, Refused):  # nothing happened: the message keeps its buttons, pressable again
         keep = concern_buttons.labelled(concern_buttons.release(uow, button=button), presser.locale)

@@ -160,9 +160,15 @@ _REPLIES = {
         "en": "Hi, I don't know you yet. Ask an administrator for a bind code, then send me: /start <code>",
     },
     "passed_on": {"zh": "已转告{asker}。", "en": "Passed on to {asker}."},
-    # The optional LLM's proposal, confirmed by the principal before anyone is contacted.
-    "llm_confirm_ask": {"zh": "要我去问{target}：“{text}”吗？", "en": 'Shall I ask {target}: "{text}"?'},
-    "llm_confirm_tell": {"zh": "要我告诉{target}：“{text}”吗？", "en": 'Shall I tell {target}: "{text}"?'},
+    # A contact the principal confirms before anyone is contacted: the optional LLM's proposal, or the first one
+    # through a phrasing they taught (cognitive_core.language.learned).
+    "confirm_ask": {"zh": "要我去问{target}：“{text}”吗？", "en": 'Shall I ask {target}: "{text}"?'},
+    "confirm_tell": {"zh": "要我告诉{target}：“{text}”吗？", "en": 'Shall I tell {target}: "{text}"?'},
+    "confirm_nudge": {"zh": "要我去催一下{target}：“{text}”吗？", "en": 'Shall I nudge {target} about "{text}"?'},
+    "confirm_cancel": {
+        "zh": "要我不再问{target}：“{text}”吗？",
+        "en": 'Shall I drop the question to {target}: "{text}"?',
+    },
     "did_you_mean_person": {
         "zh": '我不认识"{who}"，你是指 {names} 吗？',
         "en": 'I don\'t know "{who}"; do you mean {names}?',

@@ -136,3 +136,23 @@ def test_logout_ends_the_session(page):
     expect(page).to_have_url(re.compile(r"/console/login$"))
     page.goto("/console/persons")
     expect(page).to_have_url(re.compile(r"/console/login\?next="))
+
+
+def test_an_admin_removes_a_learned_phrasing_from_the_principals_page(page, deputy):
+    from cognitive_core import phrasings
+
+    lesson = {"missed": "fact_browser_1", "shape": "{person}那事怎么说", "intent": "ask", "example": "张三那事怎么说"}
+    with deputy.ctx.uow(actor="test") as uow:
+        phrasing_id = phrasings.learn(
+            uow, principal_id="p_boss", lesson=lesson, how="press", taught_by="fact_browser_2", causation_id="dec_x"
+        )
+    log_in(page, ADMIN_TOKEN, then="/console/persons/p_boss")
+    row = page.locator(f'#phrasing-list tr[data-phrasing="{phrasing_id}"]')
+    expect(row).to_contain_text("张三那事怎么说")
+    expect(row).to_contain_text("‹someone›那事怎么说")
+    row.locator("button[type=submit]").click()
+    expect(page).to_have_url(re.compile(r"/console/persons/p_boss\?saved=removed#phrasings$"))
+    expect(page.locator("#phrasings-none")).to_be_visible()
+    with deputy.ctx.reader() as uow:
+        assert phrasings.of(uow, principal_id="p_boss") == ()
+    assert page.problems == []

@@ -118,9 +118,9 @@ def process_timed(database_url: str, start_iso: str, barrier, hold: float) -> li
     spans: list[tuple[int, float, float, int]] = []
     real = inbox._process
 
-    def timed(uow, entry, people, llm=False):
+    def timed(uow, entry, people, *rest):  # the rest as the inbox passes them (llm, the phrasings' book)
         start = time.monotonic()
-        real(uow, entry, people, llm)
+        real(uow, entry, people, *rest)
         uow.session.flush()
         time.sleep(hold)  # widen the window in which another processor could take the same sender's next signal
         spans.append((entry.fact_pk, start, time.monotonic(), os.getpid()))

@@ -15,7 +15,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.console import day, describe, forms
 from app.console.i18n import Translator
-from app.console.pages import reach
+from app.console.pages import phrasings, reach
 from app.console.web import Changing, Form, Shared, Viewing, translator
 from concern import service as concerns
 from concern.models import ACTIVE_STATES
@@ -29,8 +29,8 @@ from person.rules import local_day_bounds
 router = APIRouter(prefix="/console", include_in_schema=False)
 # Templates of further sections of the person page, shown after their loops in this order (each gets the page's
 # values: person, who, t, …). A feature adds its own, e.g. SECTIONS.append("partials/person_reachability.html").
-SECTIONS: list[str] = ["partials/reachability.html"]
-FLASHES = {"created", "saved", "no_change", "reachable"}
+SECTIONS: list[str] = ["partials/reachability.html", "partials/phrasings.html"]
+FLASHES = {"created", "saved", "no_change", "reachable", "removed"}
 
 
 def _context(shared: Shared, person_id: str, t: Translator) -> dict[str, Any]:
@@ -78,6 +78,7 @@ def _page(
         errors=errors or {},
         flash=t("saved") if saved in FLASHES - {"no_change"} else t("no_change") if saved == "no_change" else None,
         reach=reach.section(shared.ctx, person_id=person_id, lang=t.lang),
+        learned=phrasings.section(shared.ctx, person_id=person_id, lang=t.lang),
         fact_line=lambda f: describe.fact_line(f, t, who=page["who"], tz=shared.ctx.settings.tz, now=now),
         **page,
         **values,
