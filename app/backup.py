@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sqlalchemy.engine import make_url
@@ -30,6 +30,7 @@ class BackupResult:
     pages: int
     bytes: int
     integrity: str
+    queue: Path | None = None  # the inbound queue's copy, when the database has one beside it
 
 
 def sqlite_path(database_url: str) -> Path:
@@ -57,6 +58,11 @@ def integrity_check(path: Path) -> str:
     return "ok" if rows == ["ok"] else "; ".join(rows[:5])
 
 
+def queue_file(database: Path) -> Path:
+    """The inbound queue's own database beside an embedded one (`kernel.db`): webhook events not yet facts."""
+    return Path(f"{database}-inbound.sqlite")
+
+
 def backup(
     database_url: str,
     target: Path,
@@ -65,18 +71,39 @@ def backup(
     on_progress: Progress | None = None,
     pages_per_step: int = PAGES_PER_STEP,
 ) -> BackupResult:
-    """Copy the database to `target` and verify the copy; the target appears only once it is whole and checked.
+    """Copy the database to `target` (and its inbound queue to `target`-inbound.sqlite) and verify the copies; each
+    appears only once it is whole and checked.
 
-    The source connection holds one read transaction for the whole copy: in WAL mode the service's writers go
-    on, and every step copies pages of the same snapshot (the backup never restarts and never tears).
+    The queue is copied first: an event it holds that becomes a fact before the database's copy is taken is in
+    both, and recorded again on a restore writes nothing (its fact's dedup key); the other order could lose it.
     """
     source = sqlite_path(database_url)
     if not source.is_file():
         raise BackupError(f"no database at {source}")
-    if target.exists() and not overwrite:
-        raise BackupError(f"{target} exists; choose another file or pass --force")
+    queue, queue_target = queue_file(source), queue_file(target)
+    for path in (target, queue_target) if queue.is_file() else (target,):
+        if path.exists() and not overwrite:
+            raise BackupError(f"{path} exists; choose another file or pass --force")
     if target.resolve() == source.resolve():
         raise BackupError("the backup must not overwrite the database itself")
+    if queue.is_file():
+        _copy(queue, queue_target, pages_per_step=pages_per_step)
+    try:
+        result = _copy(source, target, on_progress=on_progress, pages_per_step=pages_per_step)
+    except BackupError:
+        queue_target.unlink(missing_ok=True)
+        raise
+    return replace(result, queue=queue_target if queue.is_file() else None)
+
+
+def _copy(
+    source: Path, target: Path, *, on_progress: Progress | None = None, pages_per_step: int = PAGES_PER_STEP
+) -> BackupResult:
+    """Copy one SQLite file to `target` with the online backup API and verify the copy.
+
+    The source connection holds one read transaction for the whole copy: in WAL mode the service's writers go
+    on, and every step copies pages of the same snapshot (the backup never restarts and never tears).
+    """
     partial = target.with_name(f".{target.name}.partial")
     partial.unlink(missing_ok=True)
     src = sqlite3.connect(source, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)

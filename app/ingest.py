@@ -47,14 +47,12 @@ def ingest(ctx: AppContext, *, webhooks: dict[str, Webhook], limit: int = 512) -
     """Turn up to `limit` pending events into facts; how many events were taken."""
     taken = 0
     while taken < limit:
-        with ctx.reader() as uow:
-            rows = inbound_queue.pending(uow, limit=min(BATCH, limit - taken))
+        rows = inbound_queue.pending(ctx.db, limit=min(BATCH, limit - taken))
         if not rows:
             break
         events = [_Event(r.pk, r.channel, r.event_id, r.received_at, _parse(webhooks, r)) for r in rows]
         try:
-            with ctx.uow(actor="perception") as uow:
-                _record(uow, events)
+            _record(ctx, events)
         except Exception:
             log.exception("a batch of %d inbound events failed; recording them one by one", len(events))
             for event in events:
@@ -77,16 +75,18 @@ def _parse(webhooks: dict[str, Webhook], row: InboundEvent) -> Parsed:
         return Parsed(set_aside=f"{type(exc).__name__}: {error_text(str(exc))}")
 
 
-def _record(uow: UnitOfWork, events: list[_Event]) -> None:
-    """Record the pending ones of `events` (another processor may have taken some) and mark them done."""
-    pending = inbound_queue.claim(uow, pks=[e.pk for e in events])
-    mine = [e for e in events if e.pk in pending]
-    messages: list[tuple[InboundMessage, datetime]] = [(m, e.received_at) for e in mine for m in e.parsed.messages]
-    if messages:
-        perception.record_messages(uow, arrived=messages)
-    for event in mine:
-        _record_others(uow, event)
-    inbound_queue.done(uow, pks=[e.pk for e in mine])
+def _record(ctx: AppContext, events: list[_Event]) -> None:
+    """Record the pending ones of `events` (another processor may have taken some); the queue marks them done."""
+
+    def write(uow: UnitOfWork, pending: set[int]) -> None:
+        mine = [e for e in events if e.pk in pending]
+        arrived: list[tuple[InboundMessage, datetime]] = [(m, e.received_at) for e in mine for m in e.parsed.messages]
+        if arrived:
+            perception.record_messages(uow, arrived=arrived)
+        for event in mine:
+            _record_others(uow, event)
+
+    inbound_queue.record(ctx, pks=[e.pk for e in events], write=write)
 
 
 def _record_others(uow: UnitOfWork, event: _Event) -> None:
@@ -129,14 +129,13 @@ def _set_aside(uow: UnitOfWork, event: _Event, reason: str) -> None:
 
 def _record_alone(ctx: AppContext, event: _Event) -> None:
     try:
-        with ctx.uow(actor="perception") as uow:
-            _record(uow, [event])
+        _record(ctx, [event])
     except Exception as exc:
         log.exception("inbound event %s:%s could not be recorded", event.channel, event.event_id)
-        with ctx.uow(actor="perception") as uow:
-            if inbound_queue.claim(uow, pks=[event.pk]):
-                _set_aside(uow, event, f"{type(exc).__name__}: {error_text(str(exc))}")
-                inbound_queue.done(uow, pks=[event.pk])
+        reason = f"{type(exc).__name__}: {error_text(str(exc))}"
+        inbound_queue.record(
+            ctx, pks=[event.pk], write=lambda uow, pending: _set_aside(uow, event, reason) if pending else None
+        )
 
 
 def _purge(ctx: AppContext) -> None:
@@ -145,5 +144,4 @@ def _purge(ctx: AppContext) -> None:
     if time.monotonic() - last["at"] < PURGE_EVERY:
         return
     last["at"] = time.monotonic()
-    with ctx.uow(actor="perception") as uow:
-        inbound_queue.purge(uow)
+    inbound_queue.purge(ctx.db, now=ctx.clock.now())

@@ -71,7 +71,7 @@ class DatabaseGauges(Collector):
                 by_state = concern_metrics.count_by_state_and_kind(uow)
                 stuck = len(concern_metrics.stuck(uow))
                 outbox = concern_metrics.outbox_backlog(uow)
-                inbox = perception_metrics.inbox_backlog(uow)
+                inbox = perception_metrics.inbox_backlog(uow, self.ctx.db)
                 now = uow.now
         except Exception as exc:  # a scrape reports what it can; /readyz is the probe that says the database is gone
             if not self._failing:

@@ -80,8 +80,8 @@ def main() -> None:
             headers = {"X-Telegram-Bot-Api-Secret-Token": SECRET}
             accepted = handler.accept(WebhookRequest(headers=headers, body=body, now=ctx.clock.now()))
             event = inbound_queue.Arrived("telegram", accepted.event_id or "", "event", accepted.body, ctx.clock.now())
-            with ctx.db.write() as session:
-                inbound_queue.append(session, events=[event])
+            with inbound_queue.writing(ctx.db) as session:
+                inbound_queue.append(ctx.db, session, events=[event])
         profile = cProfile.Profile()
         start = time.perf_counter()
         profile.enable()

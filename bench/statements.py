@@ -13,10 +13,11 @@ from sqlalchemy import event
 
 
 class StatementCounter:
-    """Counts statements per first SQL keyword on a `kernel.db.Database`'s writer and reader engines."""
+    """Counts statements per first SQL keyword on a `kernel.db.Database`'s engines (the inbound queue's too)."""
 
     def __init__(self, db: Any) -> None:
-        self.engines = {id(e): e for e in (db.engine, db.read_engine)}.values()
+        engines = (db.engine, db.read_engine, db.queue_engine, db.queue_read_engine)  # the inbound queue too
+        self.engines = {id(e): e for e in engines}.values()
         self.total = 0
         self.by_verb: dict[str, int] = {}
         for engine in self.engines:

@@ -166,6 +166,49 @@ class Database:
         # the processor, a CLI command) queue here instead, so a short write follows the one ahead of it at once.
         self._writers = _SqliteWriters(lock) if self.is_sqlite else None
         self.writes = WriteHealth()
+        # The inbound queue (perception.inbound_queue): on a SQLite file a database of its own beside this one,
+        # with its own write lock, so a webhook's append never waits for the processor's transactions (one
+        # SQLite file has one writer at a time); on PostgreSQL (and in memory) these same tables.
+        self.queue_engine, self.queue_read_engine, self._queue_writers = self.engine, self.read_engine, self._writers
+        if lock is not None:
+            queue = Path(f"{Path(parsed.database).expanduser()}-inbound.sqlite")
+            self.queue_engine = _sqlite_engine(f"sqlite:///{queue}", begin="BEGIN IMMEDIATE")
+            self.queue_read_engine = _sqlite_engine(f"sqlite:///{queue}", begin="BEGIN")
+            self._queue_writers = _SqliteWriters(Path(f"{queue}-writer.lock"))
+
+    @property
+    def queue_apart(self) -> bool:
+        """True when the inbound queue is a database of its own (a SQLite file), not tables of this one."""
+        return self.queue_engine is not self.engine
+
+    @contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """Hold this database's writer lock across several transactions (SQLite; nothing on PostgreSQL)."""
+        if self._writers is None:
+            yield
+            return
+        with self._writers:
+            yield
+
+    @contextmanager
+    def queue_write(self) -> Iterator[Session]:
+        """One read-write transaction on the inbound queue's database."""
+        if not self.queue_apart:
+            with self.write() as session:
+                yield session
+            return
+        try:
+            with self._queue_writers, Session(self.queue_engine, expire_on_commit=False) as session, session.begin():
+                yield session
+        except OperationalError:
+            self.writes.failed()
+            raise
+
+    @contextmanager
+    def queue_read(self) -> Iterator[Session]:
+        """One read-only transaction on the inbound queue's database."""
+        with Session(self.queue_read_engine, expire_on_commit=False) as session, session.begin():
+            yield session
 
     @property
     def is_sqlite(self) -> bool:
@@ -206,3 +249,7 @@ class Database:
             self.read_engine.dispose()
         if self._writers is not None:
             self._writers.close()
+        if self.queue_apart:
+            self.queue_engine.dispose()
+            self.queue_read_engine.dispose()
+            self._queue_writers.close()  # type: ignore[union-attr]

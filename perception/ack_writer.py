@@ -2,7 +2,8 @@
 
 A request hands its event over and awaits the commit on its own event loop; no thread of the server's pool is
 taken. The writer thread takes everything queued so far (at most MAX_BATCH), appends it with one statement in one
-transaction (on SQLite after the process-wide writer lock, `kernel.db`), and answers every waiter at once: a burst
+transaction (on SQLite in the queue's own database, after its writer lock: `kernel.db`, `perception.inbound_queue`),
+and answers every waiter at once: a burst
 pays one commit per batch, not per request. A key repeated inside one batch is appended once and answered as a
 repeat to all but the first. A failed batch fails every waiter with the database's error (the ack answers 503 and
 the platform retries): nobody is answered before their event is durable.
@@ -98,8 +99,8 @@ class AckWriter:
         for waiter in batch:
             first.setdefault(waiter.event.key, waiter)
         try:
-            with self._db.write() as session:
-                new = inbound_queue.append(session, events=[w.event for w in first.values()])
+            with inbound_queue.writing(self._db) as session:
+                new = inbound_queue.append(self._db, session, events=[w.event for w in first.values()])
         except Exception as exc:  # every waiter gets the error; this thread goes on
             for waiter in batch:
                 waiter.settle(error=exc)

@@ -1,22 +1,31 @@
 """The inbound queue (`inbound_events`): webhooks append platform events as they arrived; the processor takes them.
 
-The ack appends and answers; nothing else happens before the answer. The processor claims pending rows in arrival
-order, turns each into its facts in the same transaction that marks it done, and deletes done rows `KEEP_DONE`
-later: the row is the signal's durable record until its fact exists, then the fact log is. On PostgreSQL one
-processor at a time takes rows (a transaction-scoped advisory lock, waited for): the facts are then recorded in
-arrival order, which is the order the core processes them in, whoever processes them.
+The ack appends and answers; nothing else happens before the answer. The processor reads pending events in arrival
+order, records their facts, marks them done and deletes them `KEEP_DONE` later: an event is the signal's durable
+record until its fact exists, then the fact log is.
+
+Where it lives (`kernel.db.Database.queue_*`): on PostgreSQL, tables of the service's database, so an event's facts
+and its `done_at` commit together, and one processor at a time records (a transaction-scoped advisory lock,
+waited for). On SQLite, a database file of its own beside the service's, so that a webhook's append never waits
+for the processor's transactions on the service's one write lock; there the facts commit first and `done_at`
+after, under the service's writer lock held across both (one ingester at a time). A crash between the two leaves
+the event pending, and recording it again writes nothing: every fact an event leads to has its dedup key.
 """
 
 from __future__ import annotations
 
+import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, select, text, update
+from sqlalchemy import delete, func, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
-from kernel.context import UnitOfWork
+from kernel.context import AppContext, UnitOfWork
+from kernel.db import Database
 from perception.models import InboundEvent
 
 # Long enough for a platform's retry of an event it thinks unanswered to find its row (Feishu retries for about
@@ -30,6 +39,7 @@ _APPEND = {
     for name, dialect in (("postgresql", postgresql), ("sqlite", sqlite))
 }
 _INGEST_LOCK = text("SELECT pg_advisory_xact_lock(7251047395520651)")  # one ingester at a time, any replica
+_READY: weakref.WeakSet[Engine] = weakref.WeakSet()
 
 
 @dataclass(frozen=True)
@@ -48,8 +58,15 @@ class Arrived:
         return self.channel, self.event_id
 
 
-def append(session: Session, *, events: list[Arrived]) -> set[tuple[str, str]]:
-    """Append events in the caller's transaction (one statement for the lot); the keys that were new.
+def _ready(db: Database) -> None:
+    """A queue of its own (SQLite) creates its one table on first use (the service's migrations are not its)."""
+    if db.queue_apart and db.queue_engine not in _READY:
+        _TABLE.create(db.queue_engine, checkfirst=True)
+        _READY.add(db.queue_engine)
+
+
+def append(db: Database, session: Session, *, events: list[Arrived]) -> set[tuple[str, str]]:
+    """Append events in a `db.queue_write()` transaction (one statement for the lot); the keys that were new.
 
     `events` must hold each key once: the caller answers a repeat inside one batch as a repeat.
     """
@@ -63,28 +80,65 @@ def append(session: Session, *, events: list[Arrived]) -> set[tuple[str, str]]:
     return {(channel, event_id) for channel, event_id in result}
 
 
-def pending(uow: UnitOfWork, *, limit: int) -> list[InboundEvent]:
+def writing(db: Database):
+    """A write transaction on the queue, its table there (the ack's writer and the tests append through it)."""
+    _ready(db)
+    return db.queue_write()
+
+
+def pending(db: Database, *, limit: int) -> list[InboundEvent]:
     """The oldest events not yet turned into facts, in arrival order (read: parse them outside the write)."""
+    _ready(db)
     stmt = select(InboundEvent).where(InboundEvent.done_at.is_(None)).order_by(InboundEvent.pk).limit(limit)
-    return list(uow.session.scalars(stmt))
+    with db.queue_read() as session:
+        return list(session.scalars(stmt))
 
 
-def claim(uow: UnitOfWork, *, pks: list[int]) -> set[int]:
-    """Of `pks`, those still pending, in the transaction that will record them (on PostgreSQL after waiting for
-    any other ingester, so events are recorded in arrival order whichever processor takes them)."""
-    if uow.postgres:
-        uow.session.execute(_INGEST_LOCK)
+def _still_pending(session: Session, pks: list[int]) -> set[int]:
     stmt = select(InboundEvent.pk).where(InboundEvent.pk.in_(pks), InboundEvent.done_at.is_(None))
-    return set(uow.session.scalars(stmt))
+    return set(session.scalars(stmt))
 
 
-def done(uow: UnitOfWork, *, pks: list[int]) -> None:
-    """Mark events turned into facts (in the transaction that wrote the facts)."""
+def _mark_done(session: Session, pks: list[int], at: datetime) -> None:
     if pks:
-        uow.session.execute(update(_TABLE).where(_TABLE.c.pk.in_(pks)).values(done_at=uow.now))
+        session.execute(update(_TABLE).where(_TABLE.c.pk.in_(pks)).values(done_at=at))
 
 
-def purge(uow: UnitOfWork) -> int:
-    """Delete events done more than KEEP_DONE ago; how many."""
-    result = uow.session.execute(delete(_TABLE).where(_TABLE.c.done_at < uow.now - KEEP_DONE))
-    return result.rowcount or 0
+def record(ctx: AppContext, *, pks: list[int], write: Callable[[UnitOfWork, set[int]], None]) -> None:
+    """Record the still-pending events of `pks` with `write(uow, pending)` in one unit of work and mark them done,
+    one ingester at a time; events another processor recorded meanwhile are skipped."""
+    db = ctx.db
+    if not db.queue_apart:
+        with ctx.uow(actor="perception") as uow:
+            if uow.postgres:
+                uow.session.execute(_INGEST_LOCK)
+            mine = _still_pending(uow.session, pks)
+            write(uow, mine)
+            _mark_done(uow.session, sorted(mine), uow.now)
+        return
+    with db.exclusive():  # the service's writer lock across the facts' transaction and the queue's
+        with db.queue_read() as session:
+            mine = _still_pending(session, pks)
+        with ctx.uow(actor="perception") as uow:
+            write(uow, mine)
+            done_at = uow.now
+        with db.queue_write() as session:
+            _mark_done(session, sorted(mine), done_at)
+
+
+def purge(db: Database, *, now: datetime) -> int:
+    """Delete events done more than KEEP_DONE before `now`; how many."""
+    _ready(db)
+    with db.queue_write() as session:
+        result = session.execute(delete(_TABLE).where(_TABLE.c.done_at < now - KEEP_DONE))
+        return result.rowcount or 0
+
+
+def waiting(db: Database) -> tuple[int, datetime | None]:
+    """Events not yet turned into facts, and when the oldest arrived."""
+    _ready(db)
+    with db.queue_read() as session:
+        count, oldest = session.execute(
+            select(func.count(), func.min(InboundEvent.received_at)).where(InboundEvent.done_at.is_(None))
+        ).one()
+    return int(count or 0), oldest

@@ -5,17 +5,17 @@ from __future__ import annotations
 from sqlalchemy import func, select
 
 from kernel.context import UnitOfWork
+from kernel.db import Database
 from kernel.metrics import Backlog
-from perception.models import InboundEvent, InboxEntry
+from perception import inbound_queue
+from perception.models import InboxEntry
 
 
-def inbox_backlog(uow: UnitOfWork) -> Backlog:
-    """Pending inbox rows and webhook events not yet turned into facts, and when the oldest of them was received
-    (a signal set aside as failed is not pending)."""
+def inbox_backlog(uow: UnitOfWork, db: Database) -> Backlog:
+    """Pending inbox rows and webhook events not yet turned into facts (the queue in `db`), and when the oldest of
+    them was received (a signal set aside as failed is not pending)."""
     count, oldest = uow.session.execute(
         select(func.count(), func.min(InboxEntry.received_at)).where(InboxEntry.state == "pending")
     ).one()
-    queued, first = uow.session.execute(
-        select(func.count(), func.min(InboundEvent.received_at)).where(InboundEvent.done_at.is_(None))
-    ).one()
-    return Backlog((count or 0) + (queued or 0), min((t for t in (oldest, first) if t is not None), default=None))
+    queued, first = inbound_queue.waiting(db)
+    return Backlog((count or 0) + queued, min((t for t in (oldest, first) if t is not None), default=None))

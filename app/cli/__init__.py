@@ -142,6 +142,7 @@ def backup(
     output.out().print(
         f"backed up {result.source} to {result.target}: {result.pages} pages, {mib:.1f} MiB, "
         f"integrity_check {result.integrity}"
+        + (f"; its inbound queue to {result.queue}" if result.queue is not None else "")
     )
 
 

@@ -225,8 +225,8 @@ def test_what_is_kept_of_an_event_is_its_decrypted_payload_without_the_verificat
     from perception.models import InboundEvent
 
     post(client, message_event(event_id="ev_kept", text="hello"))
-    with ctx.reader() as uow:
-        [row] = uow.session.scalars(select(InboundEvent))
+    with ctx.db.queue_read() as session:
+        [row] = session.scalars(select(InboundEvent))
     kept = json.loads(row.body)
     assert kept["header"]["event_id"] == "ev_kept" and "token" not in kept["header"] and "token" not in kept
     assert TOKEN.encode() not in row.body and KEY.encode() not in row.body and b"encrypt" not in row.body

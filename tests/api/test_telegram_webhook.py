@@ -74,8 +74,8 @@ def facts(ctx: AppContext) -> list[Fact]:
 
 
 def queued(ctx: AppContext) -> list[InboundEvent]:
-    with ctx.reader() as uow:
-        return list(uow.session.scalars(select(InboundEvent).order_by(InboundEvent.pk)))
+    with ctx.db.queue_read() as session:  # the queue's own database on SQLite, the service's on PostgreSQL
+        return list(session.scalars(select(InboundEvent).order_by(InboundEvent.pk)))
 
 
 def set_aside(ctx: AppContext) -> list[dict]:

@@ -92,7 +92,9 @@ def test_the_command_prints_progress_and_the_integrity_verdict(ctx, client, tmp_
     assert result.exit_code == 0, result.output
     assert "(100%)" in result.stderr and "integrity_check ok" in result.stdout
     assert integrity_check(target) == "ok"
-    assert [p.name for p in tmp_path.iterdir() if "nightly" in p.name] == ["nightly.db"], "one self-contained file"
+    copies = sorted(p.name for p in tmp_path.iterdir() if "nightly" in p.name)
+    assert copies == ["nightly.db", "nightly.db-inbound.sqlite"], "self-contained files: no -wal, no -shm"
+    assert "its inbound queue to" in result.stdout  # the inbound queue's copy is named
 
     again = runner.invoke(cli, ["backup", str(target)])
     assert again.exit_code == 1 and "exists" in again.stderr and "--force" in again.stderr
@@ -121,3 +123,34 @@ def test_nothing_is_left_behind_when_the_source_does_not_exist(tmp_path):
     with pytest.raises(BackupError, match="no database"):
         backup(f"sqlite:///{tmp_path / 'missing.db'}", tmp_path / "copy.db")
     assert list(tmp_path.iterdir()) == []
+
+
+@SQLITE
+def test_an_acknowledged_event_not_yet_a_fact_is_in_the_backup_and_becomes_one_fact_after_a_restore(ctx, tmp_path):
+    from app.backup import queue_file
+    from app.pipeline import tick
+    from perception import inbound_queue
+    from perception.inbound_queue import Arrived
+
+    body = b'{"update_id": 5, "message": {"message_id": 5, "date": 1773799200, "text": "hi", '
+    body += b'"from": {"id": 9, "is_bot": false}, "chat": {"id": 9, "type": "private"}}}'
+    with inbound_queue.writing(ctx.db) as session:  # acknowledged; the processor has not run
+        inbound_queue.append(ctx.db, session, events=[Arrived("telegram", "5", "event", body, ctx.clock.now())])
+    backup(ctx.settings.database_url, tmp_path / "copy.db")
+    assert queue_file(tmp_path / "copy.db").is_file()  # the queue's own database, copied beside the database
+    restored = tmp_path / "elsewhere" / "deputy.db"
+    restored.parent.mkdir()
+    shutil.copy(tmp_path / "copy.db", restored)
+    shutil.copy(queue_file(tmp_path / "copy.db"), queue_file(restored))
+    with TestClient(create_app(make_settings(f"sqlite:///{restored}"))) as fresh:  # its start-up pass runs
+        app_ctx = fresh.app.state.ctx
+        tick(app_ctx)
+        with app_ctx.reader() as uow:
+            from sqlalchemy import select
+
+            from fact.models import Fact
+
+            texts = [
+                f.content.get("text") for f in uow.session.scalars(select(Fact)) if f.fact_type == "message_received"
+            ]
+    assert texts == ["hi"]

@@ -22,6 +22,7 @@ from app.api import ingress
 from app.ingest import ingest
 from app.main import create_app
 from app.pipeline import tick
+from fact import service as facts
 from fact.models import Fact
 from perception import inbound_queue
 from perception import service as perception
@@ -41,8 +42,8 @@ def messages(ctx) -> list[Fact]:
 
 
 def queued(ctx) -> list[InboundEvent]:
-    with ctx.reader() as uow:
-        return list(uow.session.scalars(select(InboundEvent).order_by(InboundEvent.pk)))
+    with ctx.db.queue_read() as session:  # the queue's own database on SQLite, the service's on PostgreSQL
+        return list(session.scalars(select(InboundEvent).order_by(InboundEvent.pk)))
 
 
 def arrive(ctx, count: int, *, start: int = 1000) -> None:
@@ -57,8 +58,8 @@ def arrive(ctx, count: int, *, start: int = 1000) -> None:
         )
         for n in range(start, start + count)
     ]
-    with ctx.db.write() as session:
-        inbound_queue.append(session, events=events)
+    with inbound_queue.writing(ctx.db) as session:
+        inbound_queue.append(ctx.db, session, events=events)
 
 
 @pytest.fixture
@@ -182,3 +183,27 @@ def test_concurrent_acks_share_commits_and_a_repeat_in_one_batch_is_answered_as_
         writer.close()
     assert sum(answers) == 40 and answers[:40] == [True] * 40 and answers[40:] == [False] * 40
     assert writer.batches < 80 and len(queued(tg_ctx)) == 40
+
+
+def test_an_ack_is_kept_while_the_processor_holds_a_long_write_transaction(tg_ctx):
+    """On SQLite the queue is a database of its own: an append never waits on the service's one write lock."""
+    held, release = threading.Event(), threading.Event()
+
+    def long_write() -> None:
+        with tg_ctx.uow() as uow:
+            facts.append(uow, fact_type="system", source="system", content={"event": "long"})
+            held.set()
+            release.wait(10)
+
+    thread = threading.Thread(target=long_write)
+    thread.start()
+    writer = AckWriter(tg_ctx.db)
+    try:
+        assert held.wait(5)
+        event = Arrived("telegram", "900400", "event", b"{}", tg_ctx.clock.now())
+        assert asyncio.run(asyncio.wait_for(writer.append(event), timeout=3)) is True
+    finally:
+        release.set()
+        thread.join(10)
+        writer.close()
+    assert [row.event_id for row in queued(tg_ctx)] == ["900400"]
