@@ -5,7 +5,8 @@ Telegram parse may ask getMe once), then in one transaction record what they hol
 rows a statement per table, presses and read receipts as the live paths record them, an unreadable event as a
 `system` fact saying why it was set aside — and mark them done. A crash before the commit leaves them pending for
 the next pass; a repeat of an event already recorded is one fact (the fact log's dedup key). A batch that raises is
-rolled back and its events recorded one per transaction, so only a failing one is set aside.
+rolled back and its events recorded one per transaction, so only a failing one is set aside; a database that
+refuses (unreachable, full) sets nothing aside: the pass fails and every event stays pending for the next.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import time
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
+
+from sqlalchemy.exc import OperationalError
 
 from action import buttons
 from channels.inbound import InboundMessage
@@ -53,6 +56,8 @@ def ingest(ctx: AppContext, *, webhooks: dict[str, Webhook], limit: int = 512) -
         events = [_Event(r.pk, r.channel, r.event_id, r.received_at, _parse(webhooks, r)) for r in rows]
         try:
             _record(ctx, events)
+        except OperationalError:  # the database refused (unreachable, full): nothing is set aside, all stay pending
+            raise
         except Exception:
             log.exception("a batch of %d inbound events failed; recording them one by one", len(events))
             for event in events:
@@ -130,6 +135,8 @@ def _set_aside(uow: UnitOfWork, event: _Event, reason: str) -> None:
 def _record_alone(ctx: AppContext, event: _Event) -> None:
     try:
         _record(ctx, [event])
+    except OperationalError:
+        raise  # not this event's fault: it stays pending for the next pass
     except Exception as exc:
         log.exception("inbound event %s:%s could not be recorded", event.channel, event.event_id)
         reason = f"{type(exc).__name__}: {error_text(str(exc))}"

@@ -203,6 +203,11 @@ def get_by_dedup_key(uow: UnitOfWork, *, dedup_key: str) -> Fact | None:
     return uow.session.scalars(select(Fact).where(Fact.dedup_key == dedup_key)).first()
 
 
+def id_by_dedup_key(uow: UnitOfWork, *, dedup_key: str) -> str | None:
+    """The id of the fact recorded under an idempotency key, or None (the row itself is not read)."""
+    return uow.session.scalars(select(Fact.fact_id).where(Fact.dedup_key == dedup_key)).first()
+
+
 def list_(
     uow: UnitOfWork, *, filters: FactFilter, limit: int = 50, cursor: str | None = None
 ) -> tuple[list[Fact], str | None]:

@@ -168,18 +168,15 @@ class Database:
         self.writes = WriteHealth()
         # The inbound queue (perception.inbound_queue): on a SQLite file a database of its own beside this one,
         # with its own write lock, so a webhook's append never waits for the processor's transactions (one
-        # SQLite file has one writer at a time); on PostgreSQL (and in memory) these same tables.
+        # SQLite file has one writer at a time); on PostgreSQL (and in memory) these same tables. `queue_apart`
+        # says which.
         self.queue_engine, self.queue_read_engine, self._queue_writers = self.engine, self.read_engine, self._writers
-        if lock is not None:
+        self.queue_apart = lock is not None
+        if self.queue_apart:
             queue = Path(f"{Path(parsed.database).expanduser()}-inbound.sqlite")
             self.queue_engine = _sqlite_engine(f"sqlite:///{queue}", begin="BEGIN IMMEDIATE")
             self.queue_read_engine = _sqlite_engine(f"sqlite:///{queue}", begin="BEGIN")
             self._queue_writers = _SqliteWriters(Path(f"{queue}-writer.lock"))
-
-    @property
-    def queue_apart(self) -> bool:
-        """True when the inbound queue is a database of its own (a SQLite file), not tables of this one."""
-        return self.queue_engine is not self.engine
 
     @contextmanager
     def exclusive(self) -> Iterator[None]:

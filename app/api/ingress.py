@@ -52,8 +52,7 @@ def toast(ctx: AppContext, press: InboundPress) -> str:
         presser, locale = perception.sender_and_locale(
             uow, channel=press.channel, external_user_id=press.external_user_id
         )
-        own = facts.get_by_dedup_key(uow, dedup_key=perception.press_key(press))
-        fact_id = own.fact_id if own else ""
+        fact_id = facts.id_by_dedup_key(uow, dedup_key=perception.press_key(press)) or ""
         return presses.toast(uow, token=press.token, presser_id=presser, fact_id=fact_id, locale=locale)
 
 

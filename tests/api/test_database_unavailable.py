@@ -54,7 +54,7 @@ def test_a_full_disk_is_503_with_retry_after_and_readyz_follows_the_writes(tg_ct
         headers={"Authorization": f"Bearer {ADMIN_TOKEN}"},
     ) as client:
         assert client.get("/readyz").status_code == 200
-        disk = FullDisk(tg_ctx.db.engine)
+        disk, queue = FullDisk(tg_ctx.db.engine), FullDisk(tg_ctx.db.queue_engine)  # one disk for both files
         refused = client.post("/v1/signals", json=_signal(1))
         assert refused.status_code == 503 and refused.headers["Retry-After"] == "5"
         assert refused.json()["error"]["code"] == "database_unavailable"
@@ -63,7 +63,7 @@ def test_a_full_disk_is_503_with_retry_after_and_readyz_follows_the_writes(tg_ct
         ready = client.get("/readyz")
         assert ready.status_code == 503 and ready.json()["db"] == "writes_failing"
         assert client.get("/healthz").status_code == 200  # liveness: the process is fine, no restart
-        disk.free()
+        disk.free(), queue.free()
         assert client.post("/v1/signals", json=_signal(2)).status_code == 202
         assert client.get("/readyz").status_code == 200
         assert client.post("/webhooks/telegram", json=update(text=BIG), headers=OK).status_code == 200

@@ -207,3 +207,24 @@ def test_an_ack_is_kept_while_the_processor_holds_a_long_write_transaction(tg_ct
         thread.join(10)
         writer.close()
     assert [row.event_id for row in queued(tg_ctx)] == ["900400"]
+
+
+def test_a_database_that_refuses_while_recording_sets_nothing_aside_and_every_event_waits(tg_ctx, monkeypatch):
+    from sqlalchemy.exc import OperationalError
+
+    arrive(tg_ctx, 3)
+    real = perception.record_messages
+
+    def refused(uow, *, arrived):
+        raise OperationalError("INSERT", {}, Exception("database or disk is full"))
+
+    monkeypatch.setattr(ingest_module.perception, "record_messages", refused)
+    with pytest.raises(OperationalError):
+        ingest(tg_ctx, webhooks=plugins.webhooks(tg_ctx))
+    with tg_ctx.reader() as uow:
+        assert [
+            f for f in uow.session.scalars(select(Fact)) if f.content.get("event") == "inbound_event_set_aside"
+        ] == []
+    assert all(row.done_at is None for row in queued(tg_ctx))
+    monkeypatch.setattr(ingest_module.perception, "record_messages", real)
+    assert ingest(tg_ctx, webhooks=plugins.webhooks(tg_ctx)) == 3 and len(messages(tg_ctx)) == 3
