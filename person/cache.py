@@ -9,8 +9,9 @@ gets `StaleDirectory` so the caller can refresh outside the transaction and try 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Generic, TypeVar
 
 from sqlalchemy import func, select
@@ -37,6 +38,8 @@ class DirectoryEntry:
     manager_id: str | None
     external_ids: tuple[tuple[str, str], ...]  # (channel, external_user_id)
     timezone: str = "UTC"
+    created_at: datetime | None = None
+    policy: Mapping[str, Any] = field(default_factory=dict)  # the stored interaction policy, as stored
 
 
 class StaleDirectory(Exception):
@@ -58,6 +61,8 @@ def load(uow: UnitOfWork) -> tuple[DirectoryEntry, ...]:
             manager_id=person.manager_id,
             external_ids=tuple(ids.get(person.person_id, ())),
             timezone=person.timezone,
+            created_at=person.created_at,
+            policy=person.interaction_policy,
         )
         for person in uow.session.scalars(select(Person).where(Person.active.is_(True)))
     )
@@ -91,6 +96,12 @@ class PeopleCache(Generic[T]):
         with self._lock:
             if version != self._version:
                 raise StaleDirectory
+            return self._people
+
+    def copy(self) -> tuple[T, ...]:
+        """The copy as last read, unchecked (for a reader that may act on a copy a moment old: it re-reads what
+        it then writes about)."""
+        with self._lock:
             return self._people
 
     def current(self, uow: UnitOfWork) -> tuple[T, ...] | None:

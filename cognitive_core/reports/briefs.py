@@ -27,6 +27,7 @@ from kernel.context import AppContext, UnitOfWork
 from kernel.ids import allocate
 from person import service as persons
 from person.models import Person
+from person.principals import Principal, principals
 from person.rules import local_day_bounds
 from person.schedule_rules import due_brief_day
 
@@ -232,13 +233,13 @@ class _Taken(Exception):
     """Another replica recorded this day's brief first: roll ours back."""
 
 
-def _due_keys(uow: UnitOfWork) -> list[tuple[str, str]]:
+def _due_keys(uow: UnitOfWork, principals: tuple[Principal, ...]) -> list[tuple[str, str]]:
     """(person_id, key) of every active principal whose brief is due now and not yet decided."""
     wanted = []
-    for person in uow.session.scalars(select(Person).where(Person.role == "principal", Person.active.is_(True))):
-        due = due_brief_day(persons.policy_of(person), ZoneInfo(person.timezone), uow.now)
+    for person in principals:
+        due = due_brief_day(person.policy, person.tz, uow.now)
         # A principal added after today's brief time gets the first brief tomorrow.
-        if due is not None and due[1] > person.created_at:
+        if due is not None and (person.created_at is None or due[1] > person.created_at):
             wanted.append((person.person_id, f"brief:{person.person_id}:{due[0].isoformat()}"))
     if not wanted:
         return []
@@ -288,8 +289,9 @@ def _decide(uow: UnitOfWork, *, person_id: str, key: str) -> bool:
 
 def send_due(ctx: AppContext) -> int:
     """Queue every brief due now (once per principal and local day, across replicas); how many were queued."""
+    everyone = principals(ctx)
     with ctx.reader() as uow:
-        due = _due_keys(uow)
+        due = _due_keys(uow, everyone)
     queued = 0
     for person_id, key in due:
         try:

@@ -18,6 +18,7 @@ from kernel.context import AppContext, UnitOfWork
 from kernel.ids import allocate
 from person import service as persons
 from person.models import Person
+from person.principals import principals
 from person.schedule_rules import due_review_week
 
 NOTIFICATION_TYPE = "weekly_review"
@@ -120,11 +121,12 @@ def _decide(uow: UnitOfWork, *, person_id: str, key: str, end: datetime) -> bool
 
 def send_due(ctx: AppContext) -> int:
     """Queue every weekly review due now (once per principal and week, across replicas)."""
+    everyone = principals(ctx)
     with ctx.reader() as uow:
         wanted = []
-        for person in uow.session.scalars(select(Person).where(Person.role == "principal", Person.active.is_(True))):
-            due = due_review_week(persons.policy_of(person), ZoneInfo(person.timezone), uow.now)
-            if due is not None and due[1] > person.created_at:
+        for person in everyone:
+            due = due_review_week(person.policy, person.tz, uow.now)
+            if due is not None and (person.created_at is None or due[1] > person.created_at):
                 wanted.append((person.person_id, f"review:{person.person_id}:{due[0].isoformat()}", due[1]))
         keys = [k for _, k, _ in wanted]
         done = set(uow.session.scalars(select(Fact.dedup_key).where(Fact.dedup_key.in_(keys)))) if keys else set()

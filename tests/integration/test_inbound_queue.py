@@ -169,7 +169,7 @@ def test_done_events_are_deleted_an_hour_after_their_facts_exist(tg_ctx, clock):
     assert queued(tg_ctx) == [] and len(messages(tg_ctx)) == 3  # the fact log is the record now
 
 
-def test_concurrent_acks_share_commits_and_a_repeat_in_one_batch_is_answered_as_a_repeat(tg_ctx):
+def test_concurrent_acks_share_commits_and_each_event_is_new_to_exactly_one_delivery(tg_ctx):
     writer = AckWriter(tg_ctx.db)
     now = tg_ctx.clock.now()
 
@@ -181,7 +181,9 @@ def test_concurrent_acks_share_commits_and_a_repeat_in_one_batch_is_answered_as_
         answers = asyncio.run(burst())
     finally:
         writer.close()
-    assert sum(answers) == 40 and answers[:40] == [True] * 40 and answers[40:] == [False] * 40
+    # Each key is new to exactly one of its two deliveries (inside one batch the first; across two PostgreSQL
+    # writers the database's unique key decides which).
+    assert all(answers[n] + answers[n + 40] == 1 for n in range(40))
     assert writer.batches < 80 and len(queued(tg_ctx)) == 40
 
 
