@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo
 from kernel.context import AppContext
 from person.cache import DirectoryEntry, cache_of
 from person.models import InteractionPolicy
+from person.schedule_rules import due_brief_day, due_review_week
 
 
 @dataclass(frozen=True)
@@ -39,3 +40,15 @@ def principals(ctx: AppContext) -> tuple[Principal, ...]:
     cache = cache_of(ctx, "person.principals", _shape)
     cache.refresh(ctx)
     return tuple(p for p in cache.copy() if p is not None)
+
+
+def due(everyone: tuple[Principal, ...], now: datetime, *, report: str) -> list[tuple[str, str, datetime]]:
+    """(person_id, once-only key, moment) of each principal whose `report` ("brief" or "review") is due now; one
+    added after the moment gets the next one."""
+    rule = due_brief_day if report == "brief" else due_review_week
+    found = []
+    for person in everyone:
+        when = rule(person.policy, person.tz, now)
+        if when is not None and (person.created_at is None or when[1] > person.created_at):
+            found.append((person.person_id, f"{report}:{person.person_id}:{when[0].isoformat()}", when[1]))
+    return found

@@ -27,9 +27,8 @@ from kernel.context import AppContext, UnitOfWork
 from kernel.ids import allocate
 from person import service as persons
 from person.models import Person
-from person.principals import Principal, principals
+from person.principals import Principal, due, principals
 from person.rules import local_day_bounds
-from person.schedule_rules import due_brief_day
 
 NOTIFICATION_TYPE = "daily_brief"
 _STYLES = {"nudge": "primary", "cancel": "danger", "extend": "default"}
@@ -233,14 +232,9 @@ class _Taken(Exception):
     """Another replica recorded this day's brief first: roll ours back."""
 
 
-def _due_keys(uow: UnitOfWork, principals: tuple[Principal, ...]) -> list[tuple[str, str]]:
+def _due_keys(uow: UnitOfWork, everyone: tuple[Principal, ...]) -> list[tuple[str, str]]:
     """(person_id, key) of every active principal whose brief is due now and not yet decided."""
-    wanted = []
-    for person in principals:
-        due = due_brief_day(person.policy, person.tz, uow.now)
-        # A principal added after today's brief time gets the first brief tomorrow.
-        if due is not None and (person.created_at is None or due[1] > person.created_at):
-            wanted.append((person.person_id, f"brief:{person.person_id}:{due[0].isoformat()}"))
+    wanted = [(person_id, key) for person_id, key, _ in due(everyone, uow.now, report="brief")]
     if not wanted:
         return []
     done = set(uow.session.scalars(select(Fact.dedup_key).where(Fact.dedup_key.in_([k for _, k in wanted]))))

@@ -18,8 +18,7 @@ from kernel.context import AppContext, UnitOfWork
 from kernel.ids import allocate
 from person import service as persons
 from person.models import Person
-from person.principals import principals
-from person.schedule_rules import due_review_week
+from person.principals import due, principals
 
 NOTIFICATION_TYPE = "weekly_review"
 WEEK = timedelta(days=7)
@@ -123,11 +122,7 @@ def send_due(ctx: AppContext) -> int:
     """Queue every weekly review due now (once per principal and week, across replicas)."""
     everyone = principals(ctx)
     with ctx.reader() as uow:
-        wanted = []
-        for person in everyone:
-            due = due_review_week(person.policy, person.tz, uow.now)
-            if due is not None and (person.created_at is None or due[1] > person.created_at):
-                wanted.append((person.person_id, f"review:{person.person_id}:{due[0].isoformat()}", due[1]))
+        wanted = due(everyone, uow.now, report="review")
         keys = [k for _, k, _ in wanted]
         done = set(uow.session.scalars(select(Fact.dedup_key).where(Fact.dedup_key.in_(keys)))) if keys else set()
     queued = 0
