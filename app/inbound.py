@@ -7,7 +7,7 @@ from channels.inbound import InboundMessage, InboundPress, InboundRead, PressAns
 from cognitive_core.presses import door as presses
 from concern import receipts
 from fact import service as facts
-from kernel.context import AppContext
+from kernel.context import AppContext, UnitOfWork
 from kernel.redaction import error_text
 from perception.service import record_message, record_press, record_read
 
@@ -36,18 +36,7 @@ class PerceptionInbound:
     def read(self, receipt: InboundRead) -> bool:
         """The read's fact (once per platform event) and, with it, `read_at` on the loops whose latest message it is."""
         with self.ctx.uow(actor=f"{receipt.channel}_inbound") as uow:
-            fact, created = record_read(uow, receipt=receipt)
-            if created:
-                receipts.record_read(
-                    uow,
-                    channel=receipt.channel,
-                    reader=receipt.external_user_id,
-                    message_ids=list(receipt.message_ids),
-                    read_at=receipt.read_at,
-                    via="event",
-                    causation_id=fact.fact_id,
-                )
-        return created
+            return record_receipt(uow, receipt)
 
     def skipped(self, *, channel: str, event_id: str, reason: str) -> None:
         """A `system` fact (once per event) saying an unreadable event was passed over, and why."""
@@ -67,3 +56,20 @@ class PerceptionInbound:
     def wake(self) -> None:
         """New signals wait in the inbox: the processor takes them."""
         self.ctx.signal_recorded()
+
+
+def record_receipt(uow: UnitOfWork, receipt: InboundRead) -> bool:
+    """A read receipt's fact (once per platform event) and `read_at` on the loops it names, in the caller's
+    transaction; True when it was new."""
+    fact, created = record_read(uow, receipt=receipt)
+    if created:
+        receipts.record_read(
+            uow,
+            channel=receipt.channel,
+            reader=receipt.external_user_id,
+            message_ids=list(receipt.message_ids),
+            read_at=receipt.read_at,
+            via="event",
+            causation_id=fact.fact_id,
+        )
+    return created

@@ -20,10 +20,10 @@ from typing import Any
 from sqlalchemy.exc import OperationalError
 
 from action import buttons
+from app.inbound import record_receipt
 from channels.inbound import InboundMessage
 from channels.plugin import Parsed, Webhook
 from cognitive_core.presses import door as presses
-from concern import receipts
 from fact import service as facts
 from kernel.context import AppContext, UnitOfWork
 from kernel.redaction import error_text
@@ -101,17 +101,7 @@ def _record_others(uow: UnitOfWork, event: _Event) -> None:
         about = presses.about(buttons.get(uow, token=parsed.press.token))
         perception.record_press_in(uow, press=parsed.press, about=about, received_at=event.received_at)
     for receipt in parsed.reads:
-        fact, created = perception.record_read(uow, receipt=receipt)
-        if created:
-            receipts.record_read(
-                uow,
-                channel=receipt.channel,
-                reader=receipt.external_user_id,
-                message_ids=list(receipt.message_ids),
-                read_at=receipt.read_at,
-                via="event",
-                causation_id=fact.fact_id,
-            )
+        record_receipt(uow, receipt)
     if parsed.set_aside is not None:
         _set_aside(uow, event, parsed.set_aside)
 
