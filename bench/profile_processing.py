@@ -23,8 +23,7 @@ from rich.console import Console
 from rich.table import Table
 
 from bench.actions import scratch_database
-from bench.webhook import TimedTelegram, _requests
-from bench.webhook_server import SECRET, deputy_env, lift_bot_rate, setup_directory
+from bench.webhook import TimedTelegram, append_help, scratch_context
 
 _GROUPS = (
     ("sqlalchemy", "SQLAlchemy"),
@@ -58,11 +57,6 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=25)
     args = parser.parse_args()
     from app.pipeline import tick
-    from app.settings import Settings
-    from app.wiring import build_context
-    from channels.plugin import WebhookRequest
-    from channels.telegram.plugin import TelegramWebhook
-    from perception import inbound_queue
 
     fake = TimedTelegram().start()
     scratch = scratch_database(args.backend)
@@ -70,18 +64,9 @@ def main() -> None:
         raise SystemExit(f"no {args.backend} database (set DEPUTY_TEST_POSTGRES_URL)")
     url, cleanup = scratch
     try:
-        setup_directory(url)
-        ctx = build_context(Settings(_env_file=None, **{k[7:].lower(): v for k, v in deputy_env(url, fake).items()}))
-        lift_bot_rate(ctx)
-        handler = TelegramWebhook(ctx.settings, sender=ctx.channels.get("telegram"))
+        ctx = scratch_context(url, fake)
         tick(ctx)  # imports, the people cache, compiled statements: outside the profile
-        for raw in _requests("help", args.signals):
-            body = raw.partition(b"\r\n\r\n")[2]
-            headers = {"X-Telegram-Bot-Api-Secret-Token": SECRET}
-            accepted = handler.accept(WebhookRequest(headers=headers, body=body, now=ctx.clock.now()))
-            event = inbound_queue.Arrived("telegram", accepted.event_id or "", "event", accepted.body, ctx.clock.now())
-            with inbound_queue.writing(ctx.db) as session:
-                inbound_queue.append(ctx.db, session, events=[event])
+        append_help(ctx, args.signals)
         profile = cProfile.Profile()
         start = time.perf_counter()
         profile.enable()

@@ -252,34 +252,46 @@ def _memory(pid: int) -> str:
     return " + ".join(f"{rss_mb(p):.0f}" for p in processes(pid))
 
 
+def scratch_context(url: str, fake: TimedTelegram):
+    """A context over a scratch database with the bench's 500 people, sending to `fake` at no bot rate limit."""
+    from app.settings import Settings
+    from app.wiring import build_context
+    from bench.webhook_server import lift_bot_rate
+
+    setup_directory(url)
+    ctx = build_context(Settings(_env_file=None, **{k[7:].lower(): v for k, v in deputy_env(url, fake).items()}))
+    lift_bot_rate(ctx)
+    return ctx
+
+
+def append_help(ctx, n: int) -> None:
+    """`n` principals' `/help` updates accepted and appended as the ack does, one event per transaction."""
+    from channels.plugin import WebhookRequest
+    from channels.telegram.plugin import TelegramWebhook
+    from perception import inbound_queue
+
+    handler = TelegramWebhook(ctx.settings, sender=ctx.channels.get("telegram"))
+    for raw in _requests("help", n):
+        headers = {"X-Telegram-Bot-Api-Secret-Token": SECRET}
+        request = WebhookRequest(headers=headers, body=raw.partition(b"\r\n\r\n")[2], now=ctx.clock.now())
+        accepted = handler.accept(request)
+        event = inbound_queue.Arrived("telegram", accepted.event_id or "", "event", accepted.body, ctx.clock.now())
+        with inbound_queue.writing(ctx.db) as session:
+            inbound_queue.append(ctx.db, session, events=[event])
+
+
 def _serial_rate(backend: str, n: int, fake: TimedTelegram) -> tuple[float, str, str]:
     """The same `/help` processing run serially in this process: recorded first, then timed passes.
 
     Also the SQL statements per signal, of the recording (the ack's share) and of the processing up to the reply.
     """
     from app.pipeline import tick
-    from app.settings import Settings
-    from app.wiring import build_context
-    from bench.webhook_server import lift_bot_rate
-    from channels.plugin import WebhookRequest
-    from channels.telegram.plugin import TelegramWebhook
-    from perception import inbound_queue
 
-    scratch = scratch_database(backend)
-    url, cleanup = scratch
+    url, cleanup = scratch_database(backend)
     try:
-        setup_directory(url)
-        ctx = build_context(Settings(_env_file=None, **{k[7:].lower(): v for k, v in deputy_env(url, fake).items()}))
-        lift_bot_rate(ctx)
-        handler = TelegramWebhook(ctx.settings, sender=ctx.channels.get("telegram"))
+        ctx = scratch_context(url, fake)
         statements = StatementCounter(ctx.db)
-        for raw in _requests("help", n):
-            body = raw.partition(b"\r\n\r\n")[2]
-            headers = {"X-Telegram-Bot-Api-Secret-Token": SECRET}
-            accepted = handler.accept(WebhookRequest(headers=headers, body=body, now=ctx.clock.now()))
-            event = inbound_queue.Arrived("telegram", accepted.event_id or "", "event", accepted.body, ctx.clock.now())
-            with inbound_queue.writing(ctx.db) as session:  # the ack's write, one event per transaction
-                inbound_queue.append(ctx.db, session, events=[event])
+        append_help(ctx, n)
         recorded = statements.summary(n)
         statements.reset()
         before = fake.replies
