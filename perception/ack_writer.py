@@ -1,12 +1,13 @@
 """The ack's writer: webhook events from every request of this process appended in group-committed batches.
 
-A request hands its event over and awaits the commit on its own event loop; no thread of the server's pool is
-taken. A writer thread (one on SQLite, two on PostgreSQL) takes everything queued so far (at most MAX_BATCH),
-appends it with one statement in one transaction (on SQLite in the queue's own database, after its writer lock:
-`kernel.db`, `perception.inbound_queue`), and answers every waiter at once: a burst pays one commit per batch,
-not per request. A key repeated inside one batch is appended once and answered as a repeat to all but the first
-(across two batches the database's unique key decides). A failed batch fails every waiter with the database's
-error (the ack answers 503 and the platform retries): nobody is answered before their event is durable.
+A request hands its event over and awaits the commit on its own event loop; no thread of the server's pool is taken.
+The writer thread takes everything queued so far (at most MAX_BATCH), appends it with one statement in one
+transaction (on SQLite in the queue's own database, after its writer lock: `kernel.db`, `perception.inbound_queue`),
+and answers every waiter at once: a burst pays one commit per batch, not per request. A key repeated inside one
+batch is appended once and answered as a repeat to all but the first. One thread: a second one on PostgreSQL,
+committing while the first writes, measured no faster (the commit's wait for the disk bounds both;
+docs/PERFORMANCE.md). A failed batch fails every waiter with the database's error (the ack answers 503 and the
+platform retries): nobody is answered before their event is durable.
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ from perception.inbound_queue import Arrived
 log = logging.getLogger("deputy.perception")
 
 MAX_BATCH = 256
-WRITERS_ON_POSTGRES = 2
 
 
 @dataclass
@@ -58,10 +58,7 @@ class AckWriter:
         self._db, self.committed = db, committed
         self._cond = threading.Condition()
         self._queue: list[_Waiter] = []
-        self._threads: list[threading.Thread] = []
-        # SQLite has one writer at a time; PostgreSQL commits one batch while the next is written (a commit waits
-        # for the disk: two writers keep it busy).
-        self._width = 1 if db.is_sqlite else WRITERS_ON_POSTGRES
+        self._thread: threading.Thread | None = None
         self._closed = False
         self.batches = 0  # committed transactions, for tests and the benchmark
 
@@ -73,11 +70,9 @@ class AckWriter:
             if self._closed:
                 raise RuntimeError("the ack writer is closed")
             self._queue.append(waiter)
-            if not self._threads:
-                for n in range(self._width):
-                    thread = threading.Thread(target=self._run, name=f"deputy-ack-writer-{n}", daemon=True)
-                    thread.start()
-                    self._threads.append(thread)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="deputy-ack-writer", daemon=True)
+                self._thread.start()
             self._cond.notify()
         return await waiter.future
 
@@ -85,9 +80,9 @@ class AckWriter:
         """Write what is queued, then stop the thread."""
         with self._cond:
             self._closed = True
-            self._cond.notify_all()
-            threads = list(self._threads)
-        for thread in threads:
+            self._cond.notify()
+            thread = self._thread
+        if thread is not None:
             thread.join(timeout)
 
     def _run(self) -> None:
