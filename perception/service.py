@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, insert, select, tuple_
+from sqlalchemy import Select, func, insert, select, tuple_
 
 from channels.inbound import InboundMessage, InboundPress, InboundRead
 from fact import service as facts
@@ -17,17 +17,18 @@ from perception.models import ExternalSignal, InboxEntry
 from person.models import ChannelBinding, Person
 
 
+def _bound_active(*columns: Any) -> Select:
+    """`columns` of the bindings whose person is active (the one rule of who a platform identity is)."""
+    return select(*columns).join(Person, Person.person_id == ChannelBinding.person_id).where(Person.active.is_(True))
+
+
+def _identity(channel: str, external_user_id: str) -> tuple[Any, Any]:
+    return ChannelBinding.channel == channel, ChannelBinding.external_user_id == external_user_id
+
+
 def resolve_sender(uow: UnitOfWork, *, channel: str, external_user_id: str) -> str | None:
     """The active person bound to this platform identity, or None (unknown sender)."""
-    stmt = (
-        select(ChannelBinding.person_id)
-        .join(Person, Person.person_id == ChannelBinding.person_id)
-        .where(
-            ChannelBinding.channel == channel,
-            ChannelBinding.external_user_id == external_user_id,
-            Person.active.is_(True),
-        )
-    )
+    stmt = _bound_active(ChannelBinding.person_id).where(*_identity(channel, external_user_id))
     return uow.session.scalars(stmt).first()
 
 
@@ -40,15 +41,7 @@ def _enqueue(uow: UnitOfWork, fact: Fact, received_at: datetime | None = None) -
 
 def sender_and_locale(uow: UnitOfWork, *, channel: str, external_user_id: str) -> tuple[str | None, str]:
     """The active person bound to this identity and their language, in one query ((None, "zh") when unknown)."""
-    stmt = (
-        select(ChannelBinding.person_id, Person.locale)
-        .join(Person, Person.person_id == ChannelBinding.person_id)
-        .where(
-            ChannelBinding.channel == channel,
-            ChannelBinding.external_user_id == external_user_id,
-            Person.active.is_(True),
-        )
-    )
+    stmt = _bound_active(ChannelBinding.person_id, Person.locale).where(*_identity(channel, external_user_id))
     row = uow.session.execute(stmt).first()
     return (row[0], row[1] or "zh") if row else (None, "zh")
 
@@ -57,13 +50,8 @@ def resolve_senders(uow: UnitOfWork, *, identities: set[tuple[str, str]]) -> dic
     """The active person bound to each (channel, external user id) that has one: one query for the lot."""
     if not identities:
         return {}
-    stmt = (
-        select(ChannelBinding.channel, ChannelBinding.external_user_id, ChannelBinding.person_id)
-        .join(Person, Person.person_id == ChannelBinding.person_id)
-        .where(
-            tuple_(ChannelBinding.channel, ChannelBinding.external_user_id).in_(sorted(identities)),
-            Person.active.is_(True),
-        )
+    stmt = _bound_active(ChannelBinding.channel, ChannelBinding.external_user_id, ChannelBinding.person_id).where(
+        tuple_(ChannelBinding.channel, ChannelBinding.external_user_id).in_(sorted(identities))
     )
     return {(channel, user): person for channel, user, person in uow.session.execute(stmt)}
 
@@ -131,9 +119,7 @@ def _messages(ctx: AppContext) -> GroupCommit[InboundMessage, tuple[Fact, bool]]
 
 
 def _record_in(uow: UnitOfWork, message: InboundMessage) -> tuple[Fact, bool]:
-    person_id = resolve_sender(uow, channel=message.channel, external_user_id=message.external_user_id)
-    content: dict[str, Any] = {**_dumped(message), "person_id": person_id}
-    return _append_queued(uow, "message_received", content, person_id=person_id, dedup_key=_message_key(message))
+    return record_messages(uow, arrived=[(message, uow.now)])[0]
 
 
 def _append_queued(

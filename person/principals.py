@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Literal
 from zoneinfo import ZoneInfo
 
 from kernel.context import AppContext
@@ -42,10 +43,15 @@ def principals(ctx: AppContext) -> tuple[Principal, ...]:
     return tuple(p for p in cache.copy() if p is not None)
 
 
-def due(everyone: tuple[Principal, ...], now: datetime, *, report: str) -> list[tuple[str, str, datetime]]:
-    """(person_id, once-only key, moment) of each principal whose `report` ("brief" or "review") is due now; one
-    added after the moment gets the next one."""
-    rule = due_brief_day if report == "brief" else due_review_week
+_SCHEDULES = {"brief": due_brief_day, "review": due_review_week}
+
+
+def due(
+    everyone: tuple[Principal, ...], now: datetime, *, report: Literal["brief", "review"]
+) -> list[tuple[str, str, datetime]]:
+    """(person_id, once-only key, moment) of each principal whose `report` is due now; one added after the moment
+    gets the next one."""
+    rule = _SCHEDULES[report]
     found = []
     for person in everyone:
         when = rule(person.policy, person.tz, now)
