@@ -1,5 +1,7 @@
 """The one owner of the pipeline: webhook events become signal facts → process signals → hand messages to the
 optional LLM → fire timers → look up unread messages → finish interrupted actions → drain the outbox.
+The periodic part (timers to briefs and interrupted actions) runs in every pass the scheduler interval starts, and
+in passes woken for new work at most every CHORES_EVERY: a signal's reply does not wait behind it.
 
 One `Processor` per process runs these passes. Everything that has work for it only wakes it: a webhook or
 signal endpoint after recording, the scheduler interval, a Redis wake-up from another replica, a send's pacing
@@ -33,6 +35,7 @@ log = logging.getLogger("deputy.pipeline")
 
 SETTLE = 0.005  # seconds without a new wake-up before a pass starts
 MAX_SETTLE = 0.1  # a steady stream still gets a pass this often
+CHORES_EVERY = 1.0  # seconds: passes woken for signals do the periodic work at most this often
 
 
 EVENTS_PER_PASS = 512
@@ -40,12 +43,42 @@ SIGNALS_PER_PASS = 200
 ACTIONS_PER_PASS = 200
 
 
-def tick(ctx: AppContext, *, limit: int = 100) -> dict[str, int]:
-    """One pass; safe to run from several replicas at once (inbox rows, due timers and entries are claimed)."""
+TIMERS_PER_PASS = 100
+
+
+def tick(ctx: AppContext, *, limit: int = TIMERS_PER_PASS, chores: bool = True) -> dict[str, int]:
+    """One pass; safe to run from several replicas at once (inbox rows, due timers and entries are claimed).
+
+    `chores=False` leaves out the periodic work (timers, read look-ups, briefs and reviews, digests, interrupted
+    actions): the processor's passes woken for signals do it at most every CHORES_EVERY, so a signal's reply does
+    not wait behind it.
+    """
     sandbox.close_if_live(ctx)  # trials from the console's sandbox end once a channel is live, before anything reads
     ingested = ingest(ctx, webhooks=plugins.webhooks(ctx), limit=EVENTS_PER_PASS)  # webhook events → signal facts
     processed = process_pending(ctx, limit=SIGNALS_PER_PASS)
     llm_worker.dispatch(ctx)  # only hands them over: the calls run on the LLM's own pool, never in this pass
+    done = _chores(ctx, limit=limit) if chores else dict.fromkeys(_CHORES, 0)
+    drained = outbox.drain(ctx, limit=ACTIONS_PER_PASS)
+    return {
+        "events_ingested": ingested,
+        "signals_processed": processed,
+        **done,
+        "actions_drained": drained,
+        # A pass that stopped at a limit left work behind: the processor runs again at once, not at the interval.
+        "more": int(
+            ingested >= EVENTS_PER_PASS
+            or processed >= SIGNALS_PER_PASS
+            or done["timers_fired"] >= limit
+            or drained >= ACTIONS_PER_PASS
+        ),
+    }
+
+
+_CHORES = ("timers_fired", "reads_found", "briefs_queued", "actions_recovered")
+
+
+def _chores(ctx: AppContext, *, limit: int) -> dict[str, int]:
+    """The periodic part of a pass: due timers, unread look-ups, briefs, digests, interrupted actions."""
     fired = timers.fire_due(ctx, limit=limit)
     # Unread latest messages due a lookup (read_users): a small batch, each message once per interval.
     read = receipts.poll(ctx, ChannelReceipts(ctx.channels), interval=ctx.settings.feishu_read_poll_interval)
@@ -53,23 +86,7 @@ def tick(ctx: AppContext, *, limit: int = 100) -> dict[str, int]:
     digest.send_due(ctx)  # held items whose digest moment came: one message per person
     # Interrupted actions are finalised before draining, so their entries' results are applied in this pass.
     recovered = len(recover_interrupted(ctx, older_than=ctx.settings.action_pending_timeout))
-    drained = outbox.drain(ctx, limit=ACTIONS_PER_PASS)
-    return {
-        "events_ingested": ingested,
-        "signals_processed": processed,
-        "timers_fired": fired,
-        "actions_drained": drained,
-        "actions_recovered": recovered,
-        "briefs_queued": briefed,
-        "reads_found": read,
-        # A pass that stopped at a limit left work behind: the processor runs again at once, not at the interval.
-        "more": int(
-            ingested >= EVENTS_PER_PASS
-            or processed >= SIGNALS_PER_PASS
-            or fired >= limit
-            or drained >= ACTIONS_PER_PASS
-        ),
-    }
+    return {"timers_fired": fired, "reads_found": read, "briefs_queued": briefed, "actions_recovered": recovered}
 
 
 def start_up(ctx: AppContext) -> dict[str, int]:
@@ -94,6 +111,7 @@ class Processor:
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._again = threading.Event()  # without a thread: a wake-up arrived while a pass was running
+        self._chores_at = float("-inf")  # when a pass last did the periodic work (monotonic)
         self._thread = threading.Thread(target=self._run, name="deputy-processor", daemon=True)
         self._listener = threading.Thread(target=self._listen, name="deputy-processor-wake", daemon=True)
 
@@ -118,11 +136,13 @@ class Processor:
             if more:
                 self._again.set()
 
-    def run_now(self) -> dict[str, int]:
+    def run_now(self, *, chores: bool = True) -> dict[str, int]:
         """Run one pass in the caller's thread (after any pass already running here)."""
         with self._pass:
             self._again.clear()
-            result = tick(self.ctx)
+            result = tick(self.ctx, chores=chores)
+            if chores:
+                self._chores_at = time.monotonic()
         if self._again.is_set() and not self.threaded:  # woken meanwhile: that work is ours to do
             self.wake()
         return result
@@ -159,14 +179,20 @@ class Processor:
 
     def _run(self) -> None:
         interval = self.ctx.settings.scheduler_interval.total_seconds()
+        timers_left = False  # the last pass stopped at its timer limit: the next one fires the rest
         while not self._stop.is_set():
-            if self._wake.wait(interval):
+            woken = self._wake.wait(interval)
+            if woken:
                 self._settle()
             self._wake.clear()
             if self._stop.is_set():
                 break
+            # Woken for work: the periodic part only if it is due; at the interval, always.
+            chores = not woken or timers_left or time.monotonic() - self._chores_at >= CHORES_EVERY
             try:
-                if self.run_now()["more"]:
+                result = self.run_now(chores=chores)
+                timers_left = result["timers_fired"] >= TIMERS_PER_PASS
+                if result["more"]:
                     self._wake.set()
                     continue
                 soon = next_wake(self.ctx)

@@ -6,7 +6,7 @@ Each returns the outcome the presser reads under the message (the integrator edi
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import select, update
@@ -97,19 +97,6 @@ def ask_for_someone_else(uow: UnitOfWork, *, concern_id: str, by: str) -> bool:
         concern_id=concern.concern_id,
     )
     return True
-
-
-def awaiting_name(uow: UnitOfWork, *, person_id: str, within: timedelta = timedelta(days=1)) -> list[Concern]:
-    """Open loops whose originator pressed "Ask someone else" (within a day) and has not named anyone yet."""
-    stmt = select(ButtonRow.concern_id).where(
-        ButtonRow.verb == AWAIT_NAME,
-        ButtonRow.addressee_id == person_id,
-        ButtonRow.pressed_at.is_(None),
-        ButtonRow.created_at > uow.now - within,
-    )
-    ids = list(uow.session.scalars(stmt))
-    found = [service.get(uow, concern_id=concern_id) for concern_id in ids]
-    return [c for c in found if c is not None and c.state in ACTIVE_STATES]
 
 
 def declined_by(uow: UnitOfWork, *, person_id: str) -> set[str]:

@@ -44,45 +44,11 @@ def state_of(uow: UnitOfWork, *, concern_id: str) -> ConcernState | None:
     )
 
 
-def waiting_on(uow: UnitOfWork, *, person_id: str) -> list[Concern]:
-    """Concerns whose answer this person owes."""
-    stmt = (
-        select(Concern)
-        .where(Concern.target_person_id == person_id, Concern.state.in_(ACTIVE_STATES))
-        .order_by(Concern.created_at, Concern.concern_id)
-    )
-    return list(uow.session.scalars(stmt))
-
-
-def asked_by(uow: UnitOfWork, *, person_id: str) -> list[Concern]:
-    """Open questions this person asked (oldest first): what "催一下张三" and "不用问张三了" act on."""
-    stmt = (
-        select(Concern)
-        .where(Concern.originator_id == person_id, Concern.kind == "question", Concern.state.in_(ACTIVE_STATES))
-        .order_by(Concern.created_at, Concern.concern_id)
-        .limit(50)
-    )
-    return list(uow.session.scalars(stmt))
-
-
-def _reached(person_id: str) -> Any:
+def reached(person_id: str) -> Any:
     """The concerns whose escalation reached `person_id` (a counted escalate action: it went out)."""
     return select(ActionRow.concern_id).where(
         ActionRow.action_type == "escalate", ActionRow.target_person_id == person_id, ActionRow.counted.is_(True)
     )
-
-
-def escalated_to(uow: UnitOfWork, *, person_id: str) -> list[Concern]:
-    """Escalated concerns whose escalation reached this person, now or at an earlier level (their answer resolves)."""
-    stmt = (
-        select(Concern)
-        .where(
-            or_(Concern.escalated_to == person_id, Concern.concern_id.in_(_reached(person_id))),
-            Concern.state == "escalated",
-        )
-        .order_by(Concern.created_at, Concern.concern_id)
-    )
-    return list(uow.session.scalars(stmt))
 
 
 def escalation_recipients(uow: UnitOfWork, *, concern_id: str) -> list[str]:

@@ -11,13 +11,10 @@ from concern import holds
 from concern.models import Concern
 from concern.queries import (  # noqa: F401 (the reads, kept where callers have always found them)
     active_counts,
-    asked_by,
     claim_due,
-    escalated_to,
     escalation_recipients,
     list_,
     state_of,
-    waiting_on,
 )
 from concern.rules import can_transition
 from fact import service as facts
