@@ -59,7 +59,7 @@ READ: dict[str, Callable[[UnitOfWork, dict[str, Any], Any, ZoneInfo], str]] = {
 def text(uow: UnitOfWork, command: Reply, situation: Situation) -> str:
     """The reply's words, in the sender's language and timezone."""
     sender, values = situation.sender, command.values
-    tz = ZoneInfo(persons.get(uow, person_id=sender.person_id).timezone)
+    tz = ZoneInfo(sender.timezone)  # the directory copy this transaction checked is current
     if (read := READ.get(command.template)) is not None:
         return read(uow, values, sender, tz)
     target = persons.get(uow, person_id=values["target_person_id"]) if values.get("target_person_id") else None

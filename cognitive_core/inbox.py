@@ -22,6 +22,7 @@ from concern.commands import dump
 from fact import decisions
 from fact import service as facts
 from fact.decisions import DecisionKind
+from fact.models import Fact
 from kernel.context import AppContext, UnitOfWork
 from kernel.redaction import error_text
 from perception.models import LLM_PENDING, InboxEntry
@@ -101,13 +102,14 @@ def process_pending(ctx: AppContext, *, limit: int = 200) -> int:
                 entries = _claim(uow, wanted)
                 exhausted = len(entries) < wanted  # nothing else waits (that this replica may take)
                 entries, waiting = inbox_order.in_turn(uow, entries)  # each sender's signals one at a time
+                recorded = facts.get_many(uow, fact_ids=[e.fact_id for e in entries])
                 for entry in entries:
                     # A signal may change a person (a bind code, /quiet): the next one needs the new directory.
                     people = cache.people(uow) if not claimed else cache.current(uow)
                     if people is None:
                         break
                     claimed.append(entry.fact_id)
-                    _process(uow, entry, people, llm, book)
+                    _process(uow, entry, people, llm, book, recorded.get(entry.fact_id))
         except StaleDirectory:
             cache.refresh(ctx)
             continue
@@ -163,8 +165,9 @@ def _process(
     people: tuple[rules.PersonView, ...],
     llm: bool = False,
     book: phrasings.Book | None = None,
+    fact: Fact | None = None,
 ) -> None:
-    fact = facts.get(uow, fact_id=entry.fact_id)
+    fact = fact or facts.get(uow, fact_id=entry.fact_id)
     state = "done"
     if fact.fact_type == "message_received":
         situation = situation_of(uow, fact.content, fact.fact_id, people, book)

@@ -25,6 +25,7 @@ from kernel.context import AppContext, UnitOfWork
 
 LEARNED, CONFIRMED, REMOVED = "phrasing_learned", "phrasing_confirmed", "phrasing_removed"
 _COUNT = select(func.count()).select_from(Fact).where(Fact.fact_type == "phrasing")
+_SEEN = "cognitive_core.phrasings.seen"  # this transaction's read, in its session's info
 _ROWS = select(Fact.fact_id, Fact.timestamp, Fact.content).where(Fact.fact_type == "phrasing").order_by(Fact.pk)
 LOOK_BACK = 40  # a principal's newest decisions searched for a miss (a minute's burst at most)
 _NEWEST_DECISIONS = (  # built once: this runs for every message of a principal
@@ -98,13 +99,17 @@ class Book:
         self._read = Read({}, frozenset())
 
     def read(self, uow: UnitOfWork) -> Read:
-        """The phrasings as this transaction sees them (the copy when it is current, else read now)."""
+        """The phrasings as this transaction sees them (the copy when it is current, else read now); checked once
+        per transaction until it writes a phrasing (a batch of signals is one transaction)."""
+        if (seen := uow.session.info.get(_SEEN)) is not None:
+            return seen
         count = uow.session.scalar(_COUNT)
         with self._lock:
-            if count == self._count:
-                return self._read
-        found = _read(uow)
-        uow.after_commit(lambda: self._keep(count, found))  # a rolled-back read may have seen its own writes
+            found = self._read if count == self._count else None
+        if found is None:
+            found = _read(uow)
+            uow.after_commit(lambda: self._keep(count, found))  # a rolled-back read may have seen its own writes
+        uow.session.info[_SEEN] = found
         return found
 
     def _keep(self, count: int, found: Read) -> None:
@@ -177,6 +182,7 @@ def learn(
         dedup_key=f"phrasing:learned:{lesson['missed']}",
         content={"event": LEARNED, "principal_id": principal_id, **lesson, "how": how, "taught_by": taught_by},
     )
+    uow.session.info.pop(_SEEN, None)  # the next read in this transaction sees it
     return fact.fact_id if created else None
 
 
@@ -192,6 +198,7 @@ def _tombstone(uow: UnitOfWork, event: str, *, principal_id: str, phrasing_id: s
         dedup_key=f"phrasing:{event.removeprefix('phrasing_')}:{phrasing_id}",
         content={"event": event, "principal_id": principal_id, "phrasing_id": phrasing_id, **content},
     )
+    uow.session.info.pop(_SEEN, None)
     return created
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import literal, select, union_all
+from sqlalchemy import bindparam, literal_column, select, union_all
 
 from action.models import ButtonRow
 from concern import outbound, press_flows
@@ -66,42 +66,51 @@ def loops_of(uow: UnitOfWork, *, person_id: str, principal: bool) -> Loops:
     return Loops(waiting=tuple(waiting), awaiting_name=awaiting, open_asks=asks)
 
 
-def _involving(uow: UnitOfWork, *, person_id: str, principal: bool) -> dict[str, list[Concern]]:
-    """The open loops by the person's part in them, in one statement, each part oldest first: `target` (they owe
-    the answer), `escalation` (it reached them), and for a principal `asker` (their open questions) and `awaiting`
-    (they pressed "Ask someone else" within a day and named nobody yet; ordered by that prompt)."""
+def _involving_statement(*, principal: bool) -> Any:
+    """The statement `_involving` runs, built once per shape (building it is most of its cost)."""
+    person, since = bindparam("person_id"), bindparam("since")
     active = Concern.state.in_(ACTIVE_STATES)
     parts: list[Any] = [
-        select(Concern.concern_id, literal("target").label("role"), Concern.created_at.label("at")).where(
-            Concern.target_person_id == person_id, active
+        select(Concern.concern_id, literal_column("'target'").label("role"), Concern.created_at.label("at")).where(
+            Concern.target_person_id == person, active
         ),
-        select(Concern.concern_id, literal("escalation"), Concern.created_at).where(
+        select(Concern.concern_id, literal_column("'escalation'"), Concern.created_at).where(
             Concern.state == "escalated",
-            (Concern.escalated_to == person_id) | Concern.concern_id.in_(reached(person_id)),
+            (Concern.escalated_to == person) | Concern.concern_id.in_(reached(person)),
         ),
     ]
     if principal:
         parts.append(
-            select(Concern.concern_id, literal("asker"), Concern.created_at).where(
-                Concern.originator_id == person_id, Concern.kind == "question", active
+            select(Concern.concern_id, literal_column("'asker'"), Concern.created_at).where(
+                Concern.originator_id == person, Concern.kind == "question", active
             )
         )
         parts.append(
-            select(ButtonRow.concern_id, literal("awaiting"), ButtonRow.created_at).where(
+            select(ButtonRow.concern_id, literal_column("'awaiting'"), ButtonRow.created_at).where(
                 ButtonRow.verb == press_flows.AWAIT_NAME,
-                ButtonRow.addressee_id == person_id,
+                ButtonRow.addressee_id == person,
                 ButtonRow.pressed_at.is_(None),
-                ButtonRow.created_at > uow.now - AWAITING_NAME_FOR,
+                ButtonRow.created_at > since,
             )
         )
     part = union_all(*parts).subquery()
-    stmt = (
+    return (
         select(Concern, part.c.role)
         .join(part, part.c.concern_id == Concern.concern_id)
         .where(active)
         .order_by(part.c.at, Concern.concern_id)
     )
+
+
+_INVOLVING = {principal: _involving_statement(principal=principal) for principal in (False, True)}
+
+
+def _involving(uow: UnitOfWork, *, person_id: str, principal: bool) -> dict[str, list[Concern]]:
+    """The open loops by the person's part in them, in one statement, each part oldest first: `target` (they owe
+    the answer), `escalation` (it reached them), and for a principal `asker` (their open questions) and `awaiting`
+    (they pressed "Ask someone else" within a day and named nobody yet; ordered by that prompt)."""
     roles: dict[str, list[Concern]] = {"target": [], "escalation": [], "asker": [], "awaiting": []}
-    for concern, role in uow.session.execute(stmt):
+    params = {"person_id": person_id, "since": uow.now - AWAITING_NAME_FOR}
+    for concern, role in uow.session.execute(_INVOLVING[principal], params):
         roles[role].append(concern)
     return roles

@@ -94,6 +94,7 @@ def _fact(
     facts.append(
         uow,
         dedup_key=f"concern:{concern.concern_id}:raised" if change == "raised" else None,
+        fresh_key=change == "raised",  # the loop's id was allocated in this transaction
         fact_type="concern_changed",
         source="concern",
         person_refs=[concern.originator_id, concern.target_person_id],

@@ -52,6 +52,7 @@ def record(
         person_refs=person_refs,
         causation_id=causation_id or (inputs[0] if inputs else None),
         dedup_key=f"decision:{decision_id}",
+        fresh_key=True,  # just allocated
         content={
             "decision_id": decision_id,
             "kind": DecisionKind(kind).value,

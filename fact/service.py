@@ -60,16 +60,18 @@ def append(
     causation_id: str | None = None,
     dedup_key: str | None = None,
     timestamp: datetime | None = None,
+    fresh_key: bool = False,
 ) -> tuple[Fact, bool]:
     """Append one fact in the caller's transaction; returns (fact, created).
 
     With `dedup_key`, a fact already recorded under that key is returned instead
-    (created=False), also when a concurrent writer wins the race.
+    (created=False), also when a concurrent writer wins the race. `fresh_key`: the key names an id allocated in
+    this transaction, so nothing can be recorded under it yet and it is not looked up first.
     """
     fact_type, source = FactType(fact_type).value, FactSource(source).value
     content = _storable(fact_type, source, content)
     refs = list(dict.fromkeys(person_refs))
-    if dedup_key is not None:
+    if dedup_key is not None and not fresh_key:
         existing = get_by_dedup_key(uow, dedup_key=dedup_key)
         if existing is not None:
             return existing, False
@@ -196,6 +198,13 @@ def _insert(
 def get(uow: UnitOfWork, *, fact_id: str) -> Fact | None:
     """The fact with this id, or None."""
     return uow.session.scalars(select(Fact).where(Fact.fact_id == fact_id)).first()
+
+
+def get_many(uow: UnitOfWork, *, fact_ids: list[str]) -> dict[str, Fact]:
+    """The facts with these ids that exist, by id (one statement)."""
+    if not fact_ids:
+        return {}
+    return {f.fact_id: f for f in uow.session.scalars(select(Fact).where(Fact.fact_id.in_(fact_ids)))}
 
 
 def get_by_dedup_key(uow: UnitOfWork, *, dedup_key: str) -> Fact | None:

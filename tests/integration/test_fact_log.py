@@ -7,7 +7,7 @@ import time
 
 import pytest
 from sqlalchemy import create_engine, event, func, select, text
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from fact import service
 from fact.models import Fact, FactPersonRef
@@ -229,3 +229,32 @@ def test_a_key_taken_between_the_read_and_the_insert_returns_the_fact_that_holds
     assert (created, again.fact_id, again.content) == (False, first.fact_id, {"n": 1})
     assert _count_facts(ctx) == 1
     assert [ref[1] for ref in _refs(ctx)] == ["p_zhangsan"], "the losing insert wrote no person refs"
+
+
+def test_a_fresh_key_is_not_looked_up_first_and_a_taken_one_is_never_recorded_twice(ctx: AppContext):
+    statements: list[str] = []
+
+    def seen(_conn, _cursor, statement, *_):
+        statements.append(statement.lstrip())
+
+    event.listen(ctx.db.engine, "before_cursor_execute", seen)
+    try:
+        with ctx.uow() as uow:
+            first, created = service.append(
+                uow, fact_type="system", source="system", content={"n": 1}, dedup_key="decision:dec_x", fresh_key=True
+            )
+    finally:
+        event.remove(ctx.db.engine, "before_cursor_execute", seen)
+    assert created
+    assert not [s for s in statements if s.startswith("SELECT facts.")], "no read before the insert"
+    # A caller wrong about its key being fresh: PostgreSQL's ON CONFLICT returns the recorded fact; SQLite's
+    # append-only trigger refuses the insert before ON CONFLICT is considered. Either way one fact.
+    try:
+        with ctx.uow() as uow:
+            again, created = service.append(
+                uow, fact_type="system", source="system", content={"n": 2}, dedup_key="decision:dec_x", fresh_key=True
+            )
+        assert (created, again.fact_id, again.content) == (False, first.fact_id, {"n": 1})
+    except IntegrityError:
+        assert ctx.db.is_sqlite
+    assert _count_facts(ctx) == 1
