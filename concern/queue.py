@@ -14,6 +14,7 @@ from enum import StrEnum
 from sqlalchemy import func, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.orm.attributes import set_committed_value
 
 from action.models import ActionRequest
 from concern.models import Concern, OutboxEntry
@@ -79,11 +80,31 @@ def enqueue(
     table = OutboxEntry.__table__
     stmt = insert_(table).values(**values).on_conflict_do_nothing(index_elements=["request_key"]).returning(table.c.id)
     # RETURNING, not rowcount: PostgreSQL's driver reports -1 rows for this statement.
-    return uow.session.execute(stmt).first() is not None
+    queued = uow.session.execute(stmt).first() is not None
+    if queued:
+        _enqueued[0] += 1
+    return queued
+
+
+_enqueued = [0]  # entries this process queued (rolled back ones too): a drainer looks again when it moved
+
+
+def enqueued() -> int:
+    """How many entries this process has queued so far (a counter to compare, not a figure of the queue)."""
+    return _enqueued[0]
 
 
 def claim(uow: UnitOfWork, *, owner: str, lease: timedelta, request_key: str | None = None) -> OutboxEntry | None:
-    """Take the oldest available entry (or the one with `request_key`) for `owner` until the lease ends.
+    """Take the oldest available entry (or the one with `request_key`) for `owner` until the lease ends."""
+    found = claim_many(uow, owner=owner, lease=lease, limit=1, request_key=request_key)
+    return found[0] if found else None
+
+
+def claim_many(
+    uow: UnitOfWork, *, owner: str, lease: timedelta, limit: int, request_key: str | None = None
+) -> list[OutboxEntry]:
+    """Take up to `limit` of the oldest available entries (or the one with `request_key`), oldest first, for
+    `owner` until the lease ends.
 
     Exactly one drainer owns an entry at a time: PostgreSQL skips rows another transaction holds, and
     SQLite has one writer at a time. A lease that ends (its owner died) makes the entry available again.
@@ -91,14 +112,21 @@ def claim(uow: UnitOfWork, *, owner: str, lease: timedelta, request_key: str | N
     stmt = select(OutboxEntry).where(OutboxEntry.state == "open", OutboxEntry.available_at <= uow.now)
     if request_key is not None:
         stmt = stmt.where(OutboxEntry.request_key == request_key)
-    stmt = stmt.order_by(OutboxEntry.available_at, OutboxEntry.id).limit(1)
+    stmt = stmt.order_by(OutboxEntry.available_at, OutboxEntry.id).limit(limit)
     if uow.postgres:
         stmt = stmt.with_for_update(skip_locked=True)
-    entry = uow.session.scalars(stmt).first()
-    if entry is not None:
-        entry.claimed_by, entry.available_at = owner, uow.now + lease
-        uow.session.flush()
-    return entry
+    entries = list(uow.session.scalars(stmt))
+    if entries:
+        uow.session.execute(
+            update(OutboxEntry)
+            .where(OutboxEntry.id.in_([e.id for e in entries]))
+            .values(claimed_by=owner, available_at=uow.now + lease)
+            .execution_options(synchronize_session=False)
+        )
+        for entry in entries:  # as stored now: no second UPDATE at the flush, no read again
+            set_committed_value(entry, "claimed_by", owner)
+            set_committed_value(entry, "available_at", uow.now + lease)
+    return entries
 
 
 def release(uow: UnitOfWork, *, entry_id: int, available_at: datetime) -> None:

@@ -12,6 +12,7 @@ import logging
 import os
 import socket
 import uuid
+from functools import partial
 
 from action import service as actions
 from action.models import ActionRecord, ActionRequest, Deferred, InFlight, Outcome
@@ -46,31 +47,51 @@ def _guard(entry: OutboxEntry):
     return check
 
 
+CLAIM_BATCH = 8  # entries claimed per transaction: a few, so other drainers still share a burst
+
+
 def drain(ctx: AppContext, *, limit: int = 200) -> int:
     """Claim and run available entries (and the ones their results queue) until none is left or the process
     stops; returns how many ran."""
     owner, ran = owner_token(), 0
     while ran < limit and not ctx.stopping.is_set():  # stopping: the send in flight ends, nothing new starts
-        entry, held = with_calendar(ctx, lambda: _claim(ctx, owner))  # holding may read a calendar: outside
-        if entry is None:
+        wanted, queued = min(CLAIM_BATCH, limit - ran), queue.enqueued()
+        batch = with_calendar(ctx, partial(_claim, ctx, owner, wanted))  # holding may read a calendar: outside
+        for n, (entry, held) in enumerate(batch):
+            if ctx.stopping.is_set():  # the rest goes back now, not when its lease ends
+                _give_back(ctx, [e for e, _ in batch[n:]])
+                return ran
+            ran += 1
+            if held:  # waits for its person's return, or their digest
+                continue
+            try:
+                run(ctx, entry)
+            except Exception as exc:  # one broken entry must not block the queue
+                log.exception("outbox entry %s failed", entry.request_key)
+                _set_aside(ctx, entry, exc)
+        # Nothing else was available, and what ran queued nothing (an answer's acknowledgement, the next step):
+        # no claim that would find nothing.
+        if len(batch) < wanted and queue.enqueued() == queued:
             break
-        ran += 1
-        if held:  # waits for its person's return, or their digest
-            continue
-        try:
-            run(ctx, entry)
-        except Exception as exc:  # one broken entry must not block the queue
-            log.exception("outbox entry %s failed", entry.request_key)
-            _set_aside(ctx, entry, exc)
     return ran
 
 
-def _claim(ctx: AppContext, owner: str) -> tuple[OutboxEntry | None, bool]:
-    """Claim the next entry; True beside it when it is held instead (its person away, or their digest)."""
+def _claim(ctx: AppContext, owner: str, count: int) -> list[tuple[OutboxEntry, bool]]:
+    """Claim up to `count` entries, oldest first; True beside one that is held instead (its person away, or
+    their digest)."""
     with ctx.uow(actor="concern") as uow:
-        entry = queue.claim(uow, owner=owner, lease=LEASE)
-        held = entry is not None and (away.hold_entry(uow, entry) or away.hold(uow, entry) or digest.hold(uow, entry))
-    return entry, held
+        entries = queue.claim_many(uow, owner=owner, lease=LEASE, limit=count)
+        return [
+            (entry, away.hold_entry(uow, entry) or away.hold(uow, entry) or digest.hold(uow, entry))
+            for entry in entries
+        ]
+
+
+def _give_back(ctx: AppContext, entries: list[OutboxEntry]) -> None:
+    """Entries claimed but not run (the process is stopping): available again at once."""
+    with ctx.uow(actor="concern") as uow:
+        for entry in entries:
+            queue.release(uow, entry_id=entry.id, available_at=uow.now)
 
 
 def run_owned(ctx: AppContext, *, request_key: str) -> Outcome | None:

@@ -1,0 +1,97 @@
+"""The outbox is claimed a few entries per transaction: oldest first, one owner each, the unrun rest given back
+when the process stops, and what the batch's sends queue still goes out in the same drain."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+
+from channels.base import OutboundMessage, SendReceipt
+from concern import flows, queue
+from concern.models import OutboxEntry
+from concern.outbox import drain as outbox
+from fact import decisions
+from fact.decisions import DecisionKind
+from tests.fakes.memory_channel import MemoryChannel
+
+ASKED = {"p_zhangsan": "提测什么时候能给？", "p_lisi": "周报写完了吗？", "p_wangwu": "评审约在几点？"}
+
+
+def _ask(ctx, target: str) -> None:
+    with ctx.uow() as uow:
+        decision_id = decisions.record(uow, kind=DecisionKind.raise_concern, rule="test", source="admin_api")
+        flows.raise_(
+            uow,
+            originator_id="p_boss",
+            target_person_id=target,
+            question=ASKED[target],
+            priority="P1",
+            decision_id=decision_id,
+        )
+
+
+def _entries(ctx) -> list[OutboxEntry]:
+    with ctx.reader() as uow:
+        return list(uow.session.scalars(select(OutboxEntry).order_by(OutboxEntry.id)))
+
+
+def test_a_claim_takes_the_oldest_entries_and_another_drainer_the_rest(ctx, clock, team):
+    for target in ASKED:
+        _ask(ctx, target)
+    with ctx.uow() as uow:
+        first = queue.claim_many(uow, owner="a", lease=outbox.LEASE, limit=2)
+    with ctx.uow() as uow:
+        second = queue.claim_many(uow, owner="b", lease=outbox.LEASE, limit=5)
+    stored = _entries(ctx)
+    assert [e.id for e in first] == [e.id for e in stored[:2]] and [e.id for e in second] == [stored[2].id]
+    assert [e.claimed_by for e in stored] == ["a", "a", "b"]
+    assert {e.available_at for e in stored} == {clock.now() + outbox.LEASE}
+    with ctx.uow() as uow:
+        assert queue.claim_many(uow, owner="c", lease=outbox.LEASE, limit=5) == []
+
+
+class _StopsAfterOne(MemoryChannel):
+    """The process is told to stop while its first send is in flight."""
+
+    def __init__(self, name: str, ctx) -> None:
+        super().__init__(name)
+        self.ctx = ctx
+
+    def send(self, message: OutboundMessage) -> SendReceipt:
+        self.ctx.stopping.set()
+        return super().send(message)
+
+
+def test_a_stopping_drainer_gives_back_what_it_claimed_and_did_not_run(ctx, clock, team):
+    feishu, telegram = team
+    stopping = _StopsAfterOne("telegram", ctx)
+    ctx.channels.register(stopping)
+    _ask(ctx, "p_zhangsan")  # telegram: the send during which the stop comes
+    _ask(ctx, "p_wangwu")  # feishu: claimed in the same batch, not run
+    assert outbox.drain(ctx) == 1
+    assert len(stopping.sent) == 1 and feishu.sent == []
+    [given_back] = [e for e in _entries(ctx) if e.request_key.startswith("con_20260318_002")]
+    assert (given_back.state, given_back.claimed_by, given_back.available_at) == ("open", None, clock.now())
+    ctx.stopping.clear()
+    assert outbox.drain(ctx) == 3  # the question it gave back, and both acknowledgements to the asker
+    assert feishu.texts_to("ou_wangwu") == ["老板想了解：评审约在几点？"]
+
+
+class _QueuesAnother(MemoryChannel):
+    """Its first send queues another entry, as a result's follow-up does."""
+
+    def __init__(self, name: str, ctx) -> None:
+        super().__init__(name)
+        self.ctx = ctx
+
+    def send(self, message: OutboundMessage) -> SendReceipt:
+        if not self.sent:
+            _ask(self.ctx, "p_lisi")
+        return super().send(message)
+
+
+def test_what_a_batch_queued_goes_out_in_the_same_drain(ctx, clock, team):
+    queuing = _QueuesAnother("telegram", ctx)
+    ctx.channels.register(queuing)
+    _ask(ctx, "p_zhangsan")  # a batch of one: fewer than a claim takes, yet its send queued one more
+    assert outbox.drain(ctx) == 4  # both questions and both acknowledgements to the asker
+    assert [m.message.chat_id for m in queuing.sent] == ["tg_zs", "tg_ls"]
