@@ -56,6 +56,7 @@ class Reservation:
     route: list[tuple[str, str, str | None]]
     attempts: tuple[dict[str, Any], ...] = ()
     kept: dict[str, Any] | None = None  # the row's politeness keys and loops (`rules.kept_detail`), as reserved
+    born_in_sandbox: bool | None = None  # the sandbox fence's read, in the reservation's transaction (None: not read)
 
 
 @dataclass(frozen=True)
@@ -87,7 +88,8 @@ def send(
                 }
             )
             continue
-        if sandbox.refused(ctx, request, channel):  # checked here, where every send is made, whatever asked for it
+        # Checked here, where every send is made, whatever asked for it (the chain as the reservation read it).
+        if sandbox.refused(ctx, request, channel, born=reserved.born_in_sandbox):
             attempts.append({"channel": channel_name, **sandbox.REFUSAL})
             continue
         started = time.perf_counter()

@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from action import buttons, ledger, routing, rules, snapshots
+from action import buttons, ledger, routing, rules, sandbox, snapshots
 from action.delivery import Reservation, Sent
 from action.models import (
     ActionRecord,
@@ -226,7 +226,9 @@ def reserve(
         # The person row read above, under the person's lock, is the one judged: no second read of it.
         pending = _row(uow, request, held, channel=first_channel, result=Result.pending, detail={}, person=person)
         route_of = [(b.channel, b.external_user_id, b.chat_id) for b in route]
-        return Reservation(pending.action_id, person.locale, route_of, kept=rules.kept_detail(pending.result_detail))
+        kept = rules.kept_detail(pending.result_detail)
+        born = sandbox.born_in(uow, request) if sandbox.any_live(ctx, [c for c, _, _ in route_of]) else None
+        return Reservation(pending.action_id, person.locale, route_of, kept=kept, born_in_sandbox=born)
 
 
 def _reserve_for_chat(uow: UnitOfWork, request: ActionRequest) -> Reservation:

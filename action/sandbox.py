@@ -19,13 +19,28 @@ from kernel.context import AppContext, UnitOfWork
 REFUSAL = {"error": "sandbox_only", "message": "born in the console's sandbox: sent on dry-run channels only"}
 
 
-def refused(ctx: AppContext, request: ActionRequest, channel: Any) -> bool:
-    """True when `request` may not go out on `channel`: a live channel, and a request born in the sandbox."""
+def refused(ctx: AppContext, request: ActionRequest, channel: Any, *, born: bool | None = None) -> bool:
+    """True when `request` may not go out on `channel`: a live channel, and a request born in the sandbox.
+
+    `born`: what the reservation's transaction read of the request's chain (`born_in`); None reads it now.
+    """
     if getattr(channel, "dry_run", False):
         return False
+    if born is not None:
+        return born
     with ctx.reader() as uow:
-        refs = [request.decision_ref, request.concern_id, *_button_concerns(uow, request)]
-        return any(born_in_sandbox(uow, ref=ref) for ref in dict.fromkeys(refs) if ref)
+        return born_in(uow, request)
+
+
+def born_in(uow: UnitOfWork, request: ActionRequest) -> bool:
+    """Whether the request's chain (its decision, its loop, the loops its buttons act on) starts in the sandbox."""
+    refs = [request.decision_ref, request.concern_id, *_button_concerns(uow, request)]
+    return any(born_in_sandbox(uow, ref=ref) for ref in dict.fromkeys(refs) if ref)
+
+
+def any_live(ctx: AppContext, channels: list[str]) -> bool:
+    """Whether any of these channels is installed and live (only a live one needs the chain read)."""
+    return any((c := ctx.channels.get(name)) is not None and not getattr(c, "dry_run", False) for name in channels)
 
 
 def _button_concerns(uow: UnitOfWork, request: ActionRequest) -> list[str]:

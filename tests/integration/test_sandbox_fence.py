@@ -58,3 +58,41 @@ def test_a_sandbox_notice_goes_out_on_a_dry_run_channel(ctx):
     add_person(ctx, bindings=[{"channel": "telegram", "external_user_id": "tg_p_zhangsan"}])
     decision = _decided(ctx, _typed(ctx, "明早开会", event="sandbox-1"))
     assert actions.execute(ctx, request=notify(decision_ref=decision)).result == "success"
+
+
+def _readers(ctx, monkeypatch) -> list[int]:
+    """Counts the read transactions the context opens from now on."""
+    opened: list[int] = []
+    reader = ctx.reader
+
+    def counted(*args, **kwargs):
+        opened.append(1)
+        return reader(*args, **kwargs)
+
+    monkeypatch.setattr(ctx, "reader", counted)
+    return opened
+
+
+def test_the_fence_reads_the_chain_in_the_reservations_transaction(ctx, monkeypatch):
+    _, telegram = add_memory_channels(ctx)
+    add_person(ctx, bindings=[{"channel": "telegram", "external_user_id": "tg_p_zhangsan"}])
+    born_there = _decided(ctx, _typed(ctx, "明早开会", event="sandbox-1"))
+    born_here = _decided(ctx, _typed(ctx, "明早开会", event="43", sandbox=False))
+    opened = _readers(ctx, monkeypatch)
+    refused = actions.execute(ctx, request=notify(decision_ref=born_there, notification_type="a"))
+    sent = actions.execute(ctx, request=notify(decision_ref=born_here, notification_type="b"))
+    assert (refused.result, sent.result) == ("failed", "success")
+    assert [a["error"] for a in refused.result_detail["attempts"]] == ["sandbox_only"]
+    assert opened == [], "no read transaction of its own beside the reservation's"
+    assert len(telegram.sent) == 1
+
+
+def test_a_send_reserved_without_the_read_still_reads_the_chain_before_going_out(ctx):
+    from action import sandbox
+
+    _, telegram = add_memory_channels(ctx)
+    decision = _decided(ctx, _typed(ctx, "明早开会", event="sandbox-1"))
+    request = notify(decision_ref=decision)
+    assert sandbox.refused(ctx, request, telegram) is True  # a resumed send: nothing read when it was reserved
+    assert sandbox.refused(ctx, request, telegram, born=False) is False
+    assert sandbox.refused(ctx, request, DryRunChannel("telegram")) is False
