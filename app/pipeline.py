@@ -1,6 +1,6 @@
 """The one owner of the pipeline: webhook events become signal facts → process signals → hand messages to the
 optional LLM → fire timers → look up unread messages → finish interrupted actions → drain the outbox.
-The periodic part (timers to briefs and interrupted actions) runs in every pass the scheduler interval starts, and
+The periodic part (sandbox loops, timers to briefs, interrupted actions) runs in every pass the interval starts, and
 in passes woken for new work at most every CHORES_EVERY: a signal's reply does not wait behind it.
 
 One `Processor` per process runs these passes. Everything that has work for it only wakes it: a webhook or
@@ -49,11 +49,12 @@ TIMERS_PER_PASS = 100
 def tick(ctx: AppContext, *, limit: int = TIMERS_PER_PASS, chores: bool = True) -> dict[str, int]:
     """One pass; safe to run from several replicas at once (inbox rows, due timers and entries are claimed).
 
-    `chores=False` leaves out the periodic work (timers, read look-ups, briefs and reviews, digests, interrupted
-    actions): the processor's passes woken for signals do it at most every CHORES_EVERY, so a signal's reply does
-    not wait behind it.
+    `chores=False` leaves out the periodic work (sandbox loops, timers, read look-ups, briefs and reviews, digests,
+    interrupted actions): the processor's passes woken for signals do it at most every CHORES_EVERY, so a signal's
+    reply does not wait behind it.
     """
-    sandbox.close_if_live(ctx)  # trials from the console's sandbox end once a channel is live, before anything reads
+    if chores:  # trials from the console's sandbox end once a channel is live (a restart), before anything reads
+        sandbox.close_if_live(ctx)
     ingested = ingest(ctx, webhooks=plugins.webhooks(ctx), limit=EVENTS_PER_PASS)  # webhook events → signal facts
     processed = process_pending(ctx, limit=SIGNALS_PER_PASS)
     llm_worker.dispatch(ctx)  # only hands them over: the calls run on the LLM's own pool, never in this pass
