@@ -9,6 +9,7 @@ serially in one process; a 4 s burst of known senders' `/help` at c = 8 and the 
 reply); the signal → reply latency at a steady rate spread over many chats; the resident memory of the web
 process and of its processor process (when `deputy serve` starts one) idle and after the load.
 Usage: python bench/webhook.py [--requests 1000] [--conc 1,8,32] [--reps 3] [--backends sqlite,postgres]
+       python bench/webhook.py --serial-only [--requests 300] [--reps 2]  (only the serial rate and statements)
 """
 
 from __future__ import annotations
@@ -313,6 +314,18 @@ def _add(table: Table, *cells: str) -> None:
     print(f"{table.title}: " + " | ".join(cells), flush=True)
 
 
+def _serial_only(backends: list[str], n: int, reps: int) -> None:
+    """The serial processing rate and statements per /help, `reps` times per backend (to compare two commits)."""
+    fake = TimedTelegram().start()
+    try:
+        for backend in backends:
+            for _ in range(reps):
+                rate, recorded, processed = _serial_rate(backend, n, fake)
+                print(f"{backend}: serial {rate:.1f} /help per s | record {recorded} | process {processed}", flush=True)
+    finally:
+        fake.stop()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=1000, help="requests per run")
@@ -321,7 +334,11 @@ def main() -> None:
     parser.add_argument("--backends", default="sqlite,postgres")
     parser.add_argument("--modes", default="deputy", help="deputy (processor process), thread (processor thread)")
     parser.add_argument("--steady-seconds", type=float, default=10.0)
+    parser.add_argument("--serial-only", action="store_true", help="only the serial /help rate and its statements")
     args = parser.parse_args()
+    if args.serial_only:
+        _serial_only(args.backends.split(","), args.requests, args.reps)
+        return
     concs = [int(c) for c in args.conc.split(",")]
     print(f"load average at the start: {' / '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
     fake = TimedTelegram().start()
