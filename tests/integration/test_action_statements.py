@@ -1,10 +1,9 @@
 """How many SQL statements one notify costs: a count (not a timing), so a read added to the hot path shows up here."""
 
-from sqlalchemy import event
-
 from action import service
 from kernel.context import AppContext
 from tests.integration.action_helpers import action_facts, add_memory_channels, add_person, notify
+from tests.integration.sql_statements import sent
 
 # SQLite: BEGIN IMMEDIATE, the person, the cooldown and daily-cap counts, the bindings, the id counter, the action
 # row, the sandbox fence's read of the decision (in the same transaction); BEGIN IMMEDIATE, the update, the id
@@ -14,19 +13,8 @@ MOST = {"sqlite": 16, "postgresql": 11}
 
 
 def _statements_of_one_notify(ctx: AppContext, request) -> list[str]:
-    seen: list[str] = []
-
-    def count(_conn, _cursor, statement, *_):
-        seen.append(" ".join(statement.split())[:100])
-
-    engines = {id(e): e for e in (ctx.db.engine, ctx.db.read_engine)}.values()
-    for engine in engines:
-        event.listen(engine, "before_cursor_execute", count)
-    try:
+    with sent(ctx) as seen:
         record = service.execute(ctx, request=request)
-    finally:
-        for engine in engines:
-            event.remove(engine, "before_cursor_execute", count)
     assert record.result == "success"
     return seen
 

@@ -6,12 +6,13 @@ import threading
 import time
 
 import pytest
-from sqlalchemy import create_engine, event, func, select, text
+from sqlalchemy import create_engine, func, select, text
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from fact import service
 from fact.models import Fact, FactPersonRef
 from kernel.context import AppContext
+from tests.integration.sql_statements import sent
 
 ON_POSTGRES = pytest.mark.parametrize(
     "database_url", [pytest.param("postgres", marks=pytest.mark.postgres)], indirect=True
@@ -197,19 +198,10 @@ def test_person_refs_are_stored_and_queryable_per_person(ctx: AppContext):
 
 
 def test_a_keyed_append_is_one_insert_per_table_without_a_savepoint(ctx: AppContext):
-    statements: list[str] = []
-
-    def seen(_conn, _cursor, statement, *_):
-        statements.append(statement.lstrip())
-
-    event.listen(ctx.db.engine, "before_cursor_execute", seen)
-    try:
-        with ctx.uow() as uow:
-            service.append(
-                uow, fact_type="system", source="system", content={"t": "x"}, person_refs=["p_a"], dedup_key="k:1"
-            )
-    finally:
-        event.remove(ctx.db.engine, "before_cursor_execute", seen)
+    with sent(ctx) as statements, ctx.uow() as uow:
+        service.append(
+            uow, fact_type="system", source="system", content={"t": "x"}, person_refs=["p_a"], dedup_key="k:1"
+        )
     assert not [s for s in statements if s.upper().startswith(("SAVEPOINT", "RELEASE"))]
     assert len([s for s in statements if s.startswith("INSERT INTO facts ")]) == 1
     assert len([s for s in statements if s.startswith("INSERT INTO fact_person_refs ")]) == 1
@@ -232,19 +224,10 @@ def test_a_key_taken_between_the_read_and_the_insert_returns_the_fact_that_holds
 
 
 def test_a_fresh_key_is_not_looked_up_first_and_a_taken_one_is_never_recorded_twice(ctx: AppContext):
-    statements: list[str] = []
-
-    def seen(_conn, _cursor, statement, *_):
-        statements.append(statement.lstrip())
-
-    event.listen(ctx.db.engine, "before_cursor_execute", seen)
-    try:
-        with ctx.uow() as uow:
-            first, created = service.append(
-                uow, fact_type="system", source="system", content={"n": 1}, dedup_key="decision:dec_x", fresh_key=True
-            )
-    finally:
-        event.remove(ctx.db.engine, "before_cursor_execute", seen)
+    with sent(ctx) as statements, ctx.uow() as uow:
+        first, created = service.append(
+            uow, fact_type="system", source="system", content={"n": 1}, dedup_key="decision:dec_x", fresh_key=True
+        )
     assert created
     assert not [s for s in statements if s.startswith("SELECT facts.")], "no read before the insert"
     # A caller wrong about its key being fresh: PostgreSQL's ON CONFLICT returns the recorded fact; SQLite's

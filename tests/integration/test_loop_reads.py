@@ -4,31 +4,18 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from sqlalchemy import event
-
 from app.pipeline import tick
 from concern.reads import Loops, loops_of
 from tests.integration.action_helpers import add_person
+from tests.integration.sql_statements import sent
 from tests.integration.story_helpers import say
 
 H = timedelta(hours=1)
 
 
 def _read(ctx, person_id: str, *, principal: bool = False) -> tuple[Loops, list[str]]:
-    seen: list[str] = []
-
-    def count(_conn, _cursor, statement, *_):
-        seen.append(" ".join(statement.split())[:80])
-
-    engines = {id(e): e for e in (ctx.db.engine, ctx.db.read_engine)}.values()
-    for engine in engines:
-        event.listen(engine, "before_cursor_execute", count)
-    try:
-        with ctx.reader() as uow:
-            loops = loops_of(uow, person_id=person_id, principal=principal)
-    finally:
-        for engine in engines:
-            event.remove(engine, "before_cursor_execute", count)
+    with sent(ctx) as seen, ctx.reader() as uow:
+        loops = loops_of(uow, person_id=person_id, principal=principal)
     return loops, [s for s in seen if not s.startswith(("BEGIN", "COMMIT", "ROLLBACK"))]
 
 
