@@ -58,8 +58,8 @@ def drain(ctx: AppContext, *, limit: int = 200) -> int:
         wanted, queued = min(CLAIM_BATCH, limit - ran), queue.enqueued()
         batch = with_calendar(ctx, partial(_claim, ctx, owner, wanted))  # holding may read a calendar: outside
         for n, (entry, held) in enumerate(batch):
-            if ctx.stopping.is_set():  # the rest goes back now, not when its lease ends
-                _give_back(ctx, [e for e, _ in batch[n:]])
+            if ctx.stopping.is_set():  # the rest goes back now, not when its lease ends (the held stay held)
+                _give_back(ctx, [e for e, held_ in batch[n:] if not held_])
                 return ran
             ran += 1
             if held:  # waits for its person's return, or their digest

@@ -3,6 +3,8 @@ when the process stops, and what the batch's sends queue still goes out in the s
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from sqlalchemy import select
 
 from channels.base import OutboundMessage, SendReceipt
@@ -12,6 +14,7 @@ from concern.outbox import drain as outbox
 from fact import decisions
 from fact.decisions import DecisionKind
 from tests.fakes.memory_channel import MemoryChannel
+from tests.integration.action_helpers import notify
 
 ASKED = {"p_zhangsan": "提测什么时候能给？", "p_lisi": "周报写完了吗？", "p_wangwu": "评审约在几点？"}
 
@@ -74,6 +77,22 @@ def test_a_stopping_drainer_gives_back_what_it_claimed_and_did_not_run(ctx, cloc
     ctx.stopping.clear()
     assert outbox.drain(ctx) == 3  # the question it gave back, and both acknowledgements to the asker
     assert feishu.texts_to("ou_wangwu") == ["老板想了解：评审约在几点？"]
+
+
+def test_a_stopping_drainer_leaves_an_entry_held_for_its_persons_return_held(ctx, clock, client, team):
+    stopping = _StopsAfterOne("telegram", ctx)
+    ctx.channels.register(stopping)
+    _ask(ctx, "p_zhangsan")  # the send during which the stop comes
+    with ctx.uow() as uow:  # a notification to 李四, claimed in the same batch and held there: she is on leave
+        request = notify("p_lisi", notification_type="meeting", request_key="ops:meeting:1")
+        queue.enqueue(uow, request=request, purpose=queue.Purpose.notification)
+    back = "2026-03-19T09:00:00+08:00"
+    state = {"status": "on_leave", "until": back}
+    assert client.patch("/v1/persons/p_lisi", json={"work_state": state}).status_code == 200
+    assert outbox.drain(ctx) == 1
+    [held] = [e for e in _entries(ctx) if e.purpose == "notification"]
+    assert (held.state, held.claimed_by) == ("open", None)
+    assert held.available_at == datetime.fromisoformat(back)  # still her return, not given back for now
 
 
 class _QueuesAnother(MemoryChannel):
