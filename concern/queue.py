@@ -94,24 +94,13 @@ def enqueued() -> int:
     return _enqueued[0]
 
 
-def claim(uow: UnitOfWork, *, owner: str, lease: timedelta, request_key: str | None = None) -> OutboxEntry | None:
-    """Take the oldest available entry (or the one with `request_key`) for `owner` until the lease ends."""
-    found = claim_many(uow, owner=owner, lease=lease, limit=1, request_key=request_key)
-    return found[0] if found else None
-
-
-def claim_many(
-    uow: UnitOfWork, *, owner: str, lease: timedelta, limit: int, request_key: str | None = None
-) -> list[OutboxEntry]:
-    """Take up to `limit` of the oldest available entries (or the one with `request_key`), oldest first, for
-    `owner` until the lease ends.
+def claim_many(uow: UnitOfWork, *, owner: str, lease: timedelta, limit: int) -> list[OutboxEntry]:
+    """Take up to `limit` of the oldest available entries, oldest first, for `owner` until the lease ends.
 
     Exactly one drainer owns an entry at a time: PostgreSQL skips rows another transaction holds, and
     SQLite has one writer at a time. A lease that ends (its owner died) makes the entry available again.
     """
     stmt = select(OutboxEntry).where(OutboxEntry.state == "open", OutboxEntry.available_at <= uow.now)
-    if request_key is not None:
-        stmt = stmt.where(OutboxEntry.request_key == request_key)
     stmt = stmt.order_by(OutboxEntry.available_at, OutboxEntry.id).limit(limit)
     if uow.postgres:
         stmt = stmt.with_for_update(skip_locked=True)

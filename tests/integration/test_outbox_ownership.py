@@ -115,7 +115,7 @@ def test_a_dead_drainers_claim_runs_out_and_the_entry_then_runs_once(ctx, clock,
             decision_id=decision_id,
         )
     with ctx.uow() as uow:  # a drainer claims the question, then its process dies before sending
-        assert queue.claim(uow, owner="dead:1:abc", lease=outbox.LEASE) is not None
+        assert queue.claim_many(uow, owner="dead:1:abc", lease=outbox.LEASE, limit=1) != []
     assert outbox.drain(ctx) == 0 and telegram.sent == []
     clock.advance(outbox.LEASE + timedelta(seconds=1))
     assert outbox.drain(ctx) >= 1 and telegram.texts_to("tg_zs") == ["老板想了解：提测什么时候能给？"]
