@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import sqlite3
 import threading
 import time
 from collections.abc import Iterator
@@ -49,6 +50,27 @@ class UTCDateTime(TypeDecorator):
 _PG_KEEPALIVE = {"keepalives": 1, "keepalives_idle": 30, "keepalives_interval": 10, "keepalives_count": 3}
 
 
+WAL_SWITCH_WAIT = 30.0  # seconds a connection waits for another process to finish opening a new database
+
+
+def _wal(cur: Any) -> None:
+    """Put the database in WAL mode (kept in the file: usually it is already).
+
+    Switching a new file needs a lock SQLite does not wait for (its busy handler is not asked): two processes opening
+    a new database at once (the web process and the processor, each making the inbound queue's file) were refused
+    with "database is locked". Tried again until the other is done.
+    """
+    deadline = time.monotonic() + WAL_SWITCH_WAIT
+    while True:
+        try:
+            cur.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.005)
+
+
 def _sqlite_engine(url: str, *, begin: str) -> Engine:
     engine = create_engine(url, json_serializer=dumps, connect_args={"timeout": 60, "check_same_thread": False})
 
@@ -57,7 +79,7 @@ def _sqlite_engine(url: str, *, begin: str) -> Engine:
         # Let SQLAlchemy's "begin" event issue BEGIN itself (pysqlite's own is deferred and late).
         dbapi_conn.isolation_level = None
         cur = dbapi_conn.cursor()
-        cur.execute("PRAGMA journal_mode=WAL")
+        _wal(cur)
         cur.execute("PRAGMA busy_timeout=60000")
         cur.execute("PRAGMA synchronous=NORMAL")
         cur.execute("PRAGMA foreign_keys=ON")
