@@ -4,7 +4,7 @@ The periodic part (sandbox loops, timers to briefs, interrupted actions) runs in
 in passes woken for new work at most every CHORES_EVERY: a signal's reply does not wait behind it.
 
 One `Processor` per process runs these passes. Everything that has work for it only wakes it: a webhook or
-signal endpoint after recording, the scheduler interval, a Redis wake-up from another replica, a send's pacing
+signal endpoint after recording, the scheduler interval, a NOTIFY from another replica (PostgreSQL), a send's pacing
 slot, the tick endpoint. With `DEPUTY_SCHEDULER_ENABLED=false` there is no thread: a wake-up runs the pass
 in the waker's thread (the webhook's background task), unless a pass is running, which then goes round once
 more; the tests rely on this mode.
@@ -29,7 +29,7 @@ from concern import queue, receipts, sandbox, timers
 from concern.kinds import digest
 from concern.outbox import drain as outbox
 from kernel.context import AppContext
-from kernel.wakeups import WAKE_CHANNEL
+from kernel.wakeups import Listener
 
 log = logging.getLogger("deputy.pipeline")
 
@@ -114,7 +114,8 @@ class Processor:
         self._again = threading.Event()  # without a thread: a wake-up arrived while a pass was running
         self._chores_at = float("-inf")  # when a pass last did the periodic work (monotonic)
         self._thread = threading.Thread(target=self._run, name="deputy-processor", daemon=True)
-        self._listener = threading.Thread(target=self._listen, name="deputy-processor-wake", daemon=True)
+        # Other replicas' wake-ups (PostgreSQL's NOTIFY); on SQLite this host's socket is the only way in.
+        self._listener = None if ctx.db.is_sqlite else Listener(ctx.db, self.wake)
 
     def wake(self, _: Any = None) -> None:
         """There is work: the thread takes it at once; without a thread, run the pass here, unless one is running.
@@ -149,12 +150,12 @@ class Processor:
         return result
 
     def start(self) -> None:
-        """Start the thread (and the Redis wake-up listener when Redis is configured)."""
+        """Start the thread (and, on PostgreSQL, the listener for other replicas' wake-ups)."""
         if not self.threaded:
             return
         classifier.warm()  # this process decides: its intent model is trained before the first message needs it
         self._thread.start()
-        if self.ctx.redis is not None:
+        if self._listener is not None:
             self._listener.start()
 
     def stop(self, timeout: float = 10) -> None:
@@ -163,8 +164,8 @@ class Processor:
         self._wake.set()
         if self._thread.is_alive():
             self._thread.join(timeout)
-        if self._listener.is_alive():
-            self._listener.join(timeout)
+        if self._listener is not None:
+            self._listener.stop(timeout)
 
     def _settle(self) -> None:
         """Woken during a burst: wait until wake-ups pause (at most MAX_SETTLE), then take the lot in batches.
@@ -201,22 +202,3 @@ class Processor:
                     threading.Timer(soon + 0.01, self._wake.set).start()
             except Exception:  # one failed pass must not end the loop
                 log.exception("pipeline pass failed")
-
-    def _listen(self) -> None:
-        failing = False
-        while not self._stop.is_set():
-            try:
-                pubsub = self.ctx.redis.pubsub(ignore_subscribe_messages=True)
-                pubsub.subscribe(WAKE_CHANNEL)
-                while not self._stop.is_set():
-                    if pubsub.get_message(timeout=1.0) is not None:
-                        self._wake.set()
-                    if failing:
-                        failing = False
-                        log.info("pipeline wake-up listener subscribed again")
-                pubsub.close()
-            except Exception as exc:  # Redis away: passes still come from the interval
-                if not failing:  # once per outage, not every retry
-                    log.warning("pipeline wake-up listener: %s; retrying every 5s", type(exc).__name__)
-                failing = True
-                self._stop.wait(5)

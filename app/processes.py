@@ -3,7 +3,8 @@
 The web process records what arrives and wakes the processor; the processor runs the pipeline's passes
 (`app.pipeline`). Wake-ups between the two on one host go over a Unix datagram socket in Linux's abstract
 namespace (no file to clean up, nothing to configure; the name is derived from the database URL), and across
-hosts over Redis as before. A lost wake-up only delays work until the next interval: the database is the truth.
+hosts with PostgreSQL's NOTIFY (`kernel.wakeups`). A lost wake-up only delays work until the next interval: the
+database is the truth.
 """
 
 from __future__ import annotations
@@ -73,7 +74,7 @@ class WakeListener:
         self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         try:
             self._sock.bind(address)
-        except OSError:  # another processor on this host has it: this one works from the interval and Redis
+        except OSError:  # another processor on this host has it: this one works from the interval and NOTIFY
             log.info("processor wake-up socket is taken by another processor; waking on the interval")
             self._sock.close()
             self._sock = None

@@ -3,7 +3,8 @@
 Each is started as `deputy serve` starts them (`bench.webhook_server deputy`: migrations in a child, then the web
 process and the processor process) on a scratch database with 500 people, Telegram configured against a fake Bot
 API (PostgreSQL with Redis when DEPUTY_BENCH_REDIS_URL or DEPUTY_TEST_REDIS_URL is set), Feishu and the LLM off.
-Measured once the port answers and the processes have settled (idle), and again after `--load` webhook updates at
+Measured once the port answers and the processes have settled (idle), after one GET of /readyz and /healthz each
+(what an orchestrator's checks make the process load: they ask Redis), and again after `--load` webhook updates at
 c = 8 (half from unknown senders, half `/help` from principals, every reply arrived). Also: which of the packages
 only some paths need each process has imported at idle. The bare FastAPI endpoint of bench/webhook.py is measured
 the same way. `--save FILE` keeps the figures; `--before FILE` prints them beside this run's (before → after).
@@ -14,12 +15,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import signal
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -56,6 +59,13 @@ def _modules(pid: int, folder: Path) -> set[str]:
     return set(target.read_text().split()) if target.exists() else set()
 
 
+def _probe(port: int) -> None:
+    """GET /readyz and /healthz once each, as Kubernetes' and Compose's checks do (any answer will do)."""
+    for path in ("/readyz", "/healthz"):
+        with contextlib.suppress(OSError):  # the bare app has no such route (a 404 is an HTTPError, an OSError)
+            urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=10).read()
+
+
 def _measure(kind: str, env: dict[str, str], args: argparse.Namespace, fake: TimedTelegram) -> list[dict]:
     """One row per process of the server: its role, idle RSS, the watched modules at idle, RSS after the load."""
     folder = Path(tempfile.mkdtemp(prefix="deputy-bench-modules-"))
@@ -74,6 +84,10 @@ def _measure(kind: str, env: dict[str, str], args: argparse.Namespace, fake: Tim
                     "modules": len(loaded),
                 }
             )
+        _probe(port)  # what an orchestrator's health checks make the process load (/readyz asks Redis)
+        time.sleep(1)
+        for row, pid in zip(rows, pids, strict=True):
+            row["probed"] = rss_mb(pid)
         if args.load:
             before = fake.replies
             unknown, known = args.load // 2, args.load - args.load // 2
@@ -91,18 +105,20 @@ def _measure(kind: str, env: dict[str, str], args: argparse.Namespace, fake: Tim
 
 def _table(results: dict[str, list[dict]], before: dict[str, list[dict]]) -> Table:
     columns = ["backend / shape", "process", "idle MB", "after load MB", "modules", "of the watched, imported at idle"]
+    columns.insert(3, "after probes MB")
     if before:
-        columns[2:4] = ["idle MB before → after", "after load MB before → after"]
+        columns[2:5] = ["idle MB before → after", "after probes MB before → after", "after load MB before → after"]
     table = Table(*columns, title="resident memory (VmRSS)")
     for shape, rows in results.items():
         old = {row["process"]: row for row in before.get(shape, [])}
         for row in rows:
-            idle, after = f"{row['idle']:.0f}", f"{row['after']:.0f}"
+            keys = ("idle", "probed", "after")
+            figures = [f"{row[key]:.0f}" for key in keys]
             if before and (was := old.get(row["process"])):
-                idle, after = f"{was['idle']:.0f} → {idle}", f"{was['after']:.0f} → {after}"
+                figures = [f"{was.get(key, 0):.0f} → {now}" for key, now in zip(keys, figures, strict=True)]
             elif before:
-                idle, after = f"– → {idle}", f"– → {after}"
-            table.add_row(shape, row["process"], idle, after, str(row["modules"]), " ".join(row["watched"]) or "–")
+                figures = [f"– → {now}" for now in figures]
+            table.add_row(shape, row["process"], *figures, str(row["modules"]), " ".join(row["watched"]) or "–")
     return table
 
 

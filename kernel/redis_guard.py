@@ -9,6 +9,8 @@ after a few failures in a row the breaker skips Redis altogether for a while (`k
 from __future__ import annotations
 
 import logging
+import threading
+from collections.abc import Callable
 from typing import Any
 
 from kernel.breaker import CircuitBreaker
@@ -75,6 +77,49 @@ class GuardedRedis:
         return guarded
 
 
-def guarded_client(url: str, *, timeout: float, cooldown: float) -> GuardedRedis:
-    """The one Redis client of a process: short timeouts, no retries, a breaker."""
-    return GuardedRedis(connect(url, timeout=timeout), redis_breaker(cooldown=cooldown))
+class LazyRedis:
+    """The process's guarded client, made on first use: redis-py (6 MB resident) is imported only by a process
+    whose work reaches Redis (sending, the health probes), not by a web process that only appends webhooks."""
+
+    def __init__(self, make: Callable[[], GuardedRedis]) -> None:
+        self._make, self._client, self._lock = make, None, threading.Lock()
+
+    @property
+    def made(self) -> bool:
+        """True once the client exists (redis-py imported)."""
+        return self._client is not None
+
+    def client_(self) -> GuardedRedis:
+        """The guarded client, made now if it was not yet."""
+        if self._client is None:
+            with self._lock:
+                if self._client is None:
+                    self._client = self._make()
+        return self._client
+
+    def register_script(self, script: str) -> _LazyScript:
+        """A script registered with the client's first call (a pacer is built long before it paces anything)."""
+        return _LazyScript(self, script)
+
+    def close(self) -> None:
+        """Close the client's connections, if it was ever made."""
+        if self._client is not None:
+            self._client.close()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.client_(), name)
+
+
+class _LazyScript:
+    def __init__(self, redis: LazyRedis, script: str) -> None:
+        self._redis, self._source, self._script = redis, script, None
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self._script is None:
+            self._script = self._redis.client_().register_script(self._source)
+        return self._script(*args, **kwargs)
+
+
+def guarded_client(url: str, *, timeout: float, cooldown: float) -> LazyRedis:
+    """The one Redis client of a process: short timeouts, no retries, a breaker; made on first use."""
+    return LazyRedis(lambda: GuardedRedis(connect(url, timeout=timeout), redis_breaker(cooldown=cooldown)))

@@ -29,7 +29,6 @@ from cognitive_core.presses import door as presses
 from fact import service as facts
 from kernel.context import AppContext
 from kernel.errors import DeputyError
-from kernel.wakeups import wake
 from perception import service as perception
 from perception.ack_writer import writer
 from perception.inbound_queue import Arrived
@@ -40,9 +39,8 @@ Answer = tuple[int, dict[str, Any], list[tuple[bytes, bytes]]]
 
 
 def wake_all(ctx: AppContext) -> None:
-    """Events wait: this process's processor (or the one it wakes) and, through Redis, every replica's."""
+    """Events wait: this process's processor (or the one it wakes); the writer's commit NOTIFYd every replica's."""
     ctx.signal_recorded()
-    wake(ctx)
 
 
 def toast(ctx: AppContext, press: InboundPress) -> str:

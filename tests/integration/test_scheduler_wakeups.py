@@ -1,14 +1,21 @@
-"""With Redis, a signal recorded by one replica wakes every replica's scheduler instead of waiting for the interval."""
+"""Wake-ups: a signal recorded by one replica wakes every replica's processor (PostgreSQL's NOTIFY), sent only by a
+transaction that commits; a pass that stops at its limit is followed by another; wake-ups coalesce."""
 
+import asyncio
+import threading
 import time
 
-import redis as redis_lib
+import pytest
+from sqlalchemy import text
 
 from app.pipeline import Processor
 from app.wiring import build_context
 from channels.inbound import InboundMessage
+from kernel import wakeups
 from perception import service
-from tests.conftest import make_settings, redis_url
+from perception.ack_writer import AckWriter
+from perception.inbound_queue import Arrived
+from tests.conftest import make_settings
 
 
 def _wait_for(condition, what: str, timeout: float = 20.0) -> None:
@@ -19,20 +26,38 @@ def _wait_for(condition, what: str, timeout: float = 20.0) -> None:
         time.sleep(0.05)
 
 
+# One processor per SQLite database, on its host: its wake-up is the local socket (test_processes); across
+# replicas, PostgreSQL's NOTIFY.
+only_postgres = pytest.mark.parametrize(
+    "database_url", [pytest.param("postgres", marks=pytest.mark.postgres)], indirect=True
+)
+only_sqlite = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+
+
+class Counted:
+    """A listener that counts the wake-ups it hears."""
+
+    def __init__(self, ctx) -> None:
+        self.count, self._lock = 0, threading.Lock()
+        self.listener = wakeups.Listener(ctx.db, self.heard).start()
+        _wait_for(self.listener.listening.is_set, "the listener to LISTEN")
+
+    def heard(self) -> None:
+        with self._lock:
+            self.count += 1
+
+
+@only_postgres
 def test_a_signal_recorded_elsewhere_is_processed_by_a_sleeping_replica(ctx, clock, team):
     _, telegram = team
-    url = redis_url()
     sleeper = build_context(
-        make_settings(ctx.settings.database_url, redis_url=url, scheduler_interval="1h"),
-        clock=clock,
-        channels=ctx.channels,
+        make_settings(ctx.settings.database_url, scheduler_interval="1h"), clock=clock, channels=ctx.channels
     )
     recorder = build_context(make_settings(ctx.settings.database_url), clock=clock)
-    recorder.redis = redis_lib.Redis.from_url(url)
     thread = Processor(sleeper, threaded=True)
     thread.start()
     try:
-        _wait_for(lambda: recorder.redis.pubsub_numsub("deputy:scheduler:wake")[0][1] >= 1, "the replica to listen")
+        _wait_for(thread._listener.listening.is_set, "the replica to listen")
         message = InboundMessage(
             channel="feishu",
             event_id=f"wake-{time.time_ns()}",
@@ -49,6 +74,53 @@ def test_a_signal_recorded_elsewhere_is_processed_by_a_sleeping_replica(ctx, clo
         thread.stop()
         sleeper.close()
         recorder.close()
+
+
+@only_postgres
+def test_a_webhook_batch_wakes_every_replica_once_it_commits_and_a_repeat_wakes_nobody(ctx):
+    heard, writer = Counted(ctx), AckWriter(ctx.db)
+    event = Arrived("telegram", f"wake-{time.time_ns()}", "event", b'{"update_id": 1}', received_at=ctx.clock.now())
+    try:
+        assert asyncio.run(writer.append(event)) is True
+        _wait_for(lambda: heard.count == 1, "the batch's NOTIFY")
+        assert asyncio.run(writer.append(event)) is False  # a repeat appends nothing
+        with pytest.raises(RuntimeError), ctx.db.write() as session:  # notified, then rolled back
+            wakeups.notify(session)
+            raise RuntimeError("rolled back")
+        wakeups.wake(ctx)  # a marker: notifications arrive in commit order, so nothing is still on its way after it
+        _wait_for(lambda: heard.count >= 2, "the marker")
+        assert heard.count == 2
+    finally:
+        writer.close()
+        heard.listener.stop()
+
+
+@only_postgres
+def test_the_listener_listens_again_after_its_connection_is_cut(ctx, monkeypatch):
+    monkeypatch.setattr(wakeups, "RETRY_AFTER", 0.1)
+    heard = Counted(ctx)
+    try:
+        with ctx.db.engine.connect() as conn:
+            mine = "datname = current_database() AND pid <> pg_backend_pid()"  # not another test's database
+            listening = f"SELECT pid FROM pg_stat_activity WHERE query = :q AND {mine}"
+            cut = conn.execute(
+                text(f"SELECT pg_terminate_backend(pid) FROM ({listening}) AS found"),
+                {"q": f"LISTEN {wakeups.WAKE_CHANNEL}"},
+            ).all()
+            conn.commit()
+        assert cut  # the listener's connection was found and ended
+        _wait_for(lambda: not heard.listener.listening.is_set() or heard.count, "the cut to be seen", timeout=5)
+        _wait_for(heard.listener.listening.is_set, "the listener to LISTEN again")
+        wakeups.wake(ctx)
+        _wait_for(lambda: heard.count == 1, "a wake-up on the new connection")
+    finally:
+        heard.listener.stop()
+
+
+@only_sqlite
+def test_on_sqlite_no_processor_listens_beyond_its_host(ctx):
+    assert Processor(ctx, threaded=True)._listener is None
+    wakeups.wake(ctx)  # nothing to reach, nothing raised
 
 
 def test_a_pass_that_stops_at_its_limit_is_followed_by_another_at_once(ctx, clock, team, monkeypatch):
