@@ -4,6 +4,7 @@ transaction that commits; a pass that stops at its limit is followed by another;
 import asyncio
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from sqlalchemy import text
@@ -76,14 +77,20 @@ def test_a_signal_recorded_elsewhere_is_processed_by_a_sleeping_replica(ctx, clo
         recorder.close()
 
 
+def _appended(writer: AckWriter, event: Arrived) -> bool:
+    """The writer's answer, awaited on a loop of its own thread (a browser test's Playwright may hold this one's)."""
+    with ThreadPoolExecutor(1) as thread:
+        return thread.submit(asyncio.run, writer.append(event)).result()
+
+
 @only_postgres
 def test_a_webhook_batch_wakes_every_replica_once_it_commits_and_a_repeat_wakes_nobody(ctx):
     heard, writer = Counted(ctx), AckWriter(ctx.db)
     event = Arrived("telegram", f"wake-{time.time_ns()}", "event", b'{"update_id": 1}', received_at=ctx.clock.now())
     try:
-        assert asyncio.run(writer.append(event)) is True
+        assert _appended(writer, event) is True
         _wait_for(lambda: heard.count == 1, "the batch's NOTIFY")
-        assert asyncio.run(writer.append(event)) is False  # a repeat appends nothing
+        assert _appended(writer, event) is False  # a repeat appends nothing
         with pytest.raises(RuntimeError), ctx.db.write() as session:  # notified, then rolled back
             wakeups.notify(session)
             raise RuntimeError("rolled back")
