@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
+from concurrent.futures import Executor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -117,6 +118,9 @@ class AppContext:
         self.channels.close()
         if self.classifier is not None:
             self.classifier.close()
+        for kept in self.shared.values():  # a layer's threads kept here (the outbox's send lanes)
+            if isinstance(kept, Executor):
+                kept.shutdown(wait=False)
         self.db.dispose()
         if self.redis is not None:
             self.redis.close()

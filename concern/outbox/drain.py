@@ -12,6 +12,7 @@ import logging
 import os
 import socket
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
 from action import service as actions
@@ -48,32 +49,78 @@ def _guard(entry: OutboxEntry):
 
 
 CLAIM_BATCH = 8  # entries claimed per transaction: a few, so other drainers still share a burst
+LANES = 4  # a batch's entries for different people sent side by side (their channels' round trips overlap)
 
 
 def drain(ctx: AppContext, *, limit: int = 200) -> int:
     """Claim and run available entries (and the ones their results queue) until none is left or the process
     stops; returns how many ran."""
     owner, ran = owner_token(), 0
-    while ran < limit and not ctx.stopping.is_set():  # stopping: the send in flight ends, nothing new starts
+    while ran < limit and not ctx.stopping.is_set():  # stopping: the sends in flight end, nothing new starts
         wanted, queued = min(CLAIM_BATCH, limit - ran), queue.enqueued()
         batch = with_calendar(ctx, partial(_claim, ctx, owner, wanted))  # holding may read a calendar: outside
-        for n, (entry, held) in enumerate(batch):
-            if ctx.stopping.is_set():  # the rest goes back now, not when its lease ends (the held stay held)
-                _give_back(ctx, [e for e, held_ in batch[n:] if not held_])
-                return ran
-            ran += 1
-            if held:  # waits for its person's return, or their digest
-                continue
-            try:
-                run(ctx, entry)
-            except Exception as exc:  # one broken entry must not block the queue
-                log.exception("outbox entry %s failed", entry.request_key)
-                _set_aside(ctx, entry, exc)
+        # Held entries wait for their person's return, or their digest: they count as taken care of.
+        left = _run_lanes(ctx, lanes([entry for entry, held in batch if not held]))
+        ran += len(batch) - len(left)
+        if left:  # the process is stopping: what did not start goes back now, not when its lease ends
+            _give_back(ctx, left)
+            return ran
         # Nothing else was available, and what ran queued nothing (an answer's acknowledgement, the next step):
         # no claim that would find nothing.
         if len(batch) < wanted and queue.enqueued() == queued:
             break
     return ran
+
+
+def lanes(entries: list[OutboxEntry]) -> list[list[OutboxEntry]]:
+    """The entries grouped by whom they reach, each group in claim order: entries that share a person or a chat go
+    out one at a time and in order; the others side by side."""
+    parent: dict[str, str] = {}
+
+    def root(key: str) -> str:
+        while parent.setdefault(key, key) != key:
+            key = parent[key]
+        return key
+
+    reaches = [_reaches(entry) for entry in entries]
+    for first, *rest in reaches:
+        for key in rest:
+            parent[root(key)] = root(first)
+    grouped: dict[str, list[OutboxEntry]] = {}
+    for entry, keys in zip(entries, reaches, strict=True):
+        grouped.setdefault(root(keys[0]), []).append(entry)
+    return list(grouped.values())
+
+
+def _reaches(entry: OutboxEntry) -> list[str]:
+    """Whom an entry's message reaches: its person, the chat it is sent to; or only itself (an internal action)."""
+    person = entry.request.get("target_person_id")
+    chat = (entry.request.get("destination") or {}).get("chat_id")
+    keys = ([f"person:{person}"] if person else []) + ([f"chat:{chat}"] if chat else [])
+    return keys or [f"entry:{entry.request_key}"]
+
+
+def _run_lanes(ctx: AppContext, groups: list[list[OutboxEntry]]) -> list[OutboxEntry]:
+    """Run each lane in order (several at once when there are several); the entries not started (stopping)."""
+    if len(groups) <= 1:  # one person's entries (the usual single reply): no hand-off to another thread
+        return [entry for group in groups for entry in _run_lane(ctx, group)]
+    pool = ctx.shared.get("concern.outbox.lanes")
+    if pool is None:
+        pool = ctx.shared.setdefault("concern.outbox.lanes", ThreadPoolExecutor(LANES, "deputy-outbox-lane"))
+    futures = [pool.submit(_run_lane, ctx, group) for group in groups]
+    return [entry for future in futures for entry in future.result()]
+
+
+def _run_lane(ctx: AppContext, entries: list[OutboxEntry]) -> list[OutboxEntry]:
+    for n, entry in enumerate(entries):
+        if ctx.stopping.is_set():
+            return entries[n:]
+        try:
+            run(ctx, entry)
+        except Exception as exc:  # one broken entry must not block the queue
+            log.exception("outbox entry %s failed", entry.request_key)
+            _set_aside(ctx, entry, exc)
+    return []
 
 
 def _claim(ctx: AppContext, owner: str, count: int) -> list[tuple[OutboxEntry, bool]]:
