@@ -49,13 +49,14 @@ _INSERT_FTS = text("INSERT INTO fact_search_fts (rowid, body) VALUES (:fact_pk, 
 _INSERT_BIGRAMS = text("INSERT INTO fact_search_bigrams (rowid, grams) VALUES (:fact_pk, :grams)")
 
 
+def body_of(fact_type: str, content: dict[str, Any]) -> str | None:
+    """What a fact's search row holds, or None when it has no text (and no row)."""
+    return rules.searchable_text(fact_type, content) or None
+
+
 def index(conn: Connection, facts: Iterable[tuple[int, str, dict[str, Any]]]) -> int:
     """Index facts given as (pk, fact_type, content) in the caller's transaction; returns how many had text."""
-    rows = [
-        {"fact_pk": pk, "body": body}
-        for pk, fact_type, content in facts
-        if (body := rules.searchable_text(fact_type, content))
-    ]
+    rows = [{"fact_pk": pk, "body": body} for pk, fact_type, content in facts if (body := body_of(fact_type, content))]
     if not rows:
         return 0
     conn.execute(_INSERT_TEXT, rows)

@@ -13,7 +13,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import aliased
 from sqlalchemy.sql import Select
 
-from fact import search
+from fact import one_statement, search
 from fact.models import Fact, FactOut, FactPersonRef, FactSource, FactType
 from kernel.context import UnitOfWork
 from kernel.ids import allocate, allocate_many
@@ -185,6 +185,9 @@ def _insert(
         "causation_id": causation_id,
         "dedup_key": dedup_key,
     }
+    if uow.postgres:  # one round trip for the fact, its refs and its search row
+        pk = one_statement.append(uow.session, values, refs=refs, body=search.body_of(fact_type, content))
+        return None if pk is None else Fact(pk=pk, **values)
     stmt = _INSERT_FACT if dedup_key is None else _insert_keyed(uow.postgres)
     pk = uow.session.execute(stmt, values).scalar_one_or_none()
     if pk is None:  # only a keyed insert can find its key taken
