@@ -29,6 +29,7 @@ from perception import service as perception
 from perception.ack_writer import AckWriter
 from perception.inbound_queue import Arrived
 from perception.models import InboundEvent, InboxEntry
+from tests import event_loops
 from tests.api.test_telegram_webhook import OK, build_ctx, update
 
 
@@ -178,7 +179,7 @@ def test_concurrent_acks_share_commits_and_each_event_is_new_to_exactly_one_deli
         return await asyncio.gather(*(writer.append(event) for event in events))
 
     try:
-        answers = asyncio.run(burst())
+        answers = event_loops.run(burst())
     finally:
         writer.close()
     # Each key is new to exactly one of its two deliveries (inside one batch the first; across two PostgreSQL
@@ -203,7 +204,7 @@ def test_an_ack_is_kept_while_the_processor_holds_a_long_write_transaction(tg_ct
     try:
         assert held.wait(5)
         event = Arrived("telegram", "900400", "event", b"{}", tg_ctx.clock.now())
-        assert asyncio.run(asyncio.wait_for(writer.append(event), timeout=3)) is True
+        assert event_loops.run(asyncio.wait_for(writer.append(event), timeout=3)) is True
     finally:
         release.set()
         thread.join(10)

@@ -1,10 +1,8 @@
 """Wake-ups: a signal recorded by one replica wakes every replica's processor (PostgreSQL's NOTIFY), sent only by a
 transaction that commits; a pass that stops at its limit is followed by another; wake-ups coalesce."""
 
-import asyncio
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from sqlalchemy import text
@@ -16,6 +14,7 @@ from kernel import wakeups
 from perception import service
 from perception.ack_writer import AckWriter
 from perception.inbound_queue import Arrived
+from tests import event_loops
 from tests.conftest import make_settings
 
 
@@ -78,9 +77,7 @@ def test_a_signal_recorded_elsewhere_is_processed_by_a_sleeping_replica(ctx, clo
 
 
 def _appended(writer: AckWriter, event: Arrived) -> bool:
-    """The writer's answer, awaited on a loop of its own thread (a browser test's Playwright may hold this one's)."""
-    with ThreadPoolExecutor(1) as thread:
-        return thread.submit(asyncio.run, writer.append(event)).result()
+    return event_loops.run(writer.append(event))
 
 
 @only_postgres
