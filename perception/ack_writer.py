@@ -4,7 +4,7 @@ A request hands its event over and awaits the commit on its own event loop; no t
 The writer thread takes everything queued so far (at most MAX_BATCH), appends it with one statement in one
 transaction (on SQLite in the queue's own database, after its writer lock: `kernel.db`, `perception.inbound_queue`),
 and answers every waiter at once: a burst pays one commit per batch, not per request. On PostgreSQL the batch's
-transaction also NOTIFYs every replica's processor (`kernel.wakeups`); `committed` wakes this host's. A key repeated
+statement also NOTIFYs every replica's processor (`kernel.wakeups`); `committed` wakes this host's. A key repeated
 inside one batch is appended once and answered as a repeat to all but the first. One thread: a second one on PostgreSQL,
 committing while the first writes, measured no faster (the commit's wait for the disk bounds both;
 docs/PERFORMANCE.md). A failed batch fails every waiter with the database's error (the ack answers 503 and the
@@ -21,7 +21,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from kernel import wakeups
 from kernel.db import Database
 from perception import inbound_queue
 from perception.inbound_queue import Arrived
@@ -104,8 +103,6 @@ class AckWriter:
         try:
             with inbound_queue.writing(self._db) as session:
                 new = inbound_queue.append(self._db, session, events=[w.event for w in first.values()])
-                if new and not self._db.is_sqlite:  # every replica's processor, woken by this commit
-                    wakeups.notify(session)
         except Exception as exc:  # every waiter gets the error; this thread goes on
             for waiter in batch:
                 waiter.settle(error=exc)

@@ -19,25 +19,39 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, func, select, text, update
+from sqlalchemy import DateTime, LargeBinary, String, bindparam, delete, func, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
 from kernel.context import AppContext, UnitOfWork
 from kernel.db import Database
+from kernel.wakeups import WAKE_CHANNEL
 from perception.models import InboundEvent
 
 # Long enough for a platform's retry of an event it thinks unanswered to find its row (Feishu retries for about
 # an hour, Telegram at once); a later repeat is still one fact, since the fact log's dedup key is the truth.
 KEEP_DONE = timedelta(hours=1)
 _TABLE = InboundEvent.__table__
-_APPEND = {
-    name: dialect.insert(_TABLE)
+_APPEND = (
+    sqlite.insert(_TABLE)
     .on_conflict_do_nothing(index_elements=["channel", "event_id"])
     .returning(_TABLE.c.channel, _TABLE.c.event_id)
-    for name, dialect in (("postgresql", postgresql), ("sqlite", sqlite))
-}
+)
+# PostgreSQL: the batch as arrays in one prepared statement that also wakes every replica's processor when an event
+# was new (a pg_notify per new row; PostgreSQL delivers one per transaction, at its commit): one round trip.
+_APPEND_AND_WAKE = text(
+    "WITH appended AS (INSERT INTO inbound_events (channel, event_id, kind, body, received_at)"
+    " SELECT * FROM unnest(:channels, :event_ids, :kinds, :bodies, :received)"
+    " ON CONFLICT (channel, event_id) DO NOTHING RETURNING channel, event_id)"
+    " SELECT channel, event_id, pg_notify(:wake, '')::text FROM appended"
+).bindparams(
+    bindparam("channels", type_=postgresql.ARRAY(String)),
+    bindparam("event_ids", type_=postgresql.ARRAY(String)),
+    bindparam("kinds", type_=postgresql.ARRAY(String)),
+    bindparam("bodies", type_=postgresql.ARRAY(LargeBinary)),
+    bindparam("received", type_=postgresql.ARRAY(DateTime(timezone=True))),
+)
 _INGEST_LOCK = text("SELECT pg_advisory_xact_lock(7251047395520651)")  # one ingester at a time, any replica
 _READY: weakref.WeakSet[Engine] = weakref.WeakSet()
 
@@ -68,15 +82,26 @@ def _ready(db: Database) -> None:
 def append(db: Database, session: Session, *, events: list[Arrived]) -> set[tuple[str, str]]:
     """Append events in a `db.queue_write()` transaction (one statement for the lot); the keys that were new.
 
-    `events` must hold each key once: the caller answers a repeat inside one batch as a repeat.
+    `events` must hold each key once: the caller answers a repeat inside one batch as a repeat. On PostgreSQL a
+    new event also wakes every replica's processor when the transaction commits (`kernel.wakeups`).
     """
     if not events:
         return set()
+    if session.get_bind().dialect.name == "postgresql":
+        arrays = {
+            "channels": [e.channel for e in events],
+            "event_ids": [e.event_id for e in events],
+            "kinds": [e.kind for e in events],
+            "bodies": [e.body for e in events],
+            "received": [e.received_at for e in events],
+        }
+        result = session.execute(_APPEND_AND_WAKE, {**arrays, "wake": WAKE_CHANNEL})
+        return {(channel, event_id) for channel, event_id, _ in result}
     rows = [
         {"channel": e.channel, "event_id": e.event_id, "kind": e.kind, "body": e.body, "received_at": e.received_at}
         for e in events
     ]
-    result = session.execute(_APPEND[session.get_bind().dialect.name], rows)
+    result = session.execute(_APPEND, rows)
     return {(channel, event_id) for channel, event_id in result}
 
 
