@@ -47,7 +47,7 @@ class UTCDateTime(TypeDecorator):
 
 
 # TCP keepalives let the kernel notice a vanished server or a dropped NAT entry on an idle pooled connection.
-_PG_KEEPALIVE = {"keepalives": 1, "keepalives_idle": 30, "keepalives_interval": 10, "keepalives_count": 3}
+PG_KEEPALIVE = {"keepalives": 1, "keepalives_idle": 30, "keepalives_interval": 10, "keepalives_count": 3}
 
 
 WAL_SWITCH_WAIT = 30.0  # seconds a connection waits for another process to finish opening a new database
@@ -181,7 +181,7 @@ class Database:
             # No pre-ping (a round trip per checkout): connections are recycled before servers or proxies drop
             # them, and a connection found dead invalidates the pool, so the next checkout gets a fresh one.
             self.engine = create_engine(
-                url, json_serializer=dumps, pool_size=10, pool_recycle=1800, connect_args=_PG_KEEPALIVE
+                url, json_serializer=dumps, pool_size=10, pool_recycle=1800, connect_args=PG_KEEPALIVE
             )
             self.read_engine = self.engine
         # SQLite's busy handler sleeps up to 100 ms between retries; writers of every process (the web process,

@@ -17,6 +17,8 @@ from typing import Any
 
 from sqlalchemy import text
 
+from kernel.db import PG_KEEPALIVE
+
 log = logging.getLogger("deputy.wakeups")
 WAKE_CHANNEL = "deputy_wake"
 _NOTIFY = text(f"NOTIFY {WAKE_CHANNEL}")
@@ -75,7 +77,8 @@ class Listener:
         failing = False
         while not self._stop.is_set():
             try:
-                with psycopg.connect(self._conninfo, autocommit=True, connect_timeout=5) as conn:
+                # Keepalives, as the pool's connections have: a peer gone silently is noticed, and listened for again.
+                with psycopg.connect(self._conninfo, autocommit=True, connect_timeout=5, **PG_KEEPALIVE) as conn:
                     conn.execute(f"LISTEN {WAKE_CHANNEL}")
                     self.listening.set()
                     if failing:
