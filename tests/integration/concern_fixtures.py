@@ -6,6 +6,9 @@ from datetime import UTC, datetime
 
 import pytest
 
+from concern import flows
+from fact import decisions
+from fact.decisions import DecisionKind
 from tests.integration.action_helpers import add_memory_channels, add_person
 
 NOON = datetime(2026, 3, 18, 4, 0, tzinfo=UTC)  # 12:00 Asia/Shanghai, a Wednesday
@@ -40,3 +43,17 @@ def team(ctx, clock):
         bindings=[{"channel": "telegram", "external_user_id": "tg_ls", "chat_id": "tg_ls"}],
     )
     return feishu, telegram
+
+
+def ask(ctx, target: str, question: str) -> None:
+    """The boss raises a loop asking `target` `question` (its question queued in the outbox, not yet sent)."""
+    with ctx.uow() as uow:
+        decision_id = decisions.record(uow, kind=DecisionKind.raise_concern, rule="test", source="admin_api")
+        flows.raise_(
+            uow,
+            originator_id="p_boss",
+            target_person_id=target,
+            question=question,
+            priority="P1",
+            decision_id=decision_id,
+        )

@@ -8,28 +8,18 @@ from datetime import datetime
 from sqlalchemy import select
 
 from channels.base import OutboundMessage, SendReceipt
-from concern import flows, queue
+from concern import queue
 from concern.models import OutboxEntry
 from concern.outbox import drain as outbox
-from fact import decisions
-from fact.decisions import DecisionKind
 from tests.fakes.memory_channel import MemoryChannel
 from tests.integration.action_helpers import notify
+from tests.integration.concern_fixtures import ask
 
 ASKED = {"p_zhangsan": "提测什么时候能给？", "p_lisi": "周报写完了吗？", "p_wangwu": "评审约在几点？"}
 
 
 def _ask(ctx, target: str, question: str | None = None) -> None:
-    with ctx.uow() as uow:
-        decision_id = decisions.record(uow, kind=DecisionKind.raise_concern, rule="test", source="admin_api")
-        flows.raise_(
-            uow,
-            originator_id="p_boss",
-            target_person_id=target,
-            question=question or ASKED[target],
-            priority="P1",
-            decision_id=decision_id,
-        )
+    ask(ctx, target, question or ASKED[target])
 
 
 def _entries(ctx) -> list[OutboxEntry]:

@@ -7,24 +7,9 @@ import threading
 import time
 
 from channels.base import OutboundMessage, SendReceipt
-from concern import flows
 from concern.outbox import drain as outbox
-from fact import decisions
-from fact.decisions import DecisionKind
 from tests.fakes.memory_channel import MemoryChannel
-
-
-def _ask(ctx, target: str, question: str) -> None:
-    with ctx.uow() as uow:
-        decision_id = decisions.record(uow, kind=DecisionKind.raise_concern, rule="test", source="admin_api")
-        flows.raise_(
-            uow,
-            originator_id="p_boss",
-            target_person_id=target,
-            question=question,
-            priority="P1",
-            decision_id=decision_id,
-        )
+from tests.integration.concern_fixtures import ask
 
 
 class _Meeting(MemoryChannel):
@@ -47,8 +32,8 @@ class _Meeting(MemoryChannel):
 def test_a_batchs_questions_to_different_people_are_sent_side_by_side(ctx, team):
     meeting = _Meeting("telegram", 2)
     ctx.channels.register(meeting)
-    _ask(ctx, "p_zhangsan", "提测什么时候能给？")
-    _ask(ctx, "p_lisi", "周报写完了吗？")
+    ask(ctx, "p_zhangsan", "提测什么时候能给？")
+    ask(ctx, "p_lisi", "周报写完了吗？")
     outbox.drain(ctx)
     assert meeting.met == [True, True]  # each send was in flight while the other was
     assert sorted(m.message.chat_id for m in meeting.sent) == ["tg_ls", "tg_zs"]
@@ -79,9 +64,9 @@ class _Overlaps(MemoryChannel):
 def test_one_persons_entries_go_out_one_at_a_time_in_the_order_they_were_queued(ctx, team):
     overlaps = _Overlaps("telegram")
     ctx.channels.register(overlaps)
-    _ask(ctx, "p_zhangsan", "提测什么时候能给？")
-    _ask(ctx, "p_lisi", "周报写完了吗？")
-    _ask(ctx, "p_zhangsan", "评审约在几点？")
+    ask(ctx, "p_zhangsan", "提测什么时候能给？")
+    ask(ctx, "p_lisi", "周报写完了吗？")
+    ask(ctx, "p_zhangsan", "评审约在几点？")
     outbox.drain(ctx)
     assert overlaps.most == {"tg_zs": 1, "tg_ls": 1}
     to_zhangsan = [text for chat, text in overlaps.began if chat == "tg_zs"]
