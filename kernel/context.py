@@ -118,8 +118,9 @@ class AppContext:
         self.channels.close()
         if self.classifier is not None:
             self.classifier.close()
-        for kept in self.shared.values():  # a layer's threads kept here (the outbox's send lanes)
+        for name, kept in list(self.shared.items()):  # a layer's threads kept here (the outbox's send lanes)
             if isinstance(kept, Executor):
+                del self.shared[name]  # a use after this makes new ones rather than failing on a shut pool
                 kept.shutdown(wait=False)
         self.db.dispose()
         if self.redis is not None:

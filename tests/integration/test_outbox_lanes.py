@@ -37,6 +37,9 @@ def test_a_batchs_questions_to_different_people_are_sent_side_by_side(ctx, team)
     outbox.drain(ctx)
     assert meeting.met == [True, True]  # each send was in flight while the other was
     assert sorted(m.message.chat_id for m in meeting.sent) == ["tg_ls", "tg_zs"]
+    pool = ctx.shared["concern.outbox.lanes"]
+    ctx.close()  # the lanes' threads go with the context
+    assert "concern.outbox.lanes" not in ctx.shared and pool._shutdown
 
 
 class _Overlaps(MemoryChannel):
