@@ -190,7 +190,8 @@ def reserve(
             return Skipped(reason)
         if request.target_person_id is None and request.destination is not None:
             return _reserve_for_chat(uow, request)
-        person = ledger.target(uow, person_id=request.target_person_id)
+        seen = snapshots.read(ctx, uow, request)
+        person = seen.person
         if person is None or not person.active:
             error = "target_not_found" if person is None else "target_inactive"
             detail = {
@@ -199,10 +200,10 @@ def reserve(
                 "attempts": [],
             }
             return _done(uow, request, held, channel="internal", result=Result.failed, detail=detail)
-        policy, tz = InteractionPolicy.model_validate(person.interaction_policy), ZoneInfo(person.timezone)
-        snapshot = snapshots.snapshot(ctx, uow, request, policy, tz, concern_state(uow) if concern_state else None)
+        policy = InteractionPolicy.model_validate(person.interaction_policy)
+        snapshot = snapshots.snapshot(ctx, uow, request, seen, concern_state(uow) if concern_state else None)
         route = routing.candidates(
-            ledger.bindings(uow, person_id=request.target_person_id),
+            seen.bindings,
             preferred=policy.preferred_channel,
             origin=request.origin_channel,
             reply=request.reactive,

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
-from sqlalchemy import Row, bindparam, func, insert, or_, select, text, update
+from sqlalchemy import Row, bindparam, func, insert, null, or_, select, text, update
 
 from action.models import ActionConcern, ActionRow, ActionType, Result, counts
 from action.rules import ConcernState, ConcernView, Limits, kept_detail
@@ -66,6 +66,52 @@ _CONTACTS = (
     )
     .order_by(ledger.created_at)
 )
+
+
+class Binding(NamedTuple):
+    """One of the target's channel bindings, as routing reads it."""
+
+    channel: str
+    external_user_id: str
+    chat_id: str | None
+    reachable: bool
+
+
+class Seen(NamedTuple):
+    """The target as the layers judge it: its row (None: no such person), bindings and ledger counts."""
+
+    person: Row | None  # (active, timezone, locale, interaction_policy, ...)
+    bindings: list[Binding]
+    proactive_today: int  # counted proactive actions in [start, end)
+    last_notice: datetime | None  # the last same-type notice after `since` (None when not asked)
+
+
+_P, _B = Person.__table__.c, ChannelBinding.__table__.c
+
+
+def _seen_statement(last_notice: Any) -> Any:
+    """The person, the cap's count, L4's last notice and every binding in one statement (a row per binding)."""
+    notice = last_notice.scalar_subquery() if last_notice is not None else null()
+    return (
+        select(
+            *_TARGET.selected_columns,
+            _PROACTIVE.scalar_subquery().label("proactive_today"),
+            notice.label("last_notice"),
+            _B.channel,
+            _B.external_user_id,
+            _B.chat_id,
+            _B.reachable,
+        )
+        .select_from(Person.__table__.outerjoin(ChannelBinding.__table__, _B.person_id == _P.person_id))
+        .where(_P.person_id == bindparam("person_id"))
+        .order_by(_B.id)
+    )
+
+
+_SEEN = {"none": _seen_statement(None), "type": _seen_statement(_LAST_NOTICE)}
+_SEEN["concern"] = _seen_statement(_LAST_CONCERN_NOTICE)
+
+
 _INSERT = insert(ActionRow.__table__).returning(*ActionRow.__table__.c)
 _FINALIZE = (
     update(ActionRow.__table__)
@@ -119,6 +165,24 @@ def last_notification_at(
     if concern_id is None:
         return uow.session.execute(_LAST_NOTICE, params).scalar_one()
     return uow.session.execute(_LAST_CONCERN_NOTICE, {**params, "concern_id": concern_id}).scalar_one()
+
+
+def seen(
+    uow: UnitOfWork, *, person_id: str, start: datetime, end: datetime, notice: dict[str, Any] | None = None
+) -> Seen:
+    """The target, its bindings, its counted proactive actions in [start, end) and (`notice`: ntype, since and
+    concern_id or None) its last same-type notice, read in one statement: the reservation's hot path."""
+    params: dict[str, Any] = {"person_id": person_id, "start": start, "end": end}
+    kind = "none"
+    if notice is not None:
+        kind = "type" if notice.get("concern_id") is None else "concern"
+        params |= {k: v for k, v in notice.items() if v is not None}
+    rows = list(uow.session.execute(_SEEN[kind], params))
+    if not rows:
+        return Seen(None, [], 0, None)
+    first = rows[0]
+    found = [Binding(r.channel, r.external_user_id, r.chat_id, r.reachable) for r in rows if r.channel is not None]
+    return Seen(first, found, first.proactive_today, first.last_notice)
 
 
 def concern_view(

@@ -15,20 +15,46 @@ from person.rules import local_day_bounds
 
 # The concern layer's word on the loop an action belongs to, asked inside the reserving transaction.
 ConcernStateOf = Callable[[UnitOfWork], "rules.ConcernState | None"]
+# The timezone each person was last seen in (a guess for the cap's day; `read` checks it): bounded, per process.
+_TZ_OF: dict[str, str] = {}
+_TZ_KEPT = 10_000
+
+
+def read(ctx: AppContext, uow: UnitOfWork, request: ActionRequest) -> ledger.Seen:
+    """The target, its bindings and the ledger counts the layers need, in the reserving transaction.
+
+    One statement: the cap's local day is taken in the timezone this process last saw for the person (the
+    service's at first); when the row names another, the count is read again for that day.
+    """
+    person_id, limits = request.target_person_id, limits_from(ctx.settings)
+    notice = None
+    if request.action_type == "notify" and not request.reactive:
+        ntype = request.notification_type or "default"
+        since = uow.now - limits.cooldown_for(ntype)
+        notice = {"ntype": ntype, "since": since, "concern_id": request.concern_id if request.solicited else None}
+    guess = _TZ_OF.get(person_id) or uow.tz.key
+    start, end = local_day_bounds(uow.now, ZoneInfo(guess))
+    seen = ledger.seen(uow, person_id=person_id, start=start, end=end, notice=notice)
+    if seen.person is not None and seen.person.timezone != guess:
+        if len(_TZ_OF) >= _TZ_KEPT:
+            _TZ_OF.clear()
+        _TZ_OF[person_id] = seen.person.timezone
+        start, end = local_day_bounds(uow.now, ZoneInfo(seen.person.timezone))
+        seen = seen._replace(proactive_today=ledger.count_proactive(uow, person_id=person_id, start=start, end=end))
+    return seen
 
 
 def snapshot(
     ctx: AppContext,
     uow: UnitOfWork,
     request: ActionRequest,
-    policy: InteractionPolicy,
-    tz: ZoneInfo,
+    seen: ledger.Seen,
     state: rules.ConcernState | None,
     early: timedelta = timedelta(0),
 ) -> rules.Snapshot:
-    """Everything the four layers read, in the reserving transaction (`early`: see `verdict_now`)."""
+    """Everything the four layers read, in the reserving transaction (`seen`: `read`'s; `early`: see
+    `verdict_now`)."""
     person_id, limits = request.target_person_id, limits_from(ctx.settings)
-    start, end = local_day_bounds(uow.now, tz)
     concern, bundled = None, ()
     if request.concern_id and request.action_type == "send_message":
         concern = ledger.concern_view(
@@ -38,29 +64,19 @@ def snapshot(
             ledger.concern_view(uow, concern_id=c, person_id=person_id, state=None, limits=limits, now=uow.now)
             for c in request.concerns[1:]
         )
-    last_notice = None
-    if request.action_type == "notify" and not request.reactive:
-        ntype = request.notification_type or "default"
-        last_notice = ledger.last_notification_at(
-            uow,
-            person_id=person_id,
-            notification_type=ntype,
-            since=uow.now - limits.cooldown_for(ntype),
-            concern_id=request.concern_id if request.solicited else None,
-        )
     return rules.Snapshot(
         action_type=request.action_type,
         now=uow.now,
         priority=request.priority,
         reactive=request.reactive,
-        policy=policy,
-        tz=tz,
-        proactive_today=ledger.count_proactive(uow, person_id=person_id, start=start, end=end),
+        policy=InteractionPolicy.model_validate(seen.person.interaction_policy),
+        tz=ZoneInfo(seen.person.timezone),
+        proactive_today=seen.proactive_today,
         limits=limits,
         concern=concern,
         follow_up=request.follow_up,
         notification_type=request.notification_type,
-        last_same_notification_at=last_notice,
+        last_same_notification_at=seen.last_notice,
         solicited=request.solicited,
         explicit=request.explicit,
         bundled=bundled,
@@ -93,12 +109,11 @@ def verdict_now(
 
     The truth stays with `reserve`: a send may still meet a refusal that came up in between.
     """
-    person = ledger.target(uow, person_id=request.target_person_id)
+    # The unit of work carries the settings `read` and `snapshot` read from the context.
+    seen = read(uow, uow, request)  # type: ignore[arg-type]
+    person = seen.person
     if person is None or not person.active:
         error = "target_not_found" if person is None else "target_inactive"
         return rules.Verdict(allowed=False, blocked_by=error, reason=f"person cannot be contacted ({error})")
-    policy, tz = InteractionPolicy.model_validate(person.interaction_policy), ZoneInfo(person.timezone)
-    # The unit of work carries the settings `snapshot` reads from the context.
     state = concern_state(uow) if concern_state else None
-    seen = snapshot(uow, uow, request, policy, tz, state, early)  # type: ignore[arg-type]
-    return rules.evaluate(seen)
+    return rules.evaluate(snapshot(uow, uow, request, seen, state, early))  # type: ignore[arg-type]
