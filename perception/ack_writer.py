@@ -1,15 +1,17 @@
 """The ack's writer: webhook events from every request of this process appended in group-committed batches.
 
 A request hands its event over and awaits the commit on its own event loop; no thread of the server's pool is taken.
-The writer thread takes everything queued so far (at most MAX_BATCH), appends it with one statement in one
-transaction (on SQLite in the queue's own database, after its writer lock: `kernel.db`, `perception.inbound_queue`),
-and answers every waiter at once: a burst pays one commit per batch, not per request. On PostgreSQL the batch's
-statement also NOTIFYs every replica's processor (`kernel.wakeups`); `committed` wakes this host's. A key repeated
-inside one batch is appended once and answered as a repeat to all but the first. One thread: a second one on PostgreSQL,
-committing while the first writes, measured no faster (the commit's wait for the disk bounds both;
-docs/PERFORMANCE.md). A failed batch fails every waiter with the database's error (the ack answers 503 and the
-platform retries): nobody is answered before their event is durable.
-"""
+The writer thread takes everything queued so far (at most MAX_BATCH), appends it with one statement, and answers
+every waiter at once (one hand-over per event loop): a burst pays one commit per batch, not per request. On SQLite
+that statement runs in a transaction on the queue's own database, after its writer lock (`kernel.db`,
+`perception.inbound_queue`). On PostgreSQL it runs alone on a connection the writer keeps in autocommit, so the
+statement is its transaction: one round trip instead of three (BEGIN, the statement, COMMIT; measured in
+docs/PERFORMANCE.md), durable when it returns, and it NOTIFYs every replica's processor (`kernel.wakeups`). A lost
+connection is replaced and the batch tried once more (a repeat writes nothing). `committed` wakes this host's
+processor. A key repeated inside one batch is appended once and answered as a repeat to all but the first. One
+thread: a second one on PostgreSQL, committing while the first writes, measured no faster. A failed batch fails every
+waiter with the database's error (the ack answers 503 and the platform retries): nobody is answered before their
+event is durable."""
 
 from __future__ import annotations
 
@@ -20,6 +22,9 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from sqlalchemy.engine import Connection
+from sqlalchemy.exc import DBAPIError, OperationalError
 
 from kernel.db import Database
 from perception import inbound_queue
@@ -36,19 +41,26 @@ class _Waiter:
     loop: asyncio.AbstractEventLoop
     future: asyncio.Future
 
-    def settle(self, *, new: bool = False, error: BaseException | None = None) -> None:
-        """Answer the waiting request on its own loop (nothing when it has gone: its client hung up)."""
+
+def _answer(answers: list[tuple[_Waiter, bool, BaseException | None]]) -> None:
+    """Settle each waiter on its own loop: one hand-over per loop for the whole batch, not one per request (each
+    wakes the loop with a system call)."""
+    by_loop: dict[asyncio.AbstractEventLoop, list] = {}
+    for waiter, new, error in answers:
+        by_loop.setdefault(waiter.loop, []).append((waiter.future, new, error))
+    for loop, settled in by_loop.items():
         with contextlib.suppress(RuntimeError):  # that loop is closed: nobody waits any more
-            self.loop.call_soon_threadsafe(_settle, self.future, new, error)
+            loop.call_soon_threadsafe(_settle, settled)
 
 
-def _settle(future: asyncio.Future, new: bool, error: BaseException | None) -> None:
-    if future.done():
-        return
-    if error is not None:
-        future.set_exception(error)
-    else:
-        future.set_result(new)
+def _settle(settled: list[tuple[asyncio.Future, bool, BaseException | None]]) -> None:
+    for future, new, error in settled:
+        if future.done():  # its client hung up
+            continue
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(new)
 
 
 class AckWriter:
@@ -62,6 +74,7 @@ class AckWriter:
         self._thread: threading.Thread | None = None
         self._closed = False
         self.batches = 0  # committed transactions, for tests and the benchmark
+        self._connection: Connection | None = None  # PostgreSQL: the writer thread's own, in autocommit
 
     async def append(self, event: Arrived) -> bool:
         """Return once `event` is durable: True when it was new, False for a repeat; raises the database's error."""
@@ -85,6 +98,8 @@ class AckWriter:
             thread = self._thread
         if thread is not None:
             thread.join(timeout)
+        if thread is None or not thread.is_alive():
+            self._forget_connection()
 
     def _run(self) -> None:
         while True:
@@ -101,21 +116,52 @@ class AckWriter:
         for waiter in batch:
             first.setdefault(waiter.event.key, waiter)
         try:
-            with inbound_queue.writing(self._db) as session:
-                new = inbound_queue.append(self._db, session, events=[w.event for w in first.values()])
+            new = self._append([w.event for w in first.values()])
         except Exception as exc:  # every waiter gets the error; this thread goes on
-            for waiter in batch:
-                waiter.settle(error=exc)
+            _answer([(waiter, False, exc) for waiter in batch])
             return
         with self._cond:
             self.batches += 1
-        for waiter in batch:
-            waiter.settle(new=first[waiter.event.key] is waiter and waiter.event.key in new)
+        _answer([(w, first[w.event.key] is w and w.event.key in new, None) for w in batch])
         if new and self.committed is not None:
             try:
                 self.committed()
             except Exception:  # a wake-up that fails must not stop the writer: the interval still runs the pass
                 log.exception("waking the processor after an ack failed")
+
+    def _append(self, events: list[Arrived]) -> set[tuple[str, str]]:
+        if self._db.is_sqlite:
+            with inbound_queue.writing(self._db) as session:
+                return inbound_queue.append(self._db, session, events=events)
+        try:
+            try:
+                new = inbound_queue.append_autocommitted(self._connected(), events=events)
+            except DBAPIError as exc:
+                if not exc.connection_invalidated:
+                    raise
+                # The kept connection was lost (a database restart, an idle timeout): once more on a fresh one.
+                # Safe even if the lost statement committed: a repeat writes nothing (then answered as a repeat).
+                self._forget_connection()
+                new = inbound_queue.append_autocommitted(self._connected(), events=events)
+        except Exception as exc:
+            self._forget_connection()  # the next batch starts on a fresh one (this one may be broken)
+            if isinstance(exc, OperationalError):  # the database refused the write itself: /readyz says so
+                self._db.writes.failed()
+            raise
+        self._db.writes.succeeded()
+        return new
+
+    def _connected(self) -> Connection:
+        if self._connection is None:
+            self._connection = self._db.queue_engine.connect().execution_options(isolation_level="AUTOCOMMIT")
+        return self._connection
+
+    def _forget_connection(self) -> None:
+        if self._connection is not None:
+            with contextlib.suppress(Exception):
+                self._connection.invalidate()
+                self._connection.close()
+            self._connection = None
 
 
 def writer(ctx: Any) -> AckWriter:

@@ -21,7 +21,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import DateTime, LargeBinary, String, bindparam, delete, func, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import Session
 
 from kernel.context import AppContext, UnitOfWork
@@ -88,14 +88,7 @@ def append(db: Database, session: Session, *, events: list[Arrived]) -> set[tupl
     if not events:
         return set()
     if session.get_bind().dialect.name == "postgresql":
-        arrays = {
-            "channels": [e.channel for e in events],
-            "event_ids": [e.event_id for e in events],
-            "kinds": [e.kind for e in events],
-            "bodies": [e.body for e in events],
-            "received": [e.received_at for e in events],
-        }
-        result = session.execute(_APPEND_AND_WAKE, {**arrays, "wake": WAKE_CHANNEL})
+        result = session.execute(_APPEND_AND_WAKE, {**_arrays(events), "wake": WAKE_CHANNEL})
         return {(channel, event_id) for channel, event_id, _ in result}
     rows = [
         {"channel": e.channel, "event_id": e.event_id, "kind": e.kind, "body": e.body, "received_at": e.received_at}
@@ -103,6 +96,26 @@ def append(db: Database, session: Session, *, events: list[Arrived]) -> set[tupl
     ]
     result = session.execute(_APPEND, rows)
     return {(channel, event_id) for channel, event_id in result}
+
+
+def append_autocommitted(connection: Connection, *, events: list[Arrived]) -> set[tuple[str, str]]:
+    """PostgreSQL: append events with the one statement on an autocommit `connection`, which is the transaction
+    (one round trip, no BEGIN and COMMIT of their own; durable and notified when it returns); the keys that were
+    new. `events` as for `append`."""
+    if not events:
+        return set()
+    result = connection.execute(_APPEND_AND_WAKE, {**_arrays(events), "wake": WAKE_CHANNEL})
+    return {(channel, event_id) for channel, event_id, _ in result}
+
+
+def _arrays(events: list[Arrived]) -> dict[str, list]:
+    return {
+        "channels": [e.channel for e in events],
+        "event_ids": [e.event_id for e in events],
+        "kinds": [e.kind for e in events],
+        "bodies": [e.body for e in events],
+        "received": [e.received_at for e in events],
+    }
 
 
 def writing(db: Database):

@@ -12,11 +12,8 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 from fact import service
 from fact.models import Fact, FactPersonRef
 from kernel.context import AppContext
+from tests.backends import ON_POSTGRES
 from tests.integration.sql_statements import sent
-
-ON_POSTGRES = pytest.mark.parametrize(
-    "database_url", [pytest.param("postgres", marks=pytest.mark.postgres)], indirect=True
-)
 
 
 def _append(ctx: AppContext, **overrides) -> Fact:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import multiprocessing
 from collections import defaultdict
 
-import pytest
 from sqlalchemy import select
 
 from channels.inbound import InboundMessage
@@ -18,6 +17,7 @@ from cognitive_core.inbox_order import lock_key, sender_of
 from concern.models import Concern
 from perception.models import InboxEntry
 from perception.service import record_message
+from tests.backends import ON_POSTGRES
 from tests.integration.action_helpers import add_memory_channels, add_person
 from tests.integration.concern_fixtures import NOON
 from tests.integration.workers import process_timed
@@ -25,10 +25,6 @@ from tests.integration.workers import process_timed
 PRINCIPALS = 10
 PROCESSORS = 3
 TARGETS = ("张三", "李四", "王五", "赵六", "钱七")
-
-ON_POSTGRES = pytest.mark.parametrize(
-    "database_url", [pytest.param("postgres", marks=pytest.mark.postgres)], indirect=True
-)
 
 
 def _say(ctx, user: str, n: int, text: str) -> None:

@@ -15,6 +15,7 @@ from perception import service
 from perception.ack_writer import AckWriter
 from perception.inbound_queue import Arrived
 from tests import event_loops
+from tests.backends import ON_POSTGRES, ON_SQLITE
 from tests.conftest import make_settings
 
 
@@ -28,10 +29,7 @@ def _wait_for(condition, what: str, timeout: float = 20.0) -> None:
 
 # One processor per SQLite database, on its host: its wake-up is the local socket (test_processes); across
 # replicas, PostgreSQL's NOTIFY.
-only_postgres = pytest.mark.parametrize(
-    "database_url", [pytest.param("postgres", marks=pytest.mark.postgres)], indirect=True
-)
-only_sqlite = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+only_postgres, only_sqlite = ON_POSTGRES, ON_SQLITE
 
 
 class Counted:
