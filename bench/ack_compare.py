@@ -1,0 +1,103 @@
+"""Benchmark: two trees' webhook ack at one concurrency, each as a ratio to the bare endpoint measured just before it.
+
+Serves `deputy serve` from this tree and from `--other` (a `git worktree add /tmp/old REV` of the commit to compare,
+with this tree's .venv linked in), each on a scratch database of its own, and the bare FastAPI endpoint; then
+`--reps` rounds, alternating which tree goes first, of: the bare endpoint, then one tree, `--requests` updates at
+c = `--conc`. A tree's ratio is its rate over the bare rate just before it, so a machine that speeds up or slows
+down between rounds moves both. Prints each round's ratios and their medians, and the p99 of the ack.
+Usage: python bench/ack_compare.py --other /tmp/old [--backend postgres] [--case unknown|help] [--conc 8]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.actions import scratch_database
+from bench.webhook import TimedTelegram, _free_port, _load, _percentile, _requests, _start
+from bench.webhook_server import deputy_env, setup_directory
+
+
+def _serve(tree: str, url: str, fake: TimedTelegram) -> tuple[subprocess.Popen, int]:
+    port = _free_port()
+    command = [sys.executable, "-m", "bench.webhook_server", "deputy", str(port)]
+    server = subprocess.Popen(command, env={**os.environ, **deputy_env(url, fake)}, cwd=tree)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return server, port
+        except OSError:
+            time.sleep(0.1)
+    server.kill()
+    raise RuntimeError(f"the server of {tree} did not start")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--other", required=True, help="the other tree (a git worktree)")
+    parser.add_argument("--backend", default="postgres")
+    parser.add_argument("--case", default="unknown", choices=("unknown", "help"))
+    parser.add_argument("--conc", type=int, default=8)
+    parser.add_argument("--requests", type=int, default=600)
+    parser.add_argument("--reps", type=int, default=10)
+    args = parser.parse_args()
+    print(f"load average at the start: {' / '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
+    fake = TimedTelegram().start()
+    bare, bare_port = _start("bare", {})
+    trees = {"this": str(Path(__file__).resolve().parents[1]), "other": str(Path(args.other).resolve())}
+    servers: dict[str, tuple[subprocess.Popen, int]] = {}
+    cleanups = []
+    try:
+        for name, tree in trees.items():
+            if (scratch := scratch_database(args.backend)) is None:
+                raise SystemExit(f"no {args.backend} database")
+            url, cleanup = scratch
+            cleanups.append(cleanup)
+            setup_directory(url)
+            servers[name] = _serve(tree, url, fake)
+        time.sleep(2)  # start-up done
+        for port in [bare_port, *(p for _, p in servers.values())]:
+            asyncio.run(_load(port, _requests(args.case, 50), 4))  # warm up
+        ratios: dict[str, list[float]] = {"this": [], "other": []}
+        latencies: dict[str, list[float]] = {"this": [], "other": []}
+        for rep in range(args.reps):
+            for name in ("this", "other") if rep % 2 == 0 else ("other", "this"):
+                bare_wall, _, _ = asyncio.run(_load(bare_port, _requests(args.case, args.requests), args.conc))
+                wall, lat, statuses = asyncio.run(
+                    _load(servers[name][1], _requests(args.case, args.requests), args.conc)
+                )
+                if set(statuses) != {200}:
+                    raise RuntimeError(f"{name} answered {dict(statuses)}")
+                ratios[name].append(bare_wall / wall)
+                latencies[name] += lat
+                time.sleep(1.0)  # the processors' share of the last round settles
+    finally:
+        for server, _ in servers.values():
+            server.terminate()
+            server.wait(30)
+        for cleanup in cleanups:
+            cleanup()
+        bare.terminate()
+        bare.wait(30)
+        fake.stop()
+    print(f"load average at the end: {' / '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    for name, tree in trees.items():
+        rounds = " ".join(f"{r:.3f}" for r in ratios[name])
+        print(
+            f"{name} ({tree}): ack ÷ bare at c = {args.conc}, {args.case}: median {statistics.median(ratios[name]):.3f}"
+            f" (rounds {rounds}); ack p99 {_percentile(latencies[name], 0.99):.1f} ms"
+        )
+
+
+if __name__ == "__main__":
+    main()
