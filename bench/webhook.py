@@ -150,12 +150,13 @@ def _percentile(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, int(len(ordered) * p))] * 1000
 
 
-def _requests(case: str, n: int) -> list[bytes]:
+def _requests(case: str, n: int, first: int = 0) -> list[bytes]:
+    """`n` requests of `case`; known senders are the principals from the `first`-th on, in turn."""
     if case == "unknown":
         return [update(9_000_000 + i, "hello?") for i in range(n)]
     if case == "press":
-        return [press(PRINCIPALS[i % len(PRINCIPALS)]) for i in range(n)]
-    return [update(PRINCIPALS[i % len(PRINCIPALS)], "/help") for i in range(n)]
+        return [press(PRINCIPALS[(first + i) % len(PRINCIPALS)]) for i in range(n)]
+    return [update(PRINCIPALS[(first + i) % len(PRINCIPALS)], "/help") for i in range(n)]
 
 
 def _wait_replies(fake: TimedTelegram, expected: int, timeout: float = 300) -> float:
@@ -265,14 +266,15 @@ def scratch_context(url: str, fake: TimedTelegram):
     return ctx
 
 
-def append_help(ctx, n: int) -> None:
-    """`n` principals' `/help` updates accepted and appended as the ack does, one event per transaction."""
+def append_help(ctx, n: int, first: int = 0) -> None:
+    """`n` principals' `/help` updates (from the `first`-th principal on) accepted and appended as the ack does, one
+    event per transaction."""
     from channels.plugin import WebhookRequest
     from channels.telegram.plugin import TelegramWebhook
     from perception import inbound_queue
 
     handler = TelegramWebhook(ctx.settings, sender=ctx.channels.get("telegram"))
-    for raw in _requests("help", n):
+    for raw in _requests("help", n, first):
         headers = {"X-Telegram-Bot-Api-Secret-Token": SECRET}
         request = WebhookRequest(headers=headers, body=raw.partition(b"\r\n\r\n")[2], now=ctx.clock.now())
         accepted = handler.accept(request)
