@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -23,23 +22,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.actions import scratch_database
-from bench.webhook import TimedTelegram, _free_port, _load, _percentile, _requests, _start
+from bench.webhook import TimedTelegram, _load, _percentile, _requests, _start
 from bench.webhook_server import deputy_env, setup_directory
-
-
-def _serve(tree: str, url: str, fake: TimedTelegram) -> tuple[subprocess.Popen, int]:
-    port = _free_port()
-    command = [sys.executable, "-m", "bench.webhook_server", "deputy", str(port)]
-    server = subprocess.Popen(command, env={**os.environ, **deputy_env(url, fake)}, cwd=tree)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return server, port
-        except OSError:
-            time.sleep(0.1)
-    server.kill()
-    raise RuntimeError(f"the server of {tree} did not start")
 
 
 def main() -> None:
@@ -64,7 +48,7 @@ def main() -> None:
             url, cleanup = scratch
             cleanups.append(cleanup)
             setup_directory(url)
-            servers[name] = _serve(tree, url, fake)
+            servers[name] = _start("deputy", deputy_env(url, fake), tree)
         time.sleep(2)  # start-up done
         for port in [bare_port, *(p for _, p in servers.values())]:
             asyncio.run(_load(port, _requests(args.case, 50), 4))  # warm up

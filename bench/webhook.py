@@ -127,12 +127,13 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _start(kind: str, env: dict[str, str]) -> tuple[subprocess.Popen, int]:
+def _start(kind: str, env: dict[str, str], tree: str | Path | None = None) -> tuple[subprocess.Popen, int]:
+    """Serve `kind` from `tree` (this one by default) on a free port, once it accepts connections."""
     port = _free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "bench.webhook_server", kind, str(port)],
         env={**os.environ, **env},
-        cwd=Path(__file__).resolve().parents[1],
+        cwd=tree or Path(__file__).resolve().parents[1],
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:

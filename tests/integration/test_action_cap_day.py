@@ -25,11 +25,16 @@ def _unseen() -> None:
     snapshots._TZ_OF.clear()
 
 
-def test_the_cap_counts_the_persons_day_in_a_process_that_has_not_seen_them(ctx, clock):
+def _two_sent_on_a_los_angeles_morning(ctx, clock) -> None:
+    """A person in Los Angeles with a cap of two, both used on their morning of Mar 17."""
     add_person(ctx, timezone="America/Los_Angeles", policy={"max_proactive_contacts_per_day": 2})
     clock.set(LA_MORNING)
     for kind in ("first", "second"):
         assert service.execute(ctx, request=notify(notification_type=kind)).result == "success"
+
+
+def test_the_cap_counts_the_persons_day_in_a_process_that_has_not_seen_them(ctx, clock):
+    _two_sent_on_a_los_angeles_morning(ctx, clock)
     clock.set(SHANGHAI_NEXT_DAY)
     _unseen()  # the first read takes Shanghai's day, where nothing was sent yet
     record = service.execute(ctx, request=notify(notification_type="third"))
@@ -37,11 +42,8 @@ def test_the_cap_counts_the_persons_day_in_a_process_that_has_not_seen_them(ctx,
 
 
 def test_the_cap_counts_the_persons_day_once_the_process_knows_their_timezone(ctx, clock):
-    add_person(ctx, timezone="America/Los_Angeles", policy={"max_proactive_contacts_per_day": 2})
     _unseen()
-    clock.set(LA_MORNING)
-    for kind in ("first", "second"):
-        assert service.execute(ctx, request=notify(notification_type=kind)).result == "success"
+    _two_sent_on_a_los_angeles_morning(ctx, clock)
     assert snapshots._TZ_OF["p_zhangsan"] == "America/Los_Angeles"
     clock.set(SHANGHAI_NEXT_DAY)
     record = service.execute(ctx, request=notify(notification_type="third"))
@@ -49,11 +51,8 @@ def test_the_cap_counts_the_persons_day_once_the_process_knows_their_timezone(ct
 
 
 def test_a_person_who_moved_is_counted_in_their_new_timezone(ctx, clock):
-    add_person(ctx, timezone="America/Los_Angeles", policy={"max_proactive_contacts_per_day": 2})
     _unseen()
-    clock.set(LA_MORNING)
-    for kind in ("first", "second"):
-        assert service.execute(ctx, request=notify(notification_type=kind)).result == "success"
+    _two_sent_on_a_los_angeles_morning(ctx, clock)
     with ctx.uow(actor="test") as uow:
         persons.update(uow, person_id="p_zhangsan", patch=PersonUpdate(timezone="Asia/Shanghai"))
     clock.set(SHANGHAI_NEXT_DAY)  # a new day in Shanghai: the two of yesterday no longer count
@@ -62,10 +61,7 @@ def test_a_person_who_moved_is_counted_in_their_new_timezone(ctx, clock):
 
 
 def test_a_verdict_asked_ahead_counts_the_persons_day_too(ctx, clock):
-    add_person(ctx, timezone="America/Los_Angeles", policy={"max_proactive_contacts_per_day": 2})
-    clock.set(LA_MORNING)
-    for kind in ("first", "second"):
-        assert service.execute(ctx, request=notify(notification_type=kind)).result == "success"
+    _two_sent_on_a_los_angeles_morning(ctx, clock)
     clock.set(SHANGHAI_NEXT_DAY)
     _unseen()
     with ctx.reader() as uow:
