@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import logging
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -33,6 +34,7 @@ from perception.inbound_queue import Arrived
 log = logging.getLogger("deputy.perception")
 
 MAX_BATCH = 256
+RECYCLE_AFTER = 1800.0  # seconds a kept connection serves (PostgreSQL), as `kernel.db`'s pool_recycle
 
 
 @dataclass
@@ -75,6 +77,8 @@ class AckWriter:
         self._closed = False
         self.batches = 0  # committed transactions, for tests and the benchmark
         self._connection: Connection | None = None  # PostgreSQL: the writer thread's own, in autocommit
+        self._connected_at = 0.0
+        self.recycle_after = RECYCLE_AFTER
 
     async def append(self, event: Arrived) -> bool:
         """Return once `event` is durable: True when it was new, False for a repeat; raises the database's error."""
@@ -152,8 +156,11 @@ class AckWriter:
         return new
 
     def _connected(self) -> Connection:
+        if self._connection is not None and time.monotonic() - self._connected_at >= self.recycle_after:
+            self._forget_connection()  # as the pool recycles its own: before a server or proxy drops it
         if self._connection is None:
             self._connection = self._db.queue_engine.connect().execution_options(isolation_level="AUTOCOMMIT")
+            self._connected_at = time.monotonic()
         return self._connection
 
     def _forget_connection(self) -> None:

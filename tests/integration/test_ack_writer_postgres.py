@@ -83,3 +83,27 @@ def test_closing_the_writer_gives_its_connection_back(ctx):
     assert ctx.db.queue_engine.pool.checkedout() == 1  # kept between batches
     writer.close()
     assert ctx.db.queue_engine.pool.checkedout() == 0
+
+
+def _backend_of_the_last_append(ctx) -> int:
+    with ctx.db.engine.connect() as conn:
+        return conn.execute(
+            text(
+                "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
+                " AND query LIKE 'WITH appended AS%' ORDER BY state_change DESC LIMIT 1"
+            )
+        ).scalar()
+
+
+def test_the_kept_connection_is_replaced_once_it_has_served_its_time(ctx):
+    writer = AckWriter(ctx.db)
+    try:
+        assert _appended(writer, _event(ctx, "recycled-1")) is True
+        first = _backend_of_the_last_append(ctx)
+        assert _appended(writer, _event(ctx, "recycled-2")) is True
+        assert _backend_of_the_last_append(ctx) == first  # kept between batches
+        writer.recycle_after = 0  # its time is up
+        assert _appended(writer, _event(ctx, "recycled-3")) is True
+        assert _backend_of_the_last_append(ctx) != first
+    finally:
+        writer.close()
