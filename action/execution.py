@@ -228,7 +228,10 @@ def reserve(
         pending = _row(uow, request, held, channel=first_channel, result=Result.pending, detail={}, person=person)
         route_of = [(b.channel, b.external_user_id, b.chat_id) for b in route]
         kept = rules.kept_detail(pending.result_detail)
-        born = sandbox.born_in(uow, request) if sandbox.any_live(ctx, [c for c, _, _ in route_of]) else None
+        born = None
+        if sandbox.any_live(ctx, [c for c, _, _ in route_of]):
+            decision = seen.decision if snapshots.decision_key(request) else sandbox.UNREAD
+            born = sandbox.born_in(uow, request, decision=decision)
         return Reservation(pending.action_id, person.locale, route_of, kept=kept, born_in_sandbox=born)
 
 

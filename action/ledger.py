@@ -9,6 +9,7 @@ from sqlalchemy import Row, bindparam, func, insert, null, or_, select, text, up
 
 from action.models import ActionConcern, ActionRow, ActionType, Result, counts
 from action.rules import ConcernState, ConcernView, Limits, kept_detail
+from fact.models import Fact
 from kernel.context import UnitOfWork
 from person.models import ChannelBinding, Person
 
@@ -84,9 +85,12 @@ class Seen(NamedTuple):
     bindings: list[Binding]
     proactive_today: int  # counted proactive actions in [start, end)
     last_notice: datetime | None  # the last same-type notice after `since` (None when not asked)
+    decision: dict[str, Any] | None  # the content of the decision fact asked for (None: not in the log, not asked)
 
 
 _P, _B = Person.__table__.c, ChannelBinding.__table__.c
+# The decision behind the action, for the sandbox fence (`action.sandbox`): its fact's content, by its key.
+_DECISION = select(Fact.__table__.c.content).where(Fact.__table__.c.dedup_key == bindparam("decision_key"))
 
 
 def _seen_statement(last_notice: Any) -> Any:
@@ -97,6 +101,7 @@ def _seen_statement(last_notice: Any) -> Any:
             *_TARGET.selected_columns,
             _PROACTIVE.scalar_subquery().label("proactive_today"),
             notice.label("last_notice"),
+            _DECISION.scalar_subquery().label("decision"),
             _B.channel,
             _B.external_user_id,
             _B.chat_id,
@@ -168,21 +173,28 @@ def last_notification_at(
 
 
 def seen(
-    uow: UnitOfWork, *, person_id: str, start: datetime, end: datetime, notice: dict[str, Any] | None = None
+    uow: UnitOfWork,
+    *,
+    person_id: str,
+    start: datetime,
+    end: datetime,
+    notice: dict[str, Any] | None = None,
+    decision_key: str | None = None,
 ) -> Seen:
-    """The target, its bindings, its counted proactive actions in [start, end) and (`notice`: ntype, since and
-    concern_id or None) its last same-type notice, read in one statement: the reservation's hot path."""
-    params: dict[str, Any] = {"person_id": person_id, "start": start, "end": end}
+    """The target, its bindings, its counted proactive actions in [start, end), (`notice`: ntype, since and
+    concern_id or None) its last same-type notice and the content of the fact under `decision_key`, read in one
+    statement: the reservation's hot path."""
+    params: dict[str, Any] = {"person_id": person_id, "start": start, "end": end, "decision_key": decision_key}
     kind = "none"
     if notice is not None:
         kind = "type" if notice.get("concern_id") is None else "concern"
         params |= {k: v for k, v in notice.items() if v is not None}
     rows = list(uow.session.execute(_SEEN[kind], params))
     if not rows:
-        return Seen(None, [], 0, None)
+        return Seen(None, [], 0, None, None)
     first = rows[0]
     found = [Binding(r.channel, r.external_user_id, r.chat_id, r.reachable) for r in rows if r.channel is not None]
-    return Seen(first, found, first.proactive_today, first.last_notice)
+    return Seen(first, found, first.proactive_today, first.last_notice, first.decision)
 
 
 def concern_view(

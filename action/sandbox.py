@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import select
 
 from action.models import ActionRequest, ButtonRow
-from fact.trace import born_in_sandbox
+from fact.trace import born_in_sandbox, decision_born_in_sandbox
 from kernel.context import AppContext, UnitOfWork
 
 REFUSAL = {"error": "sandbox_only", "message": "born in the console's sandbox: sent on dry-run channels only"}
@@ -32,9 +32,19 @@ def refused(ctx: AppContext, request: ActionRequest, channel: Any, *, born: bool
         return born_in(uow, request)
 
 
-def born_in(uow: UnitOfWork, request: ActionRequest) -> bool:
-    """Whether the request's chain (its decision, its loop, the loops its buttons act on) starts in the sandbox."""
-    refs = [request.decision_ref, request.concern_id, *_button_concerns(uow, request)]
+UNREAD = object()  # `born_in`'s decision: not read yet
+
+
+def born_in(uow: UnitOfWork, request: ActionRequest, *, decision: Any = UNREAD) -> bool:
+    """Whether the request's chain (its decision, its loop, the loops its buttons act on) starts in the sandbox.
+
+    `decision`: the content of the request's decision fact as the reservation read it (None: not in the log).
+    """
+    refs = [request.concern_id, *_button_concerns(uow, request)]
+    if decision is UNREAD:
+        refs.insert(0, request.decision_ref)
+    elif decision_born_in_sandbox(uow, content=decision):
+        return True
     return any(born_in_sandbox(uow, ref=ref) for ref in dict.fromkeys(refs) if ref)
 
 

@@ -34,7 +34,8 @@ def read(ctx: AppContext, uow: UnitOfWork, request: ActionRequest) -> ledger.See
         notice = {"ntype": ntype, "since": since, "concern_id": request.concern_id if request.solicited else None}
     guess = _TZ_OF.get(person_id) or uow.tz.key
     start, end = local_day_bounds(uow.now, ZoneInfo(guess))
-    seen = ledger.seen(uow, person_id=person_id, start=start, end=end, notice=notice)
+    key = decision_key(request)
+    seen = ledger.seen(uow, person_id=person_id, start=start, end=end, notice=notice, decision_key=key)
     if seen.person is not None and seen.person.timezone != guess:
         if len(_TZ_OF) >= _TZ_KEPT:
             _TZ_OF.clear()
@@ -42,6 +43,12 @@ def read(ctx: AppContext, uow: UnitOfWork, request: ActionRequest) -> ledger.See
         start, end = local_day_bounds(uow.now, ZoneInfo(seen.person.timezone))
         seen = seen._replace(proactive_today=ledger.count_proactive(uow, person_id=person_id, start=start, end=end))
     return seen
+
+
+def decision_key(request: ActionRequest) -> str | None:
+    """The fact key of the decision behind `request` (None when a loop, not a decision, caused it)."""
+    ref = request.decision_ref or ""
+    return f"decision:{ref}" if ref.startswith("dec_") else None
 
 
 def snapshot(

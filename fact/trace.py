@@ -60,3 +60,14 @@ def causes(uow: UnitOfWork, *, refs: list[str]) -> list[dict[str, Any]]:
 def born_in_sandbox(uow: UnitOfWork, *, ref: str | None) -> bool:
     """Whether what `ref` names was caused, somewhere down its chain, by a signal the console's sandbox typed."""
     return bool(ref) and any(step["fact"].content.get("sandbox") is True for step in causes(uow, refs=[ref]))
+
+
+def decision_born_in_sandbox(uow: UnitOfWork, *, content: dict[str, Any] | None) -> bool:
+    """`born_in_sandbox` for a decision whose fact's content was read already (None: no such decision): its own
+    mark, then the chains of its inputs."""
+    if content is None:
+        return False
+    if content.get("sandbox") is True:
+        return True
+    inputs = [i for i in content.get("inputs", []) if isinstance(i, str)]
+    return any(step["fact"].content.get("sandbox") is True for step in causes(uow, refs=inputs))
