@@ -228,10 +228,8 @@ def reserve(
         pending = _row(uow, request, held, channel=first_channel, result=Result.pending, detail={}, person=person)
         route_of = [(b.channel, b.external_user_id, b.chat_id) for b in route]
         kept = rules.kept_detail(pending.result_detail)
-        born = None
-        if sandbox.any_live(ctx, [c for c, _, _ in route_of]):
-            decision = seen.decision if snapshots.decision_key(request) else sandbox.UNREAD
-            born = sandbox.born_in(uow, request, decision=decision)
+        decision = seen.decision if snapshots.decision_key(request) else sandbox.UNREAD
+        born = sandbox.born_on_route(ctx, uow, request, [c for c, _, _ in route_of], decision=decision)
         return Reservation(pending.action_id, person.locale, route_of, kept=kept, born_in_sandbox=born)
 
 

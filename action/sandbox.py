@@ -48,6 +48,13 @@ def born_in(uow: UnitOfWork, request: ActionRequest, *, decision: Any = UNREAD) 
     return any(born_in_sandbox(uow, ref=ref) for ref in dict.fromkeys(refs) if ref)
 
 
+def born_on_route(
+    ctx: AppContext, uow: UnitOfWork, request: ActionRequest, channels: list[str], *, decision: Any = UNREAD
+) -> bool | None:
+    """`born_in` for a reservation whose route is `channels`; None (not read) when none of them is live."""
+    return born_in(uow, request, decision=decision) if any_live(ctx, channels) else None
+
+
 def any_live(ctx: AppContext, channels: list[str]) -> bool:
     """Whether any of these channels is installed and live (only a live one needs the chain read)."""
     return any((c := ctx.channels.get(name)) is not None and not getattr(c, "dry_run", False) for name in channels)
