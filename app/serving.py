@@ -42,11 +42,11 @@ class Supervisor:
     def _watch(self) -> None:
         while not self._stopping.is_set():
             code = self.child.wait()
-            if self._stopping.is_set():
-                return
-            log.error("processor process %d exited with %s; starting it again", self.child.pid, code)
+            # A Ctrl-C reaches the whole process group: the processor may end before this process starts stopping,
+            # so the restart (and its error) waits RESTART_AFTER for a stop to follow.
             if self._stopping.wait(RESTART_AFTER):
                 return
+            log.error("processor process %d exited with %s; started it again", self.child.pid, code)
             self.child = subprocess.Popen(self.command, env=os.environ.copy())
 
     def stop(self, timeout: float = STOP_TIMEOUT) -> int | None:

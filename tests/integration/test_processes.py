@@ -209,3 +209,16 @@ def test_the_supervisor_starts_a_processor_that_died_again_and_stops_the_running
         code = supervisor.stop(timeout=10)
         starts.unlink(missing_ok=True)
     assert code == -signal.SIGTERM and second.poll() is not None
+
+
+def test_a_processor_that_ends_just_before_the_supervisor_stops_is_neither_restarted_nor_reported(caplog):
+    """A Ctrl-C reaches the processor and the web process together: the processor may end first."""
+    from app.serving import Supervisor
+
+    supervisor = Supervisor([sys.executable, "-c", "pass"]).start()
+    first = supervisor.child
+    first.wait(30)
+    time.sleep(0.2)  # the supervisor has seen it end
+    supervisor.stop(timeout=10)
+    assert supervisor.child is first
+    assert not [r for r in caplog.records if r.name == "deputy.serving" and r.levelname == "ERROR"]
