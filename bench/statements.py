@@ -16,8 +16,7 @@ class StatementCounter:
     """Counts statements per first SQL keyword on a `kernel.db.Database`'s engines (the inbound queue's too)."""
 
     def __init__(self, db: Any) -> None:
-        engines = (db.engine, db.read_engine, db.queue_engine, db.queue_read_engine)  # the inbound queue too
-        self.engines = {id(e): e for e in engines}.values()
+        self.engines = db.engines  # the inbound queue's too
         self.total = 0
         self.by_verb: dict[str, int] = {}
         for engine in self.engines:

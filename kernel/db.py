@@ -183,7 +183,9 @@ class Database:
             self.engine = create_engine(
                 url, json_serializer=dumps, pool_size=10, pool_recycle=1800, connect_args=PG_KEEPALIVE
             )
-            self.read_engine = self.engine
+            # Reads run in autocommit: one round trip per statement, no BEGIN and COMMIT around it. Under READ
+            # COMMITTED (the default, which the service keeps) each statement sees its own snapshot either way.
+            self.read_engine = self.engine.execution_options(isolation_level="AUTOCOMMIT")
         # SQLite's busy handler sleeps up to 100 ms between retries; writers of every process (the web process,
         # the processor, a CLI command) queue here instead, so a short write follows the one ahead of it at once.
         self._writers = _SqliteWriters(lock) if self.is_sqlite else None
@@ -228,6 +230,13 @@ class Database:
         """One read-only transaction on the inbound queue's database."""
         with Session(self.queue_read_engine, expire_on_commit=False) as session, session.begin():
             yield session
+
+    @property
+    def engines(self) -> tuple[Engine, ...]:
+        """Each engine with a pool of its own, once (PostgreSQL's reader is the writer's pool in autocommit, and
+        the writer's events cover it): what a listener for every statement listens on."""
+        found = (self.engine, self.read_engine, self.queue_engine, self.queue_read_engine)
+        return tuple({id(e): e for e in found if e.pool is not self.engine.pool or e is self.engine}.values())
 
     @property
     def is_sqlite(self) -> bool:

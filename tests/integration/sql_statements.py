@@ -12,14 +12,14 @@ from kernel.context import AppContext
 
 @contextmanager
 def sent(ctx: AppContext, *, width: int = 100) -> Iterator[list[str]]:
-    """The statements sent on the context's read and write engines while the block runs, whitespace folded and
+    """The statements sent on the context's engines while the block runs, whitespace folded and
     cut at `width` characters."""
     seen: list[str] = []
 
     def count(_conn, _cursor, statement, *_):
         seen.append(" ".join(statement.split())[:width])
 
-    engines = {id(e): e for e in (ctx.db.engine, ctx.db.read_engine)}.values()
+    engines = ctx.db.engines
     for engine in engines:
         event.listen(engine, "before_cursor_execute", count)
     try:
