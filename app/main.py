@@ -7,7 +7,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from app import console, migrate, plugins, processes
+from app import collector, console, migrate, plugins, processes
 from app.api import docs_pages, errors, guards, openapi
 from app.api.health import DatabaseProbe
 from app.api.health import router as health_router
@@ -60,7 +60,7 @@ def create_app(
             pipeline.start()
         transports = app.state.transports = plugins.start_inbound(ctx, inbound=PerceptionInbound(ctx))
         app.state.phase = "serving"  # /readyz answers 200 from here on
-        processes.freeze()
+        collector.keep_frozen()
         yield
         app.state.phase = "stopping"
         ctx.stopping.set()  # the pass in flight finishes its current send and claims nothing more

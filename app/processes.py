@@ -18,6 +18,7 @@ import socket
 import threading
 from typing import Any
 
+from app import collector
 from app.pipeline import Processor, tick
 from kernel.context import AppContext
 
@@ -110,7 +111,7 @@ def run_processor(ctx: AppContext, *, parent_pid: int | None = None) -> None:
     listener = WakeListener(wake_address(ctx.settings.database_url), processor.wake).start()
     processor.run_now()  # interrupted actions finalised, signals recorded before a crash processed
     processor.start()
-    freeze()
+    collector.keep_frozen()
     log.info("processor started (pid %d)", os.getpid())
     while not stop.wait(1.0):
         if parent_pid is not None and os.getppid() != parent_pid:
@@ -119,12 +120,3 @@ def run_processor(ctx: AppContext, *, parent_pid: int | None = None) -> None:
     listener.close()
     processor.stop()
     log.info("processor stopped")
-
-
-def freeze() -> None:
-    """Start-up is over: move what it allocated out of the collector's sight (modules, settings, the catalogue),
-    so a full collection walks only what requests allocate, and forked pages are not touched by it."""
-    import gc
-
-    gc.collect()
-    gc.freeze()
