@@ -101,8 +101,9 @@ def process_pending(ctx: AppContext, *, limit: int = 200) -> int:
             with ctx.uow(actor="cognitive_core") as uow:
                 entries = _claim(uow, wanted)
                 exhausted = len(entries) < wanted  # nothing else waits (that this replica may take)
-                entries, waiting = inbox_order.in_turn(uow, entries)  # each sender's signals one at a time
-                recorded = facts.get_many(uow, fact_ids=[e.fact_id for e in entries])
+                recorded = facts.get_many(uow, fact_ids=[e.fact_id for e in entries])  # immutable: read before locks
+                contents = {e.fact_pk: recorded[e.fact_id].content for e in entries if e.fact_id in recorded}
+                entries, waiting = inbox_order.in_turn(uow, entries, contents)  # each sender's signals one at a time
                 for entry in entries:
                     # A signal may change a person (a bind code, /quiet): the next one needs the new directory.
                     people = cache.people(uow) if not claimed else cache.current(uow)

@@ -18,7 +18,7 @@ from fact.models import Fact
 from kernel.context import UnitOfWork
 from perception.models import InboxEntry
 
-_LOCK = text("SELECT pg_advisory_xact_lock(:key)")
+_LOCKS = text("SELECT pg_advisory_xact_lock(k) FROM unnest(CAST(:keys AS bigint[])) AS k")
 
 
 def sender_of(content: dict) -> str | None:
@@ -36,21 +36,21 @@ def lock_key(sender: str) -> int:
     return int.from_bytes(digest, "big", signed=True)
 
 
-def in_turn(uow: UnitOfWork, entries: list[InboxEntry]) -> tuple[list[InboxEntry], int]:
-    """The claimed entries this batch may process now, in order, and how many wait for an earlier one."""
+def in_turn(uow: UnitOfWork, entries: list[InboxEntry], contents: dict[int, dict]) -> tuple[list[InboxEntry], int]:
+    """The claimed entries this batch may process now, in order, and how many wait for an earlier one.
+
+    `contents` are the entries' signal facts' contents by fact pk (the batch reads them anyway).
+    """
     if not uow.postgres or not entries:
         return entries, 0
     pks = [entry.fact_pk for entry in entries]
-    senders = {pk: sender_of(content) for pk, content in uow.session.execute(_contents(pks))}
-    for sender in sorted({s for s in senders.values() if s is not None}, key=lock_key):
-        uow.session.execute(_LOCK, {"key": lock_key(sender)})
+    senders = {pk: sender_of(contents.get(pk) or {}) for pk in pks}
+    keys = sorted({lock_key(s) for s in senders.values() if s is not None})
+    if keys:  # one statement, the locks taken in the array's (sorted) order
+        uow.session.execute(_LOCKS, {"keys": keys})
     earlier = _earliest_elsewhere(uow, pks)
     now = [entry for entry in entries if not _waits(entry, senders, earlier)]
     return now, len(entries) - len(now)
-
-
-def _contents(pks: list[int]):
-    return select(Fact.pk, Fact.content).where(Fact.pk.in_(pks))
 
 
 def _earliest_elsewhere(uow: UnitOfWork, pks: list[int]) -> dict[str, int]:
