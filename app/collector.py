@@ -41,6 +41,7 @@ class Refreezer:
         """Freeze if modules were imported since the last look; True when it did."""
         count = self._modules()
         if count <= self._seen:
+            self._seen = count  # modules can also be dropped (a reload, a test): grow from what is there now
             return False
         freeze()
         log.debug("froze again after %d new modules (%d objects frozen)", count - self._seen, gc.get_freeze_count())

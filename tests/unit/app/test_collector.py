@@ -53,6 +53,12 @@ def test_each_wave_of_imports_freezes_once():
     assert [watcher.check() for _ in range(4)] == [False, True, False, True]
 
 
+def test_modules_dropped_since_the_last_look_do_not_hide_the_next_import():
+    counts = iter([10, 7, 8])
+    watcher = collector.Refreezer(modules=lambda: next(counts, 8))
+    assert [watcher.check(), watcher.check()] == [False, True]
+
+
 def test_the_watcher_of_a_process_freezes_what_it_imports_later():
     collector.keep_frozen(every=0.01)
     payload = _lazy_import()
