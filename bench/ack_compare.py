@@ -14,16 +14,14 @@ import argparse
 import asyncio
 import os
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.actions import scratch_database
+from bench.trees import Trees
 from bench.webhook import TimedTelegram, _load, _percentile, _requests, _start
-from bench.webhook_server import deputy_env, setup_directory
 
 
 def main() -> None:
@@ -39,18 +37,11 @@ def main() -> None:
     fake = TimedTelegram().start()
     bare, bare_port = _start("bare", {})
     trees = {"this": str(Path(__file__).resolve().parents[1]), "other": str(Path(args.other).resolve())}
-    servers: dict[str, tuple[subprocess.Popen, int]] = {}
-    cleanups = []
+    served = None
     try:
-        for name, tree in trees.items():
-            if (scratch := scratch_database(args.backend)) is None:
-                raise SystemExit(f"no {args.backend} database")
-            url, cleanup = scratch
-            cleanups.append(cleanup)
-            setup_directory(url)
-            servers[name] = _start("deputy", deputy_env(url, fake), tree)
+        served = Trees(trees, args.backend, fake)
         time.sleep(2)  # start-up done
-        for port in [bare_port, *(p for _, p in servers.values())]:
+        for port in [bare_port, *served.ports.values()]:
             asyncio.run(_load(port, _requests(args.case, 50), 4))  # warm up
         ratios: dict[str, list[float]] = {"this": [], "other": []}
         latencies: dict[str, list[float]] = {"this": [], "other": []}
@@ -58,7 +49,7 @@ def main() -> None:
             for name in ("this", "other") if rep % 2 == 0 else ("other", "this"):
                 bare_wall, _, _ = asyncio.run(_load(bare_port, _requests(args.case, args.requests), args.conc))
                 wall, lat, statuses = asyncio.run(
-                    _load(servers[name][1], _requests(args.case, args.requests), args.conc)
+                    _load(served.ports[name], _requests(args.case, args.requests), args.conc)
                 )
                 if set(statuses) != {200}:
                     raise RuntimeError(f"{name} answered {dict(statuses)}")
@@ -66,11 +57,8 @@ def main() -> None:
                 latencies[name] += lat
                 time.sleep(1.0)  # the processors' share of the last round settles
     finally:
-        for server, _ in servers.values():
-            server.terminate()
-            server.wait(30)
-        for cleanup in cleanups:
-            cleanup()
+        if served is not None:
+            served.stop()
         bare.terminate()
         bare.wait(30)
         fake.stop()

@@ -14,16 +14,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.actions import scratch_database
-from bench.webhook import TimedTelegram, _load, _percentile, _requests, _settled, _start, _steady, _wait_replies
-from bench.webhook_server import deputy_env, setup_directory
+from bench.trees import Trees
+from bench.webhook import TimedTelegram, _load, _percentile, _requests, _settled, _steady, _wait_replies
 
 RATE = 20.0
 
@@ -52,34 +50,24 @@ def main() -> None:
     print(f"load average at the start: {' / '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
     fake = TimedTelegram().start()
     trees = {"this": str(Path(__file__).resolve().parents[1]), "other": str(Path(args.other).resolve())}
-    servers: dict[str, tuple[subprocess.Popen, int]] = {}
-    cleanups = []
     latencies: dict[str, list[float]] = {"this": [], "other": []}
+    served = None
     try:
-        for name, tree in trees.items():
-            if (scratch := scratch_database(args.backend)) is None:
-                raise SystemExit(f"no {args.backend} database")
-            url, cleanup = scratch
-            cleanups.append(cleanup)
-            setup_directory(url)
-            servers[name] = _start("deputy", deputy_env(url, fake), tree)
+        served = Trees(trees, args.backend, fake)
         time.sleep(2)  # start-up done
-        for _, port in servers.values():
+        for port in served.ports.values():
             _preload(port, fake, args.preload)
             _settled(port)
         for rep in range(args.reps):
             for name in ("this", "other") if rep % 2 == 0 else ("other", "this"):
-                port = servers[name][1]
+                port = served.ports[name]
                 _settled(port)
                 lat = _steady(port, fake, RATE, args.seconds)
                 latencies[name] += lat
                 print(f"round {rep + 1} {name}: p50 / p90 / p99 {_figures(lat)} ms", flush=True)
     finally:
-        for server, _ in servers.values():
-            server.terminate()
-            server.wait(30)
-        for cleanup in cleanups:
-            cleanup()
+        if served is not None:
+            served.stop()
         fake.stop()
     print(f"load average at the end: {' / '.join(f'{x:.2f}' for x in os.getloadavg())}")
     for name, tree in trees.items():
