@@ -3,7 +3,7 @@
 A full collection walks every tracked object outside the permanent generation. `freeze()` moves what start-up
 loaded (modules, settings, the catalogue) there. Some paths import on first use what start-up does not (the Bot
 API's client with the first send, the console's templates with the first page): about a thousand modules in the
-processor, which a full collection then walked every time — 50–90 ms, a pause in the middle of a signal's pass.
+processor, which a full collection then walked every time — 30–80 ms, a pause in the middle of a signal's pass.
 So a watcher in each process freezes again whenever modules were imported since the last freeze: a few times in
 a process's life, each a collection the process would have run soon anyway.
 """
@@ -15,6 +15,7 @@ import logging
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable
 
 log = logging.getLogger("deputy.collector")
@@ -61,8 +62,8 @@ def keep_frozen(every: float = CHECK_EVERY) -> Refreezer:
 
 
 def _watch(watcher: Refreezer, every: float) -> None:
-    stop = threading.Event()  # never set: the thread ends with the process
-    while not stop.wait(every):
+    while True:  # a daemon thread: it ends with the process
+        time.sleep(every)
         try:
             watcher.check()
         except Exception:  # the watcher must not die of one odd moment; collection still runs as usual

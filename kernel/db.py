@@ -235,8 +235,10 @@ class Database:
     def engines(self) -> tuple[Engine, ...]:
         """Each engine with a pool of its own, once (PostgreSQL's reader is the writer's pool in autocommit, and
         the writer's events cover it): what a listener for every statement listens on."""
-        found = (self.engine, self.read_engine, self.queue_engine, self.queue_read_engine)
-        return tuple({id(e): e for e in found if e.pool is not self.engine.pool or e is self.engine}.values())
+        by_pool: dict[int, Engine] = {}
+        for engine in (self.engine, self.read_engine, self.queue_engine, self.queue_read_engine):
+            by_pool.setdefault(id(engine.pool), engine)
+        return tuple(by_pool.values())
 
     @property
     def is_sqlite(self) -> bool:
