@@ -112,13 +112,21 @@ class NewFact:
 
 
 def append_many(uow: UnitOfWork, *, facts: list[NewFact]) -> list[tuple[Fact, bool]]:
-    """Append facts in the caller's transaction, a statement per table for the lot; (fact, created) each, in order.
+    """Append facts in the caller's transaction, a statement per table for the lot (one in all on PostgreSQL);
+    (fact, created) each, in order.
 
     As `append` one at a time: a keyed fact already recorded (earlier, by a concurrent writer, or earlier in
     `facts`) is returned with created=False.
     """
     keys = [f.dedup_key for f in facts if f.dedup_key is not None]
-    known = {f.dedup_key: f for f in uow.session.scalars(select(Fact).where(Fact.dedup_key.in_(keys)))} if keys else {}
+    # SQLite reads the keys first (its inserts are three statements anyway); PostgreSQL's one statement skips a
+    # taken key itself, and reads back only the keys it did not write (a repeat is rare: the ack de-duplicates).
+    read_first = bool(keys) and not uow.postgres
+    known = (
+        {f.dedup_key: f for f in uow.session.scalars(select(Fact).where(Fact.dedup_key.in_(keys)))}
+        if read_first
+        else {}
+    )
     fresh: dict[int, dict[str, Any]] = {}  # position in `facts` → the row to insert
     taken = set(known)
     for i, new in enumerate(facts):
@@ -139,6 +147,11 @@ def append_many(uow: UnitOfWork, *, facts: list[NewFact]) -> list[tuple[Fact, bo
     for values, fact_id in zip(fresh.values(), ids, strict=True):
         values["fact_id"] = fact_id
     written = _insert_rows(uow, list(fresh.values())) if fresh else {}
+    missing = [
+        f.dedup_key for i, f in enumerate(facts) if f.dedup_key and not (i in fresh and fresh[i]["fact_id"] in written)
+    ]
+    if missing and not read_first:
+        known = {f.dedup_key: f for f in uow.session.scalars(select(Fact).where(Fact.dedup_key.in_(missing)))}
     out: list[tuple[Fact, bool]] = []
     for i, new in enumerate(facts):
         if i in fresh and fresh[i]["fact_id"] in written:
@@ -153,7 +166,12 @@ def append_many(uow: UnitOfWork, *, facts: list[NewFact]) -> list[tuple[Fact, bo
 
 
 def _insert_rows(uow: UnitOfWork, rows: list[dict[str, Any]]) -> dict[str, Fact]:
-    """Insert fact rows (keyed ones once), their person refs and search rows: one statement each; by fact id."""
+    """Insert fact rows (keyed ones once), their person refs and search rows: one statement each (one in all on
+    PostgreSQL); by fact id."""
+    if uow.postgres:
+        bodies = {r["fact_id"]: body for r in rows if (body := search.body_of(r["fact_type"], r["content"]))}
+        pks = one_statement.append_many(uow.session, rows, bodies=bodies)
+        return {row["fact_id"]: Fact(pk=pks[row["fact_id"]], **row) for row in rows if row["fact_id"] in pks}
     stmt = _insert_keyed(uow.postgres).returning(Fact.__table__.c.fact_id)
     by_id = {row["fact_id"]: row for row in rows}
     written = {fact_id: Fact(pk=pk, **by_id[fact_id]) for pk, fact_id in uow.session.execute(stmt, rows)}
