@@ -142,6 +142,14 @@ def _mark_done(session: Session, pks: list[int], at: datetime) -> None:
         session.execute(update(_TABLE).where(_TABLE.c.pk.in_(pks)).values(done_at=at))
 
 
+def _take(session: Session, pks: list[int], at: datetime) -> set[int]:
+    """Mark the still-pending ones of `pks` done in the caller's transaction (one statement); which they were."""
+    stmt = (
+        update(_TABLE).where(_TABLE.c.pk.in_(pks), _TABLE.c.done_at.is_(None)).values(done_at=at).returning(_TABLE.c.pk)
+    )
+    return set(session.scalars(stmt))
+
+
 def record(ctx: AppContext, *, pks: list[int], write: Callable[[UnitOfWork, set[int]], None]) -> None:
     """Record the still-pending events of `pks` with `write(uow, pending)` in one unit of work and mark them done,
     one ingester at a time; events another processor recorded meanwhile are skipped."""
@@ -150,9 +158,9 @@ def record(ctx: AppContext, *, pks: list[int], write: Callable[[UnitOfWork, set[
         with ctx.uow(actor="perception") as uow:
             if uow.postgres:
                 uow.session.execute(_INGEST_LOCK)
-            mine = _still_pending(uow.session, pks)
-            write(uow, mine)
-            _mark_done(uow.session, sorted(mine), uow.now)
+            # Marked done first, in the transaction that writes their facts: one statement instead of a read and
+            # an update; a failure rolls both back, and the ingest lock keeps anyone else from taking them between.
+            write(uow, _take(uow.session, sorted(pks), uow.now))
         return
     with db.exclusive():  # the service's writer lock across the facts' transaction and the queue's
         with db.queue_read() as session:

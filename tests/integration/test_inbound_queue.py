@@ -31,6 +31,7 @@ from perception.inbound_queue import Arrived
 from perception.models import InboundEvent, InboxEntry
 from tests import event_loops
 from tests.api.test_telegram_webhook import OK, build_ctx, update
+from tests.integration.sql_statements import sent
 
 
 class Crash(BaseException):
@@ -231,3 +232,17 @@ def test_a_database_that_refuses_while_recording_sets_nothing_aside_and_every_ev
     assert all(row.done_at is None for row in queued(tg_ctx))
     monkeypatch.setattr(ingest_module.perception, "record_messages", real)
     assert ingest(tg_ctx, webhooks=plugins.webhooks(tg_ctx)) == 3 and len(messages(tg_ctx)) == 3
+
+
+def test_recording_takes_a_batch_with_the_update_that_marks_it_done(tg_ctx):
+    arrive(tg_ctx, 3)
+    with sent(tg_ctx, width=60) as statements:
+        assert ingest(tg_ctx, webhooks=plugins.webhooks(tg_ctx)) == 3
+    taking = [  # the pending read before and the purge after are not the taking
+        s for s in statements if "inbound_events" in s and not s.startswith(("SELECT inbound_events.pk, ", "DELETE"))
+    ]
+    if tg_ctx.db.queue_apart:  # SQLite: the queue's own file, read under the writer lock, marked after the facts
+        assert [s.split()[0] for s in taking] == ["SELECT", "UPDATE"]
+    else:  # the same transaction as the facts: the update that marks them is the one that takes them
+        assert [s.split()[0] for s in taking] == ["UPDATE"]
+    assert all(row.done_at is not None for row in queued(tg_ctx)) and len(messages(tg_ctx)) == 3
