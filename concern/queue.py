@@ -100,16 +100,24 @@ def claim_many(uow: UnitOfWork, *, owner: str, lease: timedelta, limit: int) -> 
     Exactly one drainer owns an entry at a time: PostgreSQL skips rows another transaction holds, and
     SQLite has one writer at a time. A lease that ends (its owner died) makes the entry available again.
     """
-    stmt = select(OutboxEntry).where(OutboxEntry.state == "open", OutboxEntry.available_at <= uow.now)
-    stmt = stmt.order_by(OutboxEntry.available_at, OutboxEntry.id).limit(limit)
-    if uow.postgres:
-        stmt = stmt.with_for_update(skip_locked=True)
-    entries = list(uow.session.scalars(stmt))
+    available = (OutboxEntry.state == "open", OutboxEntry.available_at <= uow.now)
+    oldest_first = (OutboxEntry.available_at, OutboxEntry.id)
+    claimed = {"claimed_by": owner, "available_at": uow.now + lease}
+    if uow.postgres:  # one round trip: the rows chosen (skipping held ones), updated and answered
+        chosen = select(OutboxEntry.id, OutboxEntry.available_at.label("was")).where(*available)
+        chosen = chosen.order_by(*oldest_first).limit(limit).with_for_update(skip_locked=True).cte("chosen")
+        stmt = update(OutboxEntry).where(OutboxEntry.id == chosen.c.id).values(claimed)
+        rows = uow.session.execute(
+            stmt.returning(OutboxEntry, chosen.c.was), execution_options={"synchronize_session": False}
+        ).all()
+        return [entry for entry, _ in sorted(rows, key=lambda row: (row[1], row[0].id))]  # as chosen: oldest first
+    # SQLite cannot return the FROM clause's columns, and its statements do not leave the process anyway.
+    entries = list(uow.session.scalars(select(OutboxEntry).where(*available).order_by(*oldest_first).limit(limit)))
     if entries:
         uow.session.execute(
             update(OutboxEntry)
             .where(OutboxEntry.id.in_([e.id for e in entries]))
-            .values(claimed_by=owner, available_at=uow.now + lease)
+            .values(claimed)
             .execution_options(synchronize_session=False)
         )
         for entry in entries:  # as stored now: no second UPDATE at the flush, no read again

@@ -3,7 +3,8 @@ when the process stops, and what the batch's sends queue still goes out in the s
 
 from __future__ import annotations
 
-from datetime import datetime
+import threading
+from datetime import datetime, timedelta
 
 from sqlalchemy import select
 
@@ -11,9 +12,11 @@ from channels.base import OutboundMessage, SendReceipt
 from concern import queue
 from concern.models import OutboxEntry
 from concern.outbox import drain as outbox
+from tests.backends import ON_POSTGRES
 from tests.fakes.memory_channel import MemoryChannel
 from tests.integration.action_helpers import notify
 from tests.integration.concern_fixtures import ask
+from tests.integration.sql_statements import sent
 
 ASKED = {"p_zhangsan": "提测什么时候能给？", "p_lisi": "周报写完了吗？", "p_wangwu": "评审约在几点？"}
 
@@ -40,6 +43,42 @@ def test_a_claim_takes_the_oldest_entries_and_another_drainer_the_rest(ctx, cloc
     assert {e.available_at for e in stored} == {clock.now() + outbox.LEASE}
     with ctx.uow() as uow:
         assert queue.claim_many(uow, owner="c", lease=outbox.LEASE, limit=5) == []
+
+
+def test_a_claim_goes_by_the_time_an_entry_is_available_then_by_age(ctx, clock, team):
+    for target in ASKED:
+        _ask(ctx, target)
+    oldest, middle, newest = _entries(ctx)
+    with ctx.uow() as uow:  # the oldest was deferred to a later slot; the newest to one before the middle's
+        queue.release(uow, entry_id=oldest.id, available_at=clock.now() - timedelta(seconds=1))
+        queue.release(uow, entry_id=newest.id, available_at=clock.now() - timedelta(seconds=3))
+        queue.release(uow, entry_id=middle.id, available_at=clock.now() - timedelta(seconds=3))
+    with sent(ctx) as statements, ctx.uow() as uow:
+        claimed = queue.claim_many(uow, owner="a", lease=outbox.LEASE, limit=5)
+    assert [e.id for e in claimed] == [middle.id, newest.id, oldest.id]
+    assert {(e.claimed_by, e.available_at) for e in claimed} == {("a", clock.now() + outbox.LEASE)}
+    touching = [s for s in statements if "action_outbox" in s]
+    assert len(touching) == (2 if ctx.db.is_sqlite else 1), touching  # PostgreSQL: chosen and claimed in one
+
+
+@ON_POSTGRES  # SQLite has one writer at a time: a second claim comes after the first commits
+def test_a_claim_skips_what_an_open_claim_holds_without_waiting_for_it(ctx, clock, team):
+    for target in ASKED:
+        _ask(ctx, target)
+    with ctx.uow() as holding:
+        first = queue.claim_many(holding, owner="a", lease=outbox.LEASE, limit=2)
+        done = []
+        other = threading.Thread(target=lambda: done.append(_claim_in_own_transaction(ctx, "b")))
+        other.start()
+        other.join(10)
+        assert not other.is_alive(), "the second claim waited for the first"
+    stored = _entries(ctx)
+    assert [e.id for e in first] == [e.id for e in stored[:2]] and done == [[stored[2].id]]
+
+
+def _claim_in_own_transaction(ctx, owner: str) -> list[int]:
+    with ctx.uow() as uow:
+        return [e.id for e in queue.claim_many(uow, owner=owner, lease=outbox.LEASE, limit=5)]
 
 
 class _StopsAfterOne(MemoryChannel):
