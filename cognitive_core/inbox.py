@@ -79,11 +79,14 @@ BATCH = 16
 MAX_TURNS = 50  # batches of a pass that found a sender's earlier signal held by another processor, then retried
 
 
-def _claim(uow: UnitOfWork, count: int) -> list[InboxEntry]:
-    stmt = select(InboxEntry).where(InboxEntry.state == "pending").order_by(InboxEntry.fact_pk).limit(count)
-    if uow.postgres:
-        stmt = stmt.with_for_update(skip_locked=True)
-    return list(uow.session.scalars(stmt))
+def _claim(uow: UnitOfWork, count: int) -> tuple[list[InboxEntry], dict[str, Fact]]:
+    """The oldest pending entries this transaction may take, with their facts (immutable) by id: one statement."""
+    stmt = select(InboxEntry, Fact).outerjoin(Fact, Fact.pk == InboxEntry.fact_pk)
+    stmt = stmt.where(InboxEntry.state == "pending").order_by(InboxEntry.fact_pk).limit(count)
+    if uow.postgres:  # the entries are locked, never their facts (nobody writes a fact)
+        stmt = stmt.with_for_update(skip_locked=True, of=InboxEntry)
+    rows = uow.session.execute(stmt).all()
+    return [entry for entry, _ in rows], {fact.fact_id: fact for _, fact in rows if fact is not None}
 
 
 def process_pending(ctx: AppContext, *, limit: int = 200) -> int:
@@ -99,9 +102,8 @@ def process_pending(ctx: AppContext, *, limit: int = 200) -> int:
         wanted, exhausted = min(BATCH, limit - done), False
         try:
             with ctx.uow(actor="cognitive_core") as uow:
-                entries = _claim(uow, wanted)
+                entries, recorded = _claim(uow, wanted)
                 exhausted = len(entries) < wanted  # nothing else waits (that this replica may take)
-                recorded = facts.get_many(uow, fact_ids=[e.fact_id for e in entries])  # immutable: read before locks
                 contents = {e.fact_pk: recorded[e.fact_id].content for e in entries if e.fact_id in recorded}
                 entries, waiting = inbox_order.in_turn(uow, entries, contents)  # each sender's signals one at a time
                 for entry in entries:
