@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 
-from sqlalchemy import select
+from sqlalchemy import Integer, bindparam, select
 
 from cognitive_core import inbox_order, phrasings, rules
 from cognitive_core.flows import apply
@@ -79,13 +79,20 @@ BATCH = 16
 MAX_TURNS = 50  # batches of a pass that found a sender's earlier signal held by another processor, then retried
 
 
+_PENDING = (
+    select(InboxEntry, Fact)
+    .outerjoin(Fact, Fact.pk == InboxEntry.fact_pk)
+    .where(InboxEntry.state == "pending")
+    .order_by(InboxEntry.fact_pk)
+    .limit(bindparam("count", type_=Integer))
+)
+_CLAIM = {False: _PENDING, True: _PENDING.with_for_update(skip_locked=True, of=InboxEntry)}  # PostgreSQL: locked
+
+
 def _claim(uow: UnitOfWork, count: int) -> tuple[list[InboxEntry], dict[str, Fact]]:
-    """The oldest pending entries this transaction may take, with their facts (immutable) by id: one statement."""
-    stmt = select(InboxEntry, Fact).outerjoin(Fact, Fact.pk == InboxEntry.fact_pk)
-    stmt = stmt.where(InboxEntry.state == "pending").order_by(InboxEntry.fact_pk).limit(count)
-    if uow.postgres:  # the entries are locked, never their facts (nobody writes a fact)
-        stmt = stmt.with_for_update(skip_locked=True, of=InboxEntry)
-    rows = uow.session.execute(stmt).all()
+    """The oldest pending entries this transaction may take, with their facts (immutable) by id: one statement
+    (built once); the entries are locked on PostgreSQL, never their facts (nobody writes a fact)."""
+    rows = uow.session.execute(_CLAIM[uow.postgres], {"count": count}).all()
     return [entry for entry, _ in rows], {fact.fact_id: fact for _, fact in rows if fact is not None}
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import insert, select, true
+from sqlalchemy import bindparam, insert, select, true
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import aliased
 from sqlalchemy.sql import Select
@@ -216,9 +216,12 @@ def _insert(
     return Fact(pk=pk, **values)
 
 
+_BY_ID = select(Fact).where(Fact.fact_id == bindparam("fact_id"))
+
+
 def get(uow: UnitOfWork, *, fact_id: str) -> Fact | None:
     """The fact with this id, or None."""
-    return uow.session.scalars(select(Fact).where(Fact.fact_id == fact_id)).first()
+    return uow.session.scalars(_BY_ID, {"fact_id": fact_id}).first()
 
 
 def get_many(uow: UnitOfWork, *, fact_ids: list[str]) -> dict[str, Fact]:

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import DateTime, LargeBinary, String, bindparam, delete, func, select, text, update
+from sqlalchemy import DateTime, Integer, LargeBinary, String, bindparam, delete, func, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import Session
@@ -124,12 +124,21 @@ def writing(db: Database):
     return db.queue_write()
 
 
+_PENDING = select(InboundEvent).where(InboundEvent.done_at.is_(None)).order_by(InboundEvent.pk)
+_PENDING = _PENDING.limit(bindparam("limit", type_=Integer))
+_TAKE = (  # built once: a statement made per call costs its construction and its cache key
+    update(_TABLE)
+    .where(_TABLE.c.pk.in_(bindparam("pks", expanding=True)), _TABLE.c.done_at.is_(None))
+    .values(done_at=bindparam("at", type_=_TABLE.c.done_at.type))
+    .returning(_TABLE.c.pk)
+)
+
+
 def pending(db: Database, *, limit: int) -> list[InboundEvent]:
     """The oldest events not yet turned into facts, in arrival order (read: parse them outside the write)."""
     _ready(db)
-    stmt = select(InboundEvent).where(InboundEvent.done_at.is_(None)).order_by(InboundEvent.pk).limit(limit)
     with db.queue_read() as session:
-        return list(session.scalars(stmt))
+        return list(session.scalars(_PENDING, {"limit": limit}))
 
 
 def _still_pending(session: Session, pks: list[int]) -> set[int]:
