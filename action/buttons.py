@@ -10,7 +10,7 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
 
 from action.models import ButtonRow, ButtonSpec
 from kernel.context import UnitOfWork
@@ -26,6 +26,9 @@ class Choice:
     style: str = "default"
 
 
+_OF_REQUEST = select(ButtonRow).where(ButtonRow.request_key == bindparam("request_key"))
+
+
 def mint(
     uow: UnitOfWork, *, request_key: str, addressee_id: str, choices: list[Choice], concern_id: str | None = None
 ) -> list[ButtonSpec]:
@@ -34,7 +37,7 @@ def mint(
     Minting again for the same request (a held delivery sent later, a retry) returns the buttons already minted,
     so a message never carries tokens its twin does not know.
     """
-    existing = list(uow.session.scalars(select(ButtonRow).where(ButtonRow.request_key == request_key)))
+    existing = list(uow.session.scalars(_OF_REQUEST, {"request_key": request_key}))
     if existing:
         by_verb = {(row.verb, repr(sorted(row.args.items()))): row for row in existing}
         return [

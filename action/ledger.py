@@ -141,10 +141,15 @@ _TOUCH = (
 )
 
 
+_LOCK_PERSON = text("SELECT pg_advisory_xact_lock(hashtext(:key))")
+_BY_REQUEST_KEY = select(*ActionRow.__table__.c).where(ledger.request_key == bindparam("request_key"))
+_BY_ACTION_ID = select(*ActionRow.__table__.c).where(ledger.action_id == bindparam("action_id"))
+
+
 def lock_person(uow: UnitOfWork, *, person_id: str) -> None:
     """Serialise check-and-reserve per target person (SQLite already holds the write lock: BEGIN IMMEDIATE)."""
     if uow.postgres:
-        uow.session.execute(text("SELECT pg_advisory_xact_lock(hashtext(:key))"), {"key": f"person:{person_id}"})
+        uow.session.execute(_LOCK_PERSON, {"key": f"person:{person_id}"})
 
 
 def target(uow: UnitOfWork, *, person_id: str) -> Row | None:
@@ -212,12 +217,12 @@ def concern_view(
 
 def by_request_key(uow: UnitOfWork, *, request_key: str) -> Row | None:
     """The action already executed for this request key, if any."""
-    return uow.session.execute(select(*ActionRow.__table__.c).where(ledger.request_key == request_key)).first()
+    return uow.session.execute(_BY_REQUEST_KEY, {"request_key": request_key}).first()
 
 
 def by_action_id(uow: UnitOfWork, *, action_id: str) -> Row:
     """The action with this id (it must exist)."""
-    return uow.session.execute(select(*ActionRow.__table__.c).where(ledger.action_id == action_id)).one()
+    return uow.session.execute(_BY_ACTION_ID, {"action_id": action_id}).one()
 
 
 def touch_pending(uow: UnitOfWork, *, action_id: str, detail: dict[str, Any]) -> None:
@@ -228,8 +233,8 @@ def touch_pending(uow: UnitOfWork, *, action_id: str, detail: dict[str, Any]) ->
 
 def _politeness_of(uow: UnitOfWork, action_id: str) -> dict[str, Any]:
     """The politeness keys (and a bundle's loops) the action was inserted with: a rewritten detail keeps them."""
-    current = uow.session.execute(select(ledger.result_detail).where(ledger.action_id == action_id)).scalar()
-    return kept_detail(current or {})
+    row = uow.session.execute(_BY_ACTION_ID, {"action_id": action_id}).first()
+    return kept_detail((row.result_detail if row else None) or {})
 
 
 def insert_action(uow: UnitOfWork, values: dict[str, Any], *, bundled: list[str] = ()) -> Row:

@@ -12,12 +12,22 @@ from __future__ import annotations
 
 import hashlib
 
-from sqlalchemy import select, text
+from sqlalchemy import bindparam, select, text
 
 from fact.models import Fact
 from kernel.context import UnitOfWork
 from perception.models import InboxEntry
 
+_ELSEWHERE = (
+    select(InboxEntry.fact_pk, Fact.content)
+    .join(Fact, Fact.pk == InboxEntry.fact_pk)
+    .where(
+        InboxEntry.state == "pending",
+        InboxEntry.fact_pk < bindparam("last"),
+        InboxEntry.fact_pk.not_in(bindparam("pks", expanding=True)),
+    )
+    .order_by(InboxEntry.fact_pk)
+)
 _LOCKS = text("SELECT pg_advisory_xact_lock(k) FROM unnest(CAST(:keys AS bigint[])) AS k")
 
 
@@ -55,12 +65,7 @@ def in_turn(uow: UnitOfWork, entries: list[InboxEntry], contents: dict[int, dict
 
 def _earliest_elsewhere(uow: UnitOfWork, pks: list[int]) -> dict[str, int]:
     """Per sender, the earliest pending signal before the batch's last one that another processor holds."""
-    rows = uow.session.execute(
-        select(InboxEntry.fact_pk, Fact.content)
-        .join(Fact, Fact.pk == InboxEntry.fact_pk)
-        .where(InboxEntry.state == "pending", InboxEntry.fact_pk < max(pks), InboxEntry.fact_pk.not_in(pks))
-        .order_by(InboxEntry.fact_pk)
-    )
+    rows = uow.session.execute(_ELSEWHERE, {"last": max(pks), "pks": pks})
     earliest: dict[str, int] = {}
     for pk, content in rows:
         sender = sender_of(content)

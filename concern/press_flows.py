@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
 
 from action import buttons
 from action.buttons import Choice
@@ -99,16 +99,21 @@ def ask_for_someone_else(uow: UnitOfWork, *, concern_id: str, by: str) -> bool:
     return True
 
 
+_NOT_ME = (  # built once: it is read for every message of someone asked something
+    select(ButtonRow.concern_id, ButtonRow.token, Fact.content)
+    .join(Fact, Fact.fact_id == ButtonRow.press_fact_id)
+    .where(
+        ButtonRow.verb == "not_me", ButtonRow.addressee_id == bindparam("person_id"), ButtonRow.pressed_at.is_not(None)
+    )
+)
+
+
 def declined_by(uow: UnitOfWork, *, person_id: str) -> set[str]:
     """The loops this person said are not theirs ("Not me" pressed on a question to them): nothing they write
     afterwards answers those, so a text goes to a question still waiting on them."""
     # A press marks every button of its message pressed; the one pressed is the one whose token the press carries.
-    stmt = (
-        select(ButtonRow.concern_id, ButtonRow.token, Fact.content)
-        .join(Fact, Fact.fact_id == ButtonRow.press_fact_id)
-        .where(ButtonRow.verb == "not_me", ButtonRow.addressee_id == person_id, ButtonRow.pressed_at.is_not(None))
-    )
-    return {cid for cid, token, press in uow.session.execute(stmt) if cid and press.get("token") == token}
+    rows = uow.session.execute(_NOT_ME, {"person_id": person_id})
+    return {cid for cid, token, press in rows if cid and press.get("token") == token}
 
 
 def reassign(

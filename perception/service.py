@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Select, func, insert, select, tuple_
+from sqlalchemy import Select, bindparam, func, insert, select, tuple_
 
 from channels.inbound import InboundMessage, InboundPress, InboundRead
 from fact import service as facts
@@ -46,14 +46,17 @@ def sender_and_locale(uow: UnitOfWork, *, channel: str, external_user_id: str) -
     return (row[0], row[1] or "zh") if row else (None, "zh")
 
 
+_SENDERS = _bound_active(ChannelBinding.channel, ChannelBinding.external_user_id, ChannelBinding.person_id).where(
+    tuple_(ChannelBinding.channel, ChannelBinding.external_user_id).in_(bindparam("identities", expanding=True))
+)
+
+
 def resolve_senders(uow: UnitOfWork, *, identities: set[tuple[str, str]]) -> dict[tuple[str, str], str]:
     """The active person bound to each (channel, external user id) that has one: one query for the lot."""
     if not identities:
         return {}
-    stmt = _bound_active(ChannelBinding.channel, ChannelBinding.external_user_id, ChannelBinding.person_id).where(
-        tuple_(ChannelBinding.channel, ChannelBinding.external_user_id).in_(sorted(identities))
-    )
-    return {(channel, user): person for channel, user, person in uow.session.execute(stmt)}
+    rows = uow.session.execute(_SENDERS, {"identities": sorted(identities)})
+    return {(channel, user): person for channel, user, person in rows}
 
 
 def record_messages(uow: UnitOfWork, *, arrived: list[tuple[InboundMessage, datetime]]) -> list[tuple[Fact, bool]]:
