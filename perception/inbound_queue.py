@@ -141,14 +141,23 @@ def pending(db: Database, *, limit: int) -> list[InboundEvent]:
         return list(session.scalars(_PENDING, {"limit": limit}))
 
 
+_STILL_PENDING = select(_TABLE.c.pk).where(
+    _TABLE.c.pk.in_(bindparam("pks", expanding=True)), _TABLE.c.done_at.is_(None)
+)
+_MARK_DONE = (
+    update(_TABLE)
+    .where(_TABLE.c.pk.in_(bindparam("pks", expanding=True)))
+    .values(done_at=bindparam("at", type_=_TABLE.c.done_at.type))
+)
+
+
 def _still_pending(session: Session, pks: list[int]) -> set[int]:
-    stmt = select(InboundEvent.pk).where(InboundEvent.pk.in_(pks), InboundEvent.done_at.is_(None))
-    return set(session.scalars(stmt))
+    return set(session.connection().execute(_STILL_PENDING, {"pks": pks}).scalars())
 
 
 def _mark_done(session: Session, pks: list[int], at: datetime) -> None:
     if pks:
-        session.execute(update(_TABLE).where(_TABLE.c.pk.in_(pks)).values(done_at=at))
+        session.connection().execute(_MARK_DONE, {"pks": pks, "at": at})
 
 
 def _take(session: Session, pks: list[int], at: datetime) -> set[int]:
