@@ -24,8 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from rich.console import Console
 from rich.table import Table
 
-from bench.actions import scratch_database
-from bench.webhook import TimedTelegram, append_help, scratch_context
+from bench.passes import scratch_processor
+from bench.webhook import TimedTelegram, append_help
 
 _GROUPS = (
     ("sqlalchemy", "SQLAlchemy"),
@@ -90,15 +90,8 @@ def main() -> None:
     args = parser.parse_args()
     from app.pipeline import tick
 
-    fake = TimedTelegram().start()
-    scratch = scratch_database(args.backend)
-    if scratch is None:
-        raise SystemExit(f"no {args.backend} database (set DEPUTY_TEST_POSTGRES_URL)")
-    url, cleanup = scratch
-    try:
-        ctx = scratch_context(url, fake)
-        tick(ctx)  # imports, the people cache, compiled statements: outside the profile
-        profile = cProfile.Profile()
+    with scratch_processor(args.backend) as (ctx, fake):
+        profile = cProfile.Profile()  # the first pass (imports, the people cache, compiled statements) is outside
         if args.one_at_a_time:
             elapsed = _one_at_a_time(ctx, fake, args.signals, profile)
         else:
@@ -109,10 +102,6 @@ def main() -> None:
                 tick(ctx)
             profile.disable()
             elapsed = time.perf_counter() - start
-        ctx.close()
-    finally:
-        cleanup()
-        fake.stop()
     stats = pstats.Stats(profile)
     by_group: dict[str, float] = defaultdict(float)
     rows = []

@@ -5,28 +5,13 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from channels.inbound import InboundMessage
 from cognitive_core.inbox import process_pending
 from fact.models import Fact
 from perception.models import InboxEntry
-from perception.service import record_message
 from tests.integration.action_helpers import add_memory_channels, add_person
 from tests.integration.concern_fixtures import NOON
 from tests.integration.sql_statements import sent
-
-
-def _say(ctx, user: str, n: int, text: str) -> None:
-    message = InboundMessage(
-        channel="telegram",
-        event_id=f"{user}-{n}",
-        message_id=f"{user}-{n}",
-        chat_id=user,
-        chat_type="p2p",
-        external_user_id=user,
-        text=text,
-        occurred_at=NOON,
-    )
-    record_message(ctx, message=message)
+from tests.integration.story_helpers import say
 
 
 def test_a_batch_of_signals_is_taken_with_its_facts_in_one_statement(ctx, clock):
@@ -34,7 +19,7 @@ def test_a_batch_of_signals_is_taken_with_its_facts_in_one_statement(ctx, clock)
     _, telegram = add_memory_channels(ctx)
     for i in range(3):
         add_person(ctx, f"p_boss{i}", display_name=f"Boss {i}", role="principal", locale="en")
-        _say(ctx, f"tg_p_boss{i}", 1, "/help")
+        say(ctx, channel="telegram", user=f"tg_p_boss{i}", text="/help", process=False)
     with sent(ctx, width=2000) as statements:
         assert process_pending(ctx, limit=10) == 3
     taking = [s for s in statements if s.startswith("SELECT signal_inbox.fact_pk, signal_inbox.fact_id")]
