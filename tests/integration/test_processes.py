@@ -100,7 +100,10 @@ def _ready(env: dict[str, str], proc: subprocess.Popen, timeout: float = 60) -> 
 def _children(pid: int) -> list[int]:
     found = []
     for task in Path(f"/proc/{pid}/task").iterdir():
-        found += [int(c) for c in (task / "children").read_text().split()]
+        try:
+            found += [int(c) for c in (task / "children").read_text().split()]
+        except FileNotFoundError:  # a thread that ended between the listing and the read (it started no child)
+            continue
     return found
 
 
