@@ -71,16 +71,20 @@ _MANY = text(
 )
 
 
+_UTC = UTCDateTime()
+
+
 def append_many(session: Any, rows: list[dict[str, Any]], *, bodies: dict[str, str]) -> dict[str, int]:
     """Insert fact rows (every column but pk; keys distinct), their refs and the search rows `bodies` (by fact id)
     in one statement; the pks of the rows written by fact id (a row whose key was taken is not written)."""
+    dialect = session.get_bind().dialect
     params = {
         "fact_ids": [r["fact_id"] for r in rows],
         "types": [r["fact_type"] for r in rows],
         "sources": [r["source"] for r in rows],
         "refs": [dumps(r["person_refs"]) for r in rows],
         "contents": [dumps(r["content"]) for r in rows],
-        "times": [UTCDateTime().process_bind_param(r["timestamp"], session.get_bind().dialect) for r in rows],
+        "times": [_UTC.process_bind_param(r["timestamp"], dialect) for r in rows],
         "causes": [r["causation_id"] for r in rows],
         "keys": [r["dedup_key"] for r in rows],
         "ref_facts": [r["fact_id"] for r in rows for _ in r["person_refs"]],

@@ -147,11 +147,12 @@ def append_many(uow: UnitOfWork, *, facts: list[NewFact]) -> list[tuple[Fact, bo
     for values, fact_id in zip(fresh.values(), ids, strict=True):
         values["fact_id"] = fact_id
     written = _insert_rows(uow, list(fresh.values())) if fresh else {}
-    missing = [
-        f.dedup_key for i, f in enumerate(facts) if f.dedup_key and not (i in fresh and fresh[i]["fact_id"] in written)
-    ]
-    if missing and not read_first:
-        known = {f.dedup_key: f for f in uow.session.scalars(select(Fact).where(Fact.dedup_key.in_(missing)))}
+    if keys and not read_first:  # PostgreSQL: the keys its statement did not write, read once
+        missing = [
+            k for i, f in enumerate(facts) if (k := f.dedup_key) and fresh.get(i, {}).get("fact_id") not in written
+        ]
+        if missing:
+            known = {f.dedup_key: f for f in uow.session.scalars(select(Fact).where(Fact.dedup_key.in_(missing)))}
     out: list[tuple[Fact, bool]] = []
     for i, new in enumerate(facts):
         if i in fresh and fresh[i]["fact_id"] in written:

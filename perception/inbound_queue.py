@@ -126,9 +126,10 @@ def writing(db: Database):
 
 _PENDING = select(InboundEvent).where(InboundEvent.done_at.is_(None)).order_by(InboundEvent.pk)
 _PENDING = _PENDING.limit(bindparam("limit", type_=Integer))
+_STILL_PENDING_OF = (_TABLE.c.pk.in_(bindparam("pks", expanding=True)), _TABLE.c.done_at.is_(None))
 _TAKE = (  # built once: a statement made per call costs its construction and its cache key
     update(_TABLE)
-    .where(_TABLE.c.pk.in_(bindparam("pks", expanding=True)), _TABLE.c.done_at.is_(None))
+    .where(*_STILL_PENDING_OF)
     .values(done_at=bindparam("at", type_=_TABLE.c.done_at.type))
     .returning(_TABLE.c.pk)
 )
@@ -141,9 +142,7 @@ def pending(db: Database, *, limit: int) -> list[InboundEvent]:
         return list(session.scalars(_PENDING, {"limit": limit}))
 
 
-_STILL_PENDING = select(_TABLE.c.pk).where(
-    _TABLE.c.pk.in_(bindparam("pks", expanding=True)), _TABLE.c.done_at.is_(None)
-)
+_STILL_PENDING = select(_TABLE.c.pk).where(*_STILL_PENDING_OF)
 _MARK_DONE = (
     update(_TABLE)
     .where(_TABLE.c.pk.in_(bindparam("pks", expanding=True)))
