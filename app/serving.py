@@ -27,10 +27,12 @@ def migrate_in_child(url: str) -> None:
 class Supervisor:
     """Runs `deputy process` beside this web process and starts it again if it dies; stops it with the web."""
 
-    def __init__(self, command: list[str] | None = None) -> None:
+    def __init__(self, command: list[str] | None = None, *, restart_after: float = RESTART_AFTER) -> None:
         self.command = command or [sys.executable, "-m", "app.cli", "process", "--parent-pid", str(os.getpid())]
         self.child: subprocess.Popen | None = None
+        self.restart_after = restart_after
         self._stopping = threading.Event()
+        self._restarting = threading.Lock()  # a stop and a restart never cross: no child is started after a stop
         self._thread = threading.Thread(target=self._watch, name="deputy-processor-supervisor", daemon=True)
 
     def start(self) -> Supervisor:
@@ -44,15 +46,19 @@ class Supervisor:
             code = self.child.wait()
             # A Ctrl-C reaches the whole process group: the processor may end before this process starts stopping,
             # so the restart (and its error) waits RESTART_AFTER for a stop to follow.
-            if self._stopping.wait(RESTART_AFTER):
+            if self._stopping.wait(self.restart_after):
                 return
-            log.error("processor process %d exited with %s; started it again", self.child.pid, code)
-            self.child = subprocess.Popen(self.command, env=os.environ.copy())
+            with self._restarting:
+                if self._stopping.is_set():
+                    return
+                log.error("processor process %d exited with %s; started it again", self.child.pid, code)
+                self.child = subprocess.Popen(self.command, env=os.environ.copy())
 
     def stop(self, timeout: float = STOP_TIMEOUT) -> int | None:
         """SIGTERM, wait for the pass in progress (up to `timeout`), then SIGKILL; the processor's exit code."""
-        self._stopping.set()
-        child = self.child
+        with self._restarting:
+            self._stopping.set()
+            child = self.child
         if child is None:
             return None
         if child.poll() is None:
