@@ -1,7 +1,10 @@
 """The one owner of the pipeline: webhook events become signal facts → process signals → hand messages to the
-optional LLM → fire timers → look up unread messages → finish interrupted actions → drain the outbox.
-The periodic part (sandbox loops, timers to briefs, interrupted actions) runs in every pass the interval starts, and
-in passes woken for new work at most every CHORES_EVERY: a signal's reply does not wait behind it.
+optional LLM → finish interrupted actions → drain the outbox → fire timers → look up unread messages → briefs and
+digests → drain what they queued.
+The periodic part (sandbox loops, interrupted actions, timers to digests) runs in every pass the interval starts,
+and in passes woken for new work at most every CHORES_EVERY; where it runs, the signals' replies go out before
+the timers and briefs are looked at. A signal that finds the processor idle is taken at once; work that arrives
+while a pass runs waits for wake-ups to pause (SETTLE, at most MAX_SETTLE) and is taken in batches.
 
 One `Processor` per process runs these passes. Everything that has work for it only wakes it: a webhook or
 signal endpoint after recording, the scheduler interval, a NOTIFY from another replica (PostgreSQL), a send's pacing
@@ -51,19 +54,28 @@ def tick(ctx: AppContext, *, limit: int = TIMERS_PER_PASS, chores: bool = True) 
 
     `chores=False` leaves out the periodic work (sandbox loops, timers, read look-ups, briefs and reviews, digests,
     interrupted actions): the processor's passes woken for signals do it at most every CHORES_EVERY, so a signal's
-    reply does not wait behind it.
+    reply does not wait behind it. In a pass that does it, the signals' replies are drained before it, and what it
+    queued (a follow-up, a brief, a digest) after it.
     """
     if chores:  # trials from the console's sandbox end once a channel is live (a restart), before anything reads
         sandbox.close_if_live(ctx)
     ingested = ingest(ctx, webhooks=plugins.webhooks(ctx), limit=EVENTS_PER_PASS)  # webhook events → signal facts
     processed = process_pending(ctx, limit=SIGNALS_PER_PASS)
     llm_worker.dispatch(ctx)  # only hands them over: the calls run on the LLM's own pool, never in this pass
-    done = _chores(ctx, limit=limit) if chores else dict.fromkeys(_CHORES, 0)
+    # Interrupted actions are finalised before draining, so their entries' results are applied in this pass.
+    recovered = len(recover_interrupted(ctx, older_than=ctx.settings.action_pending_timeout)) if chores else 0
     drained = outbox.drain(ctx, limit=ACTIONS_PER_PASS)
+    done = dict.fromkeys(_CHORES, 0)
+    if chores:
+        queued = queue.enqueued()
+        done = _chores(ctx, limit=limit)
+        if queue.enqueued() != queued:  # the periodic part queued sends: they go out in this pass too
+            drained += outbox.drain(ctx, limit=ACTIONS_PER_PASS - drained)
     return {
         "events_ingested": ingested,
         "signals_processed": processed,
         **done,
+        "actions_recovered": recovered,
         "actions_drained": drained,
         # A pass that stopped at a limit left work behind: the processor runs again at once, not at the interval.
         "more": int(
@@ -75,19 +87,17 @@ def tick(ctx: AppContext, *, limit: int = TIMERS_PER_PASS, chores: bool = True) 
     }
 
 
-_CHORES = ("timers_fired", "reads_found", "briefs_queued", "actions_recovered")
+_CHORES = ("timers_fired", "reads_found", "briefs_queued")
 
 
 def _chores(ctx: AppContext, *, limit: int) -> dict[str, int]:
-    """The periodic part of a pass: due timers, unread look-ups, briefs, digests, interrupted actions."""
+    """The periodic part of a pass after its drain: due timers, unread look-ups, briefs and reviews, digests."""
     fired = timers.fire_due(ctx, limit=limit)
     # Unread latest messages due a lookup (read_users): a small batch, each message once per interval.
     read = receipts.poll(ctx, ChannelReceipts(ctx.channels), interval=ctx.settings.feishu_read_poll_interval)
-    briefed = briefs.send_due(ctx) + reviews.send_due(ctx)  # queued here, sent by this pass's drain
+    briefed = briefs.send_due(ctx) + reviews.send_due(ctx)  # queued here, sent by this pass's second drain
     digest.send_due(ctx)  # held items whose digest moment came: one message per person
-    # Interrupted actions are finalised before draining, so their entries' results are applied in this pass.
-    recovered = len(recover_interrupted(ctx, older_than=ctx.settings.action_pending_timeout))
-    return {"timers_fired": fired, "reads_found": read, "briefs_queued": briefed, "actions_recovered": recovered}
+    return {"timers_fired": fired, "reads_found": read, "briefs_queued": briefed}
 
 
 def start_up(ctx: AppContext) -> dict[str, int]:
@@ -168,10 +178,11 @@ class Processor:
             self._listener.stop(timeout)
 
     def _settle(self) -> None:
-        """Woken during a burst: wait until wake-ups pause (at most MAX_SETTLE), then take the lot in batches.
+        """Woken during a stream: wait until wake-ups pause (at most MAX_SETTLE), then take the lot in batches.
 
         The webhooks' short writes go first instead of sharing the interpreter and the write lock with a pass
-        per signal; a lone signal waits only SETTLE.
+        per signal. Only work that arrived while a pass ran settles: a signal that finds the processor idle is
+        taken at once.
         """
         deadline = time.monotonic() + MAX_SETTLE
         while not self._stop.is_set() and (left := deadline - time.monotonic()) > 0:
@@ -183,8 +194,9 @@ class Processor:
         interval = self.ctx.settings.scheduler_interval.total_seconds()
         timers_left = False  # the last pass stopped at its timer limit: the next one fires the rest
         while not self._stop.is_set():
+            streaming = self._wake.is_set()  # woken while the last pass ran: a burst (or a pass's leftovers)
             woken = self._wake.wait(interval)
-            if woken:
+            if woken and streaming:
                 self._settle()
             self._wake.clear()
             if self._stop.is_set():

@@ -1,15 +1,19 @@
 """The processor's passes woken for new work do the periodic part (timers, briefs, interrupted actions) at most
 every CHORES_EVERY; the interval's passes always do it, and so does the pass after one that stopped at its timer
-limit."""
+limit. A pass that does it sends the signals' replies first. A wake-up that finds the processor idle is taken at
+once; wake-ups that arrive while a pass runs settle first."""
 
 import threading
 import time
+from datetime import timedelta
 
 import pytest
 
 from app import pipeline
 from app.pipeline import Processor
 from app.wiring import build_context
+from channels.inbound import InboundMessage
+from perception import service
 from tests.conftest import make_settings
 
 
@@ -20,11 +24,15 @@ class _Passes:
         self.chores: list[bool] = []
         self.answers: list[dict[str, int]] = []
         self.ran = threading.Condition()
+        self.entered, self.go_on = threading.Event(), threading.Event()
+        self.go_on.set()
 
     def __call__(self, _ctx, *, chores: bool = True, **_):
         with self.ran:
             self.chores.append(chores)
             self.ran.notify_all()
+        self.entered.set()
+        assert self.go_on.wait(20), "the test never let the pass end"
         return self.answers.pop(0) if self.answers else {"more": 0, "timers_fired": 0}
 
     def wait_for(self, count: int) -> list[bool]:
@@ -93,3 +101,70 @@ def test_a_tick_without_the_periodic_part_leaves_due_timers_for_a_later_pass(ctx
     assert fired == [] and result["timers_fired"] == 0 and result["more"] == 0
     pipeline.tick(ctx)
     assert fired == [pipeline.TIMERS_PER_PASS]
+
+
+def _help_from_the_boss(ctx, clock) -> None:
+    message = InboundMessage(
+        channel="feishu",
+        event_id=f"chores-{time.time_ns()}",
+        message_id="m-chores",
+        chat_id="c",
+        chat_type="p2p",
+        external_user_id="ou_boss",
+        text="/ask @p_zhangsan 提测什么时候能给？",
+        occurred_at=clock.now(),
+    )
+    service.record_message(ctx, message=message)
+
+
+def test_a_pass_with_the_periodic_work_sends_the_signals_messages_before_it(ctx, clock, team, monkeypatch):
+    _, telegram = team
+    asked_before_timers: list[int] = []
+    fire_due = pipeline.timers.fire_due
+
+    def timers_looked_at(ctx, *, limit):
+        asked_before_timers.append(len(telegram.texts_to("tg_zs")))
+        return fire_due(ctx, limit=limit)
+
+    monkeypatch.setattr(pipeline.timers, "fire_due", timers_looked_at)
+    _help_from_the_boss(ctx, clock)
+    pipeline.tick(ctx)
+    assert asked_before_timers and asked_before_timers[0] == 1  # the question went out before any timer was fired
+
+
+def test_a_follow_up_a_timer_fires_is_sent_in_the_same_pass(ctx, clock, team):
+    _, telegram = team
+    _help_from_the_boss(ctx, clock)
+    pipeline.tick(ctx)
+    assert len(telegram.texts_to("tg_zs")) == 1
+    for _ in range(72):  # an hour at a time until the follow-up goes out
+        clock.advance(timedelta(hours=1))
+        result = pipeline.tick(ctx)
+        if len(telegram.texts_to("tg_zs")) > 1:
+            break
+    assert len(telegram.texts_to("tg_zs")) == 2, "no follow-up in three days"
+    assert result["timers_fired"] >= 1  # the pass that fired the timer sent what it queued
+
+
+def test_a_wake_up_that_finds_the_processor_idle_is_taken_at_once_and_one_during_a_pass_settles(ctx, passes):
+    settled_before: list[int] = []
+    processor = _processor(ctx, "1h")
+    processor._settle = lambda: settled_before.append(len(passes.chores))  # type: ignore[method-assign]
+    try:
+        processor.wake()
+        passes.wait_for(1)
+        processor.wake()
+        passes.wait_for(2)
+        assert settled_before == []  # each found the processor idle: taken at once, no wait for more
+        passes.entered.clear()
+        passes.go_on.clear()
+        processor.wake()
+        assert passes.entered.wait(20)  # the third pass is running: what arrives now is a stream
+        processor.wake()
+        passes.go_on.set()
+        passes.wait_for(4)
+        assert settled_before == [3]  # the fourth pass waited for the wake-ups to pause
+    finally:
+        passes.go_on.set()
+        processor.stop()
+        processor.ctx.close()
