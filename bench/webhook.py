@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import socket
@@ -182,7 +183,11 @@ def _settled(port: int, timeout: float = 300) -> None:
 
 
 def _steady(port: int, fake: TimedTelegram, rate: float, seconds: float) -> list[float]:
-    """Signal → reply latency at a steady rate, /help from each principal in turn."""
+    """Signal → reply latency at a steady rate, /help from each principal in turn.
+
+    This process's collector is off during the round: its full collections (50–100 ms over the bench's own objects)
+    would otherwise pause the client and the fake server and be counted as Deputy's latency.
+    """
     fake.arrivals.clear()
     sent: dict[int, deque[float]] = defaultdict(deque)
     before = fake.replies
@@ -198,8 +203,13 @@ def _steady(port: int, fake: TimedTelegram, rate: float, seconds: float) -> list
             await _exchange(reader, writer, update(chat, "/help"))
         writer.close()
 
-    asyncio.run(run())
-    _wait_replies(fake, before + total)
+    gc.collect()
+    gc.disable()
+    try:
+        asyncio.run(run())
+        _wait_replies(fake, before + total)
+    finally:
+        gc.enable()
     return [
         arrived - started
         for chat, starts in sent.items()
