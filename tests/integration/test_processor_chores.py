@@ -12,9 +12,8 @@ import pytest
 from app import pipeline
 from app.pipeline import Processor
 from app.wiring import build_context
-from channels.inbound import InboundMessage
-from perception import service
 from tests.conftest import make_settings
+from tests.integration.story_helpers import say
 
 
 class _Passes:
@@ -103,21 +102,11 @@ def test_a_tick_without_the_periodic_part_leaves_due_timers_for_a_later_pass(ctx
     assert fired == [pipeline.TIMERS_PER_PASS]
 
 
-def _help_from_the_boss(ctx, clock) -> None:
-    message = InboundMessage(
-        channel="feishu",
-        event_id=f"chores-{time.time_ns()}",
-        message_id="m-chores",
-        chat_id="c",
-        chat_type="p2p",
-        external_user_id="ou_boss",
-        text="/ask @p_zhangsan 提测什么时候能给？",
-        occurred_at=clock.now(),
-    )
-    service.record_message(ctx, message=message)
+def _help_from_the_boss(ctx) -> None:
+    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_zhangsan 提测什么时候能给？", process=False)
 
 
-def test_a_pass_with_the_periodic_work_sends_the_signals_messages_before_it(ctx, clock, team, monkeypatch):
+def test_a_pass_with_the_periodic_work_sends_the_signals_messages_before_it(ctx, team, monkeypatch):
     _, telegram = team
     asked_before_timers: list[int] = []
     fire_due = pipeline.timers.fire_due
@@ -127,14 +116,14 @@ def test_a_pass_with_the_periodic_work_sends_the_signals_messages_before_it(ctx,
         return fire_due(ctx, limit=limit)
 
     monkeypatch.setattr(pipeline.timers, "fire_due", timers_looked_at)
-    _help_from_the_boss(ctx, clock)
+    _help_from_the_boss(ctx)
     pipeline.tick(ctx)
     assert asked_before_timers and asked_before_timers[0] == 1  # the question went out before any timer was fired
 
 
 def test_a_follow_up_a_timer_fires_is_sent_in_the_same_pass(ctx, clock, team):
     _, telegram = team
-    _help_from_the_boss(ctx, clock)
+    _help_from_the_boss(ctx)
     pipeline.tick(ctx)
     assert len(telegram.texts_to("tg_zs")) == 1
     for _ in range(72):  # an hour at a time until the follow-up goes out
