@@ -41,6 +41,7 @@ class ConversationChecks:
     def violations(self, concerns: list[Concern]) -> list[str]:
         """Forwarded words with the principal's 我 / me or a filler; a commitment opened by information."""
         found = []
+        by_id = {c.concern_id: c for c in concerns}
         for c in concerns:
             mark = marker(c.question)
             if mark is None:
@@ -51,6 +52,15 @@ class ConversationChecks:
                 left += _EN_FILLER.findall(words)
                 if left:
                     found.append(f"{c.concern_id} forwards {left} unresolved: {c.question!r}")
-            if c.kind == "commitment" and mark in self.information:
+            if c.kind == "commitment" and mark in self.information and self._answered_with_it(by_id.get(c.parent_id)):
                 found.append(f"{c.concern_id}: a commitment opened by information {self.information[mark]!r}")
         return found
+
+    def _answered_with_it(self, question: Concern | None) -> bool:
+        """Whether the question was answered with its pair's information; an actor may have answered it otherwise
+        (a reply meant for a question the person never saw comes to the one they did), and a promise then opens a
+        commitment rightly."""
+        if question is None or not question.answer:
+            return True  # nothing to tell it by: held to the rule
+        information = self.information.get(marker(question.question) or "", "")
+        return information in question.answer
