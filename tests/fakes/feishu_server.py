@@ -35,6 +35,7 @@ import os
 import threading
 import time
 from collections import defaultdict, deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -127,6 +128,7 @@ class FakeFeishu:
         self.urgent_quota: dict[str, int] = {"sms": 1000, "phone": 1000}  # the tenant's SMS and call quota
         self.unread_urgent: dict[str, int] = defaultdict(int)  # open_id → urgent messages they have not read
         self.rate_limit = 50  # calls a second per read/urgent route, as Feishu documents (50 次/秒)
+        self.rate_clock: Callable[[], float] = time.monotonic  # the gateway's seconds; a test may stop them
         self._calls: dict[str, deque[float]] = defaultdict(deque)
         self._sent_at: dict[str, float] = {}  # message id → when the fake accepted it (its own clock)
         self._valid: set[str] = set()
@@ -288,7 +290,7 @@ class FakeFeishu:
 
     def _over_rate(self, route: str) -> bool:
         """More than `rate_limit` calls on this route within the last second (real time, like Feishu's gateway)."""
-        now, calls = time.monotonic(), self._calls[route]
+        now, calls = self.rate_clock(), self._calls[route]
         while calls and now - calls[0] >= 1.0:
             calls.popleft()
         if len(calls) >= self.rate_limit:
