@@ -95,13 +95,12 @@ def _principal_managers(uow: UnitOfWork, people: list[str]) -> list[str]:
 
 
 def _decisions(uow: UnitOfWork, *, since: datetime, rule: str | None = None, prefix: str | None = None) -> list[Fact]:
-    stmt = select(Fact).where(Fact.fact_type == "decision", Fact.timestamp >= since).order_by(Fact.pk)
-    out = []
-    for fact in uow.session.scalars(stmt):
-        r = fact.content.get("rule", "")
-        if (rule is not None and r == rule) or (prefix is not None and r.startswith(prefix)):
-            out.append(fact)
-    return out
+    # The rule is matched in the database: every principal's brief asks, and a day holds thousands of decisions
+    # whose content Python would otherwise load and parse once per principal (200 principals: seconds in one pass).
+    of_rule = Fact.content["rule"].as_string()
+    match = of_rule == rule if rule is not None else of_rule.startswith(prefix or "", autoescape=True)
+    stmt = select(Fact).where(Fact.fact_type == "decision", Fact.timestamp >= since, match).order_by(Fact.pk)
+    return list(uow.session.scalars(stmt))
 
 
 def _signal(uow: UnitOfWork, fact_id: str) -> dict[str, Any] | None:
