@@ -281,16 +281,18 @@ def _decide(uow: UnitOfWork, *, person_id: str, key: str) -> bool:
     return True
 
 
-def send_due(ctx: AppContext) -> int:
-    """Queue every brief due now (once per principal and local day, across replicas); how many were queued."""
+def send_due(ctx: AppContext, *, limit: int) -> tuple[int, int]:
+    """Decide the briefs due now, at most `limit` (once per principal and local day, across replicas);
+    (decided, queued): a principal with nothing to report is decided and queues nothing."""
     everyone = principals(ctx)
     with ctx.reader() as uow:
         due = _due_keys(uow, everyone)
-    queued = 0
-    for person_id, key in due:
+    decided = queued = 0
+    for person_id, key in due[:limit]:
         try:
             with ctx.uow(actor="cognitive_core") as uow:
                 queued += _decide(uow, person_id=person_id, key=key)
         except _Taken:
             continue
-    return queued
+        decided += 1
+    return decided, queued

@@ -118,20 +118,20 @@ def _decide(uow: UnitOfWork, *, person_id: str, key: str, end: datetime) -> bool
     return True
 
 
-def send_due(ctx: AppContext) -> int:
-    """Queue every weekly review due now (once per principal and week, across replicas)."""
+def send_due(ctx: AppContext, *, limit: int) -> tuple[int, int]:
+    """Decide the weekly reviews due now, at most `limit` (once per principal and week, across replicas);
+    (decided, queued)."""
     everyone = principals(ctx)
     with ctx.reader() as uow:
         wanted = due(everyone, uow.now, report="review")
         keys = [k for _, k, _ in wanted]
         done = set(uow.session.scalars(select(Fact.dedup_key).where(Fact.dedup_key.in_(keys)))) if keys else set()
-    queued = 0
-    for person_id, key, moment in wanted:
-        if key in done:
-            continue
+    decided = queued = 0
+    for person_id, key, moment in [w for w in wanted if w[1] not in done][:limit]:
         try:
             with ctx.uow(actor="cognitive_core") as uow:
                 queued += _decide(uow, person_id=person_id, key=key, end=moment)
         except _Taken:
             continue
-    return queued
+        decided += 1
+    return decided, queued

@@ -102,7 +102,7 @@ def _held(uow: UnitOfWork, *, due_only: bool) -> list[OutboxEntry]:
     return list(uow.session.scalars(stmt))
 
 
-def send_due(ctx: AppContext, *, limit: int = 50) -> int:
+def send_due(ctx: AppContext, *, limit: int) -> int:
     """Queue the digests whose moment came, one person per transaction; returns how many were queued."""
     sent = 0
     while sent < limit:

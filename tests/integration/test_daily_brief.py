@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import select
 
 from action.models import ActionRow
+from app import pipeline
 from app.pipeline import tick
 from app.wiring import build_context
 from cognitive_core.reports import briefs
@@ -151,7 +152,7 @@ def test_two_replicas_racing_send_one_brief(ctx, clock, team, database_url):
 
     def run(replica) -> None:
         barrier.wait()
-        queued.append(briefs.send_due(replica))
+        queued.append(briefs.send_due(replica, limit=5)[1])
 
     try:
         threads = [threading.Thread(target=run, args=(r,)) for r in replicas]
@@ -260,3 +261,34 @@ def test_a_failed_delivery_is_listed_in_the_readers_words_not_the_failed_message
     tick(ctx)
     [text] = _brief_texts(feishu)
     assert "发给 李四 的消息没送到：预算表呢？" in text and "would like to know" not in text
+
+
+def test_a_morning_of_many_briefs_is_spread_over_passes_and_a_signal_between_them_goes_first(
+    ctx, clock, team, monkeypatch
+):
+    _, telegram = team
+    for n in range(pipeline.BRIEFS_PER_PASS + 2):  # with p_boss: two passes' worth and more
+        add_person(ctx, f"p_head{n}", role="principal", bindings=[{"channel": "feishu", "external_user_id": f"h{n}"}])
+    clock.set(NINE_NEXT_DAY)
+    first = tick(ctx)
+    decided = len(_all_brief_decisions(ctx))
+    assert decided == pipeline.BRIEFS_PER_PASS and first["chores_left"] == 1 and first["more"] == 1
+    asked_before_briefs: list[int] = []
+    send_due = briefs.send_due
+    monkeypatch.setattr(
+        briefs, "send_due", lambda c, **kw: asked_before_briefs.append(_asked(telegram)) or send_due(c, **kw)
+    )
+    say(ctx, channel="feishu", user="ou_boss", text="/ask @p_zhangsan 提测什么时候能给？", process=False)
+    while tick(ctx)["more"]:
+        pass
+    assert asked_before_briefs[0] == 1  # the question arrived between two slices of briefs: it went out first
+    assert len(_all_brief_decisions(ctx)) == pipeline.BRIEFS_PER_PASS + 3  # every principal's, each once
+
+
+def _asked(telegram) -> int:
+    return len(telegram.texts_to("tg_zs"))
+
+
+def _all_brief_decisions(ctx) -> list[Fact]:
+    with ctx.reader() as uow:
+        return list(uow.session.scalars(select(Fact).where(Fact.dedup_key.like("brief:%"))))

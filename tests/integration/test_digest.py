@@ -9,6 +9,7 @@ import pytest
 from sqlalchemy import select
 
 from action.models import ActionRequest, ActionRow
+from app import pipeline
 from app.pipeline import tick
 from app.wiring import build_context
 from concern import queue
@@ -20,6 +21,7 @@ from fact.models import Fact
 from person import service as persons
 from person.models import InteractionPolicy, InteractionPolicyPatch
 from tests.conftest import make_settings
+from tests.integration.action_helpers import add_person
 from tests.integration.story_helpers import say
 
 H = timedelta(hours=1)
@@ -167,3 +169,23 @@ def test_the_held_entry_is_not_run_twice(ctx, clock, team):
     with ctx.reader() as uow:
         states = [e.state for e in uow.session.scalars(select(OutboxEntry).where(OutboxEntry.purpose == "backflow"))]
     assert states == ["digested"]
+
+
+def test_a_morning_of_many_digests_is_spread_over_passes(ctx, clock, team):
+    people = [f"p_member{n}" for n in range(pipeline.DIGESTS_PER_PASS + 2)]
+    for person_id in people:
+        add_person(ctx, person_id, bindings=[{"channel": "feishu", "external_user_id": f"ou_{person_id}"}])
+        _digest_on(ctx, person_id)
+        _notice(ctx, to=person_id, text=f"{person_id} 的任务逾期了", kind="task_overdue")
+    clock.advance(2 * H)
+    first = tick(ctx)
+    assert len(_digests(ctx)) == pipeline.DIGESTS_PER_PASS and first["chores_left"] == 1 and first["more"] == 1
+    while tick(ctx)["more"]:
+        pass
+    assert sorted(d.person_refs[0] for d in _digests(ctx)) == people  # each person's, once
+
+
+def _digests(ctx) -> list[Fact]:
+    with ctx.reader() as uow:
+        decisions_ = uow.session.scalars(select(Fact).where(Fact.fact_type == "decision").order_by(Fact.pk))
+        return [d for d in decisions_ if d.content.get("rule") == "digest"]

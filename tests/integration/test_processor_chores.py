@@ -1,7 +1,7 @@
 """The processor's passes woken for new work do the periodic part (timers, briefs, interrupted actions) at most
-every CHORES_EVERY; the interval's passes always do it, and so does the pass after one that stopped at its timer
-limit. A pass that does it sends the signals' replies first. A wake-up that finds the processor idle is taken at
-once; wake-ups that arrive while a pass runs settle first."""
+every CHORES_EVERY; the interval's passes always do it, and so does the pass after one that stopped at a limit of
+it (a few timers, briefs, digests per pass). A pass that does it sends the signals' replies first. A wake-up that
+finds the processor idle is taken at once; wake-ups that arrive while a pass runs settle first."""
 
 import threading
 import time
@@ -32,7 +32,7 @@ class _Passes:
             self.ran.notify_all()
         self.entered.set()
         assert self.go_on.wait(20), "the test never let the pass end"
-        return self.answers.pop(0) if self.answers else {"more": 0, "timers_fired": 0}
+        return self.answers.pop(0) if self.answers else {"more": 0, "chores_left": 0}
 
     def wait_for(self, count: int) -> list[bool]:
         with self.ran:
@@ -82,8 +82,8 @@ def test_the_interval_pass_always_does_the_periodic_work(ctx, passes):
         processor.ctx.close()
 
 
-def test_a_pass_stopped_at_its_timer_limit_is_followed_by_one_that_fires_the_rest(ctx, passes):
-    passes.answers.append({"more": 1, "timers_fired": pipeline.TIMERS_PER_PASS})
+def test_a_pass_stopped_at_a_limit_of_its_periodic_part_is_followed_by_one_that_does_the_rest(ctx, passes):
+    passes.answers.append({"more": 1, "chores_left": 1})
     processor = _processor(ctx, "1h")
     try:
         processor.wake()
