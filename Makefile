@@ -52,6 +52,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/webhook.py
 	$(BIN)/python bench/burst.py
 	$(BIN)/python bench/passes.py
+	$(BIN)/python bench/brief_morning.py
 	$(BIN)/python bench/ack_auth.py
 	$(BIN)/python bench/memory.py
 	$(BIN)/python bench/redis_hang.py

@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from action.service import recover_interrupted
@@ -32,6 +33,7 @@ from concern import queue, receipts, sandbox, timers
 from concern.kinds import digest
 from concern.outbox import drain as outbox
 from kernel.context import AppContext
+from kernel.portion import Portion
 from kernel.wakeups import Listener
 
 log = logging.getLogger("deputy.pipeline")
@@ -55,13 +57,14 @@ BRIEFS_PER_PASS = 5  # briefs, and as many weekly reviews
 DIGESTS_PER_PASS = 5
 
 
-def tick(ctx: AppContext, *, limit: int = TIMERS_PER_PASS, chores: bool = True) -> dict[str, int]:
+def tick(ctx: AppContext, *, chores: bool = True, interrupted: Callable[[], bool] | None = None) -> dict[str, int]:
     """One pass; safe to run from several replicas at once (inbox rows, due timers and entries are claimed).
 
     `chores=False` leaves out the periodic work (sandbox loops, timers, read look-ups, briefs and reviews, digests,
     interrupted actions): the processor's passes woken for signals do it at most every CHORES_EVERY, so a signal's
     reply does not wait behind it. In a pass that does it, the signals' replies are drained before it, and what it
-    queued (a follow-up, a brief, a digest) after it.
+    queued (a follow-up, a brief, a digest) after it. `interrupted` says new work is waiting: the periodic part then
+    takes one item of each kind and leaves the rest to the next pass (`kernel.portion`).
     """
     if chores:  # trials from the console's sandbox end once a channel is live (a restart), before anything reads
         sandbox.close_if_live(ctx)
@@ -74,7 +77,7 @@ def tick(ctx: AppContext, *, limit: int = TIMERS_PER_PASS, chores: bool = True) 
     done = dict.fromkeys(_CHORES, 0)
     if chores:
         queued = queue.enqueued()
-        done = _chores(ctx, limit=limit)
+        done = _chores(ctx, interrupted=interrupted or (lambda: False))
         if queue.enqueued() != queued:  # the periodic part queued sends: they go out in this pass too
             drained += outbox.drain(ctx, limit=ACTIONS_PER_PASS - drained)
     return {
@@ -96,20 +99,19 @@ def tick(ctx: AppContext, *, limit: int = TIMERS_PER_PASS, chores: bool = True) 
 _CHORES = ("timers_fired", "reads_found", "briefs_queued", "chores_left")
 
 
-def _chores(ctx: AppContext, *, limit: int) -> dict[str, int]:
+def _chores(ctx: AppContext, *, interrupted: Callable[[], bool]) -> dict[str, int]:
     """The periodic part of a pass after its drain: due timers, unread look-ups, briefs and reviews, digests."""
-    fired = timers.fire_due(ctx, limit=limit)
+    portions = [Portion(n, interrupted) for n in (TIMERS_PER_PASS, BRIEFS_PER_PASS, BRIEFS_PER_PASS, DIGESTS_PER_PASS)]
+    fired = timers.fire_due(ctx, portion=portions[0])
     # Unread latest messages due a lookup (read_users): a small batch, each message once per interval.
     read = receipts.poll(ctx, ChannelReceipts(ctx.channels), interval=ctx.settings.feishu_read_poll_interval)
-    briefs_decided, briefed = briefs.send_due(ctx, limit=BRIEFS_PER_PASS)  # queued here, sent by the second drain
-    reviews_decided, reviewed = reviews.send_due(ctx, limit=BRIEFS_PER_PASS)
-    digests = digest.send_due(ctx, limit=DIGESTS_PER_PASS)  # held items whose digest moment came: one per person
-    cut_short = (fired >= limit, briefs_decided >= BRIEFS_PER_PASS, reviews_decided >= BRIEFS_PER_PASS)
+    briefed = briefs.send_due(ctx, portion=portions[1]) + reviews.send_due(ctx, portion=portions[2])
+    digest.send_due(ctx, portion=portions[3])  # held items whose digest moment came: one message per person
     return {
         "timers_fired": fired,
         "reads_found": read,
-        "briefs_queued": briefed + reviewed,
-        "chores_left": int(any(cut_short) or digests >= DIGESTS_PER_PASS),
+        "briefs_queued": briefed,  # queued here, sent by this pass's second drain
+        "chores_left": int(any(p.cut for p in portions)),
     }
 
 
@@ -155,7 +157,7 @@ class Processor:
                 return  # the pass running now sees the mark when it ends, and runs again
             try:
                 self._again.clear()
-                more = tick(self.ctx)["more"]
+                more = tick(self.ctx, interrupted=self._again.is_set)["more"]
             finally:
                 self._pass.release()
             if more:
@@ -165,7 +167,8 @@ class Processor:
         """Run one pass in the caller's thread (after any pass already running here)."""
         with self._pass:
             self._again.clear()
-            result = tick(self.ctx, chores=chores)
+            waiting = self._wake.is_set if self.threaded else self._again.is_set
+            result = tick(self.ctx, chores=chores, interrupted=waiting)
             if chores:
                 self._chores_at = time.monotonic()
         if self._again.is_set() and not self.threaded:  # woken meanwhile: that work is ours to do

@@ -89,11 +89,12 @@ def _fill(url: str, total: int, due: int) -> object:
 def _ticks(ctx, due: int, reps: int) -> tuple[float, float, int]:
     """`reps` ticks of `due` concerns each (the fill made `due * reps` due): (median ms, max ms, claimed)."""
     from concern import timers
+    from kernel.portion import Portion
 
     times, claimed = [], 0
     for _ in range(reps):
         t0 = time.perf_counter()
-        claimed += timers.fire_due(ctx, limit=due)
+        claimed += timers.fire_due(ctx, portion=Portion(due))
         times.append((time.perf_counter() - t0) * 1000)
     return statistics.median(times), max(times), claimed
 
@@ -112,13 +113,14 @@ def _replica(url: str, barrier) -> tuple[float, float]:
     from app.wiring import build_context
     from concern import timers
     from kernel.clock import FrozenClock
+    from kernel.portion import Portion
     from tests.fakes.memory_channel import MemoryChannel
 
     ctx = build_context(Settings(_env_file=None, database_url=url), clock=FrozenClock(NOW))
     ctx.channels.register(MemoryChannel("telegram"))
     barrier.wait()
     start = time.perf_counter()
-    while timers.fire_due(ctx, limit=100):
+    while timers.fire_due(ctx, portion=Portion(100)):
         pass
     end = time.perf_counter()
     ctx.close()

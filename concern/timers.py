@@ -15,6 +15,7 @@ from concern.models import ACTIVE_STATES, Concern
 from fact import decisions
 from fact.decisions import DecisionKind
 from kernel.context import AppContext, UnitOfWork
+from kernel.portion import Portion
 from person import service as persons
 from person.calendar import with_calendar
 
@@ -78,13 +79,15 @@ def _redeliver(uow: UnitOfWork, concern: Concern) -> None:
         queue.enqueue(uow, request=request, purpose=held["purpose"], concern=concern)
 
 
-def fire_due(ctx: AppContext, *, limit: int = 100) -> int:
-    """Fire due timers, each in its own short transaction (claimed with SKIP LOCKED, so replicas share the work).
+def fire_due(ctx: AppContext, *, portion: Portion | None = None) -> int:
+    """Fire due timers, as many as `portion` takes (100 without one), each in its own short transaction (claimed
+    with SKIP LOCKED, so replicas share the work).
 
     One concern per transaction keeps every lock short (the concern's row, the person's, SQLite's write lock), so
     replicas fire side by side and a webhook's write never waits behind a whole tick. Each fires once per pass.
     """
     fired: list[str] = []
+    portion = portion or Portion(100)
 
     def fire_next() -> str | None:
         with ctx.uow(actor="scheduler") as uow:
@@ -94,7 +97,7 @@ def fire_due(ctx: AppContext, *, limit: int = 100) -> int:
             return due[0].concern_id if due else None
 
     # A step about to contact someone whose calendar is not read yet rolls back; it is read outside, then redone.
-    while len(fired) < limit and (concern_id := with_calendar(ctx, fire_next)) is not None:
+    while portion.more(len(fired)) and (concern_id := with_calendar(ctx, fire_next)) is not None:
         fired.append(concern_id)
     return len(fired)
 

@@ -25,6 +25,7 @@ from fact import service as facts
 from fact.models import Fact
 from kernel.context import AppContext, UnitOfWork
 from kernel.ids import allocate
+from kernel.portion import Portion
 from person import service as persons
 from person.models import Person
 from person.principals import Principal, due, principals
@@ -281,18 +282,20 @@ def _decide(uow: UnitOfWork, *, person_id: str, key: str) -> bool:
     return True
 
 
-def send_due(ctx: AppContext, *, limit: int) -> tuple[int, int]:
-    """Decide the briefs due now, at most `limit` (once per principal and local day, across replicas);
-    (decided, queued): a principal with nothing to report is decided and queues nothing."""
+def send_due(ctx: AppContext, *, portion: Portion) -> int:
+    """Decide the briefs due now, as many as `portion` takes (once per principal and local day, across replicas);
+    how many were queued (a principal with nothing to report is decided and queues nothing)."""
     everyone = principals(ctx)
     with ctx.reader() as uow:
         due = _due_keys(uow, everyone)
     decided = queued = 0
-    for person_id, key in due[:limit]:
+    for person_id, key in due:
+        if not portion.more(decided):
+            break
         try:
             with ctx.uow(actor="cognitive_core") as uow:
                 queued += _decide(uow, person_id=person_id, key=key)
         except _Taken:
             continue
         decided += 1
-    return decided, queued
+    return queued

@@ -16,6 +16,7 @@ from fact.models import Fact
 from fact.service import FactFilter
 from kernel.context import AppContext, UnitOfWork
 from kernel.ids import allocate
+from kernel.portion import Portion
 from person import service as persons
 from person.models import Person
 from person.principals import due, principals
@@ -118,20 +119,22 @@ def _decide(uow: UnitOfWork, *, person_id: str, key: str, end: datetime) -> bool
     return True
 
 
-def send_due(ctx: AppContext, *, limit: int) -> tuple[int, int]:
-    """Decide the weekly reviews due now, at most `limit` (once per principal and week, across replicas);
-    (decided, queued)."""
+def send_due(ctx: AppContext, *, portion: Portion) -> int:
+    """Decide the weekly reviews due now, as many as `portion` takes (once per principal and week, across
+    replicas); how many were queued."""
     everyone = principals(ctx)
     with ctx.reader() as uow:
         wanted = due(everyone, uow.now, report="review")
         keys = [k for _, k, _ in wanted]
         done = set(uow.session.scalars(select(Fact.dedup_key).where(Fact.dedup_key.in_(keys)))) if keys else set()
     decided = queued = 0
-    for person_id, key, moment in [w for w in wanted if w[1] not in done][:limit]:
+    for person_id, key, moment in [w for w in wanted if w[1] not in done]:
+        if not portion.more(decided):
+            break
         try:
             with ctx.uow(actor="cognitive_core") as uow:
                 queued += _decide(uow, person_id=person_id, key=key, end=moment)
         except _Taken:
             continue
         decided += 1
-    return decided, queued
+    return queued

@@ -25,6 +25,7 @@ from fact import service as facts
 from fact.decisions import DecisionKind
 from kernel.catalogue import Catalogue
 from kernel.context import AppContext, UnitOfWork
+from kernel.portion import Portion
 from person import service as persons
 from person.models import InteractionPolicy, wait_seconds
 from person.schedule_rules import next_brief_at
@@ -102,10 +103,10 @@ def _held(uow: UnitOfWork, *, due_only: bool) -> list[OutboxEntry]:
     return list(uow.session.scalars(stmt))
 
 
-def send_due(ctx: AppContext, *, limit: int) -> int:
-    """Queue the digests whose moment came, one person per transaction; returns how many were queued."""
+def send_due(ctx: AppContext, *, portion: Portion) -> int:
+    """Queue the digests whose moment came, one person per transaction, as many as `portion` takes; how many."""
     sent = 0
-    while sent < limit:
+    while portion.more(sent):
         with ctx.uow(actor="concern") as uow:
             due = _held(uow, due_only=True)
             if not due:

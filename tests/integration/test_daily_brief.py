@@ -14,6 +14,7 @@ from app.wiring import build_context
 from cognitive_core.reports import briefs
 from concern.models import Concern
 from fact.models import Fact
+from kernel.portion import Portion
 from tests.conftest import make_settings
 from tests.integration.action_helpers import add_memory_channels, add_person
 from tests.integration.press_helpers import buttons_to, press
@@ -152,7 +153,7 @@ def test_two_replicas_racing_send_one_brief(ctx, clock, team, database_url):
 
     def run(replica) -> None:
         barrier.wait()
-        queued.append(briefs.send_due(replica, limit=5)[1])
+        queued.append(briefs.send_due(replica, portion=Portion(5)))
 
     try:
         threads = [threading.Thread(target=run, args=(r,)) for r in replicas]
@@ -292,3 +293,12 @@ def _asked(telegram) -> int:
 def _all_brief_decisions(ctx) -> list[Fact]:
     with ctx.reader() as uow:
         return list(uow.session.scalars(select(Fact).where(Fact.dedup_key.like("brief:%"))))
+
+
+def test_a_pass_told_that_new_work_waits_decides_one_brief_and_leaves_the_rest(ctx, clock, team):
+    for n in range(3):
+        add_person(ctx, f"p_head{n}", role="principal", bindings=[{"channel": "feishu", "external_user_id": f"h{n}"}])
+    clock.set(NINE_NEXT_DAY)
+    result = tick(ctx, interrupted=lambda: True)
+    assert len(_all_brief_decisions(ctx)) == 1 and result["chores_left"] == 1
+    assert tick(ctx)["chores_left"] == 0 and len(_all_brief_decisions(ctx)) == 4

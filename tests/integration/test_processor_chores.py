@@ -21,14 +21,16 @@ class _Passes:
 
     def __init__(self) -> None:
         self.chores: list[bool] = []
+        self.interrupted: list = []  # each pass's `interrupted`: whether new work waits
         self.answers: list[dict[str, int]] = []
         self.ran = threading.Condition()
         self.entered, self.go_on = threading.Event(), threading.Event()
         self.go_on.set()
 
-    def __call__(self, _ctx, *, chores: bool = True, **_):
+    def __call__(self, _ctx, *, chores: bool = True, interrupted=None, **_):
         with self.ran:
             self.chores.append(chores)
+            self.interrupted.append(interrupted)
             self.ran.notify_all()
         self.entered.set()
         assert self.go_on.wait(20), "the test never let the pass end"
@@ -95,7 +97,7 @@ def test_a_pass_stopped_at_a_limit_of_its_periodic_part_is_followed_by_one_that_
 
 def test_a_tick_without_the_periodic_part_leaves_due_timers_for_a_later_pass(ctx, monkeypatch):
     fired: list[int] = []
-    monkeypatch.setattr(pipeline.timers, "fire_due", lambda _ctx, limit: fired.append(limit) or 0)
+    monkeypatch.setattr(pipeline.timers, "fire_due", lambda _ctx, portion: fired.append(portion.limit) or 0)
     result = pipeline.tick(ctx, chores=False)
     assert fired == [] and result["timers_fired"] == 0 and result["more"] == 0
     pipeline.tick(ctx)
@@ -111,9 +113,9 @@ def test_a_pass_with_the_periodic_work_sends_the_signals_messages_before_it(ctx,
     asked_before_timers: list[int] = []
     fire_due = pipeline.timers.fire_due
 
-    def timers_looked_at(ctx, *, limit):
+    def timers_looked_at(ctx, *, portion):
         asked_before_timers.append(len(telegram.texts_to("tg_zs")))
-        return fire_due(ctx, limit=limit)
+        return fire_due(ctx, portion=portion)
 
     monkeypatch.setattr(pipeline.timers, "fire_due", timers_looked_at)
     _help_from_the_boss(ctx)
@@ -153,6 +155,22 @@ def test_a_wake_up_that_finds_the_processor_idle_is_taken_at_once_and_one_during
         passes.go_on.set()
         passes.wait_for(4)
         assert settled_before == [3]  # the fourth pass waited for the wake-ups to pause
+    finally:
+        passes.go_on.set()
+        processor.stop()
+        processor.ctx.close()
+
+
+def test_a_wake_up_during_a_pass_tells_it_that_new_work_waits(ctx, passes):
+    processor = _processor(ctx, "1h")
+    try:
+        passes.go_on.clear()
+        processor.wake()
+        assert passes.entered.wait(20)
+        waiting = passes.interrupted[0]
+        assert waiting() is False  # nothing arrived since the pass began: it takes its full portions
+        processor.wake()
+        assert waiting() is True  # a webhook meanwhile: the periodic part leaves the rest to the next pass
     finally:
         passes.go_on.set()
         processor.stop()
