@@ -54,6 +54,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/passes.py
 	$(BIN)/python bench/brief_morning.py
 	$(BIN)/python bench/ack_auth.py
+	$(BIN)/python bench/ack_beside_processing.py
 	$(BIN)/python bench/memory.py
 	$(BIN)/python bench/redis_hang.py
 	$(BIN)/python bench/feishu_reconnect.py --samples 3
