@@ -20,13 +20,12 @@ import signal
 import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.trees import Trees
-from bench.webhook import TimedTelegram, _load, _requests, _settled, _start
+from bench.trees import beside_bare
+from bench.webhook import _load, _requests, _settled
 
 MODES = ("processing", "processor stopped", "unknown senders")
 
@@ -57,29 +56,13 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=400)
     parser.add_argument("--reps", type=int, default=6)
     args = parser.parse_args()
-    print(f"load average at the start: {' / '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
-    fake = TimedTelegram().start()
-    bare, bare_port = _start("bare", {})
-    served = None
     ratios: dict[str, list[float]] = {mode: [] for mode in MODES}
-    try:
-        served = Trees({"this": str(Path(__file__).resolve().parents[1])}, args.backend, fake)
-        port = served.ports["this"]
-        time.sleep(2)  # start-up done
-        processor = _processor_pid()
-        for p in (bare_port, port):
-            asyncio.run(_load(p, _requests("help", 50), 4))  # warm up
+    with beside_bare({"this": str(Path(__file__).resolve().parents[1])}, args.backend) as (bare_port, served):
+        port, processor = served.ports["this"], _processor_pid()
         for rep in range(args.reps):
             for mode in MODES if rep % 2 == 0 else tuple(reversed(MODES)):
                 _settled(port)  # the last round's backlog worked off
                 ratios[mode].append(_round(bare_port, port, mode, args.requests, processor))
-    finally:
-        if served is not None:
-            served.stop()
-        bare.terminate()
-        bare.wait(30)
-        fake.stop()
-    print(f"load average at the end: {' / '.join(f'{x:.2f}' for x in os.getloadavg())}")
     for mode, values in ratios.items():
         rounds = " ".join(f"{r:.3f}" for r in values)
         print(f"{args.backend}, {mode}: ack ÷ bare at c = 8, median {statistics.median(values):.3f} (rounds {rounds})")

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import statistics
 import sys
 import time
@@ -20,8 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.trees import Trees
-from bench.webhook import TimedTelegram, _load, _percentile, _requests, _start
+from bench.trees import beside_bare
+from bench.webhook import _load, _percentile, _requests
 
 
 def main() -> None:
@@ -33,18 +32,10 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=600)
     parser.add_argument("--reps", type=int, default=10)
     args = parser.parse_args()
-    print(f"load average at the start: {' / '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
-    fake = TimedTelegram().start()
-    bare, bare_port = _start("bare", {})
     trees = {"this": str(Path(__file__).resolve().parents[1]), "other": str(Path(args.other).resolve())}
-    served = None
-    try:
-        served = Trees(trees, args.backend, fake)
-        time.sleep(2)  # start-up done
-        for port in [bare_port, *served.ports.values()]:
-            asyncio.run(_load(port, _requests(args.case, 50), 4))  # warm up
-        ratios: dict[str, list[float]] = {"this": [], "other": []}
-        latencies: dict[str, list[float]] = {"this": [], "other": []}
+    ratios: dict[str, list[float]] = {"this": [], "other": []}
+    latencies: dict[str, list[float]] = {"this": [], "other": []}
+    with beside_bare(trees, args.backend, warm=args.case) as (bare_port, served):
         for rep in range(args.reps):
             for name in ("this", "other") if rep % 2 == 0 else ("other", "this"):
                 bare_wall, _, _ = asyncio.run(_load(bare_port, _requests(args.case, args.requests), args.conc))
@@ -56,13 +47,6 @@ def main() -> None:
                 ratios[name].append(bare_wall / wall)
                 latencies[name] += lat
                 time.sleep(1.0)  # the processors' share of the last round settles
-    finally:
-        if served is not None:
-            served.stop()
-        bare.terminate()
-        bare.wait(30)
-        fake.stop()
-    print(f"load average at the end: {' / '.join(f'{x:.2f}' for x in os.getloadavg())}")
     for name, tree in trees.items():
         rounds = " ".join(f"{r:.3f}" for r in ratios[name])
         print(
