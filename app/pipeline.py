@@ -138,6 +138,7 @@ class Processor:
         self._wake = threading.Event()
         self._again = threading.Event()  # without a thread: a wake-up arrived while a pass was running
         self._chores_at = float("-inf")  # when a pass last did the periodic work (monotonic)
+        self._chores_left = False  # that pass stopped at a limit of it: the next pass does the rest, woken or not
         self._thread = threading.Thread(target=self._run, name="deputy-processor", daemon=True)
         # Other replicas' wake-ups (PostgreSQL's NOTIFY); on SQLite this host's socket is the only way in.
         self._listener = None if ctx.db.is_sqlite else Listener(ctx.db, self.wake)
@@ -170,8 +171,10 @@ class Processor:
             waiting = self._wake.is_set if self.threaded else self._again.is_set
             result = tick(self.ctx, chores=chores, interrupted=waiting)
             if chores:
-                self._chores_at = time.monotonic()
-        if self._again.is_set() and not self.threaded:  # woken meanwhile: that work is ours to do
+                self._chores_at, self._chores_left = time.monotonic(), bool(result["chores_left"])
+        # What the pass left (a limit reached) or what woke it meanwhile is taken at once: by the thread, or without
+        # one here, pass after pass (the tick endpoint's caller, a cron, gets every due timer fired, not ten).
+        if result["more"] or (self._again.is_set() and not self.threaded):
             self.wake()
         return result
 
@@ -208,7 +211,6 @@ class Processor:
 
     def _run(self) -> None:
         interval = self.ctx.settings.scheduler_interval.total_seconds()
-        chores_left = False  # the last pass stopped at a limit of its periodic part: the next one does the rest
         while not self._stop.is_set():
             streaming = self._wake.is_set()  # woken while the last pass ran: a burst (or a pass's leftovers)
             woken = self._wake.wait(interval)
@@ -218,10 +220,9 @@ class Processor:
             if self._stop.is_set():
                 break
             # Woken for work: the periodic part only if it is due; at the interval, always.
-            chores = not woken or chores_left or time.monotonic() - self._chores_at >= CHORES_EVERY
+            chores = not woken or self._chores_left or time.monotonic() - self._chores_at >= CHORES_EVERY
             try:
                 result = self.run_now(chores=chores)
-                chores_left = bool(result["chores_left"])
                 if result["more"]:
                     self._wake.set()
                     continue

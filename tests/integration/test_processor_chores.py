@@ -175,3 +175,22 @@ def test_a_wake_up_during_a_pass_tells_it_that_new_work_waits(ctx, passes):
         passes.go_on.set()
         processor.stop()
         processor.ctx.close()
+
+
+def test_without_a_thread_a_pass_run_now_is_followed_by_the_passes_its_limits_left(ctx, passes):
+    passes.answers += [{"more": 1, "chores_left": 1}, {"more": 1, "chores_left": 1}]
+    processor = Processor(ctx, threaded=False)
+    processor.run_now()  # the tick endpoint with the scheduler off (a cron calls it)
+    assert passes.chores == [True, True, True]  # the two cut short, then one that found nothing left
+
+
+def test_a_pass_run_now_beside_the_thread_wakes_it_for_what_its_limits_left(ctx, passes):
+    processor = _processor(ctx, "1h")
+    try:
+        passes.wait_for(0)
+        passes.answers.append({"more": 1, "chores_left": 1})
+        processor.run_now()
+        assert passes.wait_for(2)[1] is True  # the thread took the rest at once, periodic part included
+    finally:
+        processor.stop()
+        processor.ctx.close()
