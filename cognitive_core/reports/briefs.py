@@ -285,9 +285,8 @@ def _decide(uow: UnitOfWork, *, person_id: str, key: str) -> bool:
 def send_due(ctx: AppContext, *, portion: Portion) -> int:
     """Decide the briefs due now, as many as `portion` takes (once per principal and local day, across replicas);
     how many were queued (a principal with nothing to report is decided and queues nothing)."""
-    everyone = principals(ctx)
     with ctx.reader() as uow:
-        due = _due_keys(uow, everyone)
+        due = _due_keys(uow, principals(ctx))
     decided = queued = 0
     for person_id, key in due:
         if not portion.more(decided):

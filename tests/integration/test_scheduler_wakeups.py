@@ -168,7 +168,7 @@ def test_without_a_thread_wake_ups_during_a_pass_coalesce_into_one_more_pass(ctx
 
     entered, release, passes = threading.Event(), threading.Event(), []
 
-    def held_tick(ctx_):
+    def held_tick(ctx_, **_):
         passes.append(1)
         if len(passes) == 1:
             entered.set()
